@@ -1,0 +1,1 @@
+//! Cortex-M on Unicorn.

@@ -1,0 +1,1 @@
+//! Xtensa instruction-set simulator (LX106, LX6, LX7). Under construction.
