@@ -1,5 +1,146 @@
-//! CPU backends behind one interface (see `core_api`): Cortex-M on Unicorn, Xtensa on our own ISS.
+//! CPU backends behind one interface: Cortex-M on Unicorn (`cortex_m`), Xtensa on our own ISS (`xtensa`).
+//!
+//! A core runs firmware, counts simulated cycles (its own cost model plus the stalls the memory
+//! models of `tigris_memmodels` charge) and reports control flow to an [`ExecObserver`] so that a
+//! profiler above it can attribute time. It knows nothing of TiGrIS, reports or the command line.
 
 #[cfg(feature = "cortex-m")]
 pub mod cortex_m;
 pub mod xtensa;
+
+use tigris_memmodels::MemorySystem;
+
+/// How control arrived at the start of a basic block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Fall-through or a branch within the program (including tail calls).
+    Jump,
+    /// The previous block ended with a call; `return_to` is where the callee returns.
+    Call { return_to: u32 },
+    /// The previous block ended with a return instruction.
+    Return,
+    /// Exception entry (interrupt, SVC, ...) with its exception number.
+    ExceptionEntry { number: u32 },
+    /// Return from an exception handler.
+    ExceptionReturn,
+}
+
+/// Receives one event per executed basic block. `cycles` and `instructions` are the core's totals
+/// *before* the block runs, so a profiler attributes the difference since the last event to the code
+/// that was running.
+pub trait ExecObserver {
+    fn block(&mut self, pc: u32, flow: Flow, cycles: u64, instructions: u64);
+}
+
+/// An observer that ignores everything (used for raw-speed comparisons).
+pub struct NoObserver;
+
+impl ExecObserver for NoObserver {
+    fn block(&mut self, _: u32, _: Flow, _: u64, _: u64) {}
+}
+
+/// Where execution starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub pc: u32,
+    pub sp: u32,
+}
+
+/// Limits of one `run` call; the core stops at the first block boundary past either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub cycles: u64,
+    pub instructions: u64,
+}
+
+/// What kind of fault the firmware ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Read from an address with no memory.
+    BadRead,
+    /// Write to an address with no memory or to read-only memory.
+    BadWrite,
+    /// Instruction fetch from an address with no executable memory.
+    BadFetch,
+    UndefinedInstruction,
+    /// An exception or interrupt was taken whose vector is not usable.
+    UnhandledException,
+    /// The core can never make progress again (spin on itself or sleep with no event source).
+    EndlessLoop,
+    /// A breakpoint instruction that is not a semihosting request.
+    Breakpoint,
+    /// Unaligned access on a core that faults on it, or another usage fault.
+    UsageFault,
+}
+
+impl FaultKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::BadRead => "bad read",
+            FaultKind::BadWrite => "bad write",
+            FaultKind::BadFetch => "bad instruction fetch",
+            FaultKind::UndefinedInstruction => "undefined instruction",
+            FaultKind::UnhandledException => "unhandled exception",
+            FaultKind::EndlessLoop => "endless loop",
+            FaultKind::Breakpoint => "breakpoint",
+            FaultKind::UsageFault => "usage fault",
+        }
+    }
+}
+
+/// A firmware fault: a result to report, not a simulator error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    /// Address of the faulting instruction.
+    pub pc: u32,
+    /// Data address involved, if any.
+    pub address: Option<u32>,
+    pub detail: String,
+}
+
+/// Why `run` returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The budget of this call was used up; call `run` again to continue.
+    Budget,
+    /// A semihosting request (Cortex-M `BKPT 0xAB`): operation in register 0, argument in register 1.
+    /// Answer it with [`Core::finish_semihosting`].
+    Semihosting,
+    Fault(Fault),
+}
+
+/// Simulator-side failure of a core (not a firmware fault).
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    #[error("{0}")]
+    Engine(String),
+    #[error("memory at 0x{addr:08x} (+{len} bytes) is not mapped")]
+    Unmapped { addr: u32, len: usize },
+}
+
+/// One CPU backend.
+pub trait Core {
+    /// Copy bytes into simulated memory (loading, semihosting replies).
+    fn write_memory(&mut self, addr: u32, data: &[u8]) -> Result<(), CoreError>;
+    fn read_memory(&self, addr: u32, buf: &mut [u8]) -> Result<(), CoreError>;
+    /// Put the core in its reset state and start at `entry`.
+    fn reset(&mut self, entry: Entry) -> Result<(), CoreError>;
+    /// Run until a stop event or the budget is used up.
+    fn run(&mut self, budget: Budget, observer: &mut dyn ExecObserver) -> Result<Stop, CoreError>;
+    /// Complete a semihosting request: put `result` in register 0 and step past the request.
+    fn finish_semihosting(&mut self, result: u32) -> Result<(), CoreError>;
+    fn pc(&self) -> u32;
+    /// General register `n` (r0-r15 on Cortex-M).
+    fn register(&self, n: usize) -> u32;
+    /// Name and value of every register worth showing in a fault report.
+    fn registers(&self) -> Vec<(&'static str, u32)>;
+    fn cycles(&self) -> u64;
+    fn instructions(&self) -> u64;
+    /// Memory models with their counters.
+    fn memory(&self) -> &MemorySystem;
+    /// Console bytes the firmware wrote to devices (UART, ITM) since the last call.
+    fn take_console(&mut self) -> Vec<u8>;
+    /// Disassembly of the instruction at `addr`, if it can be read and decoded.
+    fn disassemble(&self, addr: u32) -> Option<String>;
+}

@@ -1,1 +1,148 @@
-fn main() {}
+//! `tigris-sim`: run MCU firmware on an emulated core and print a cycle-approximate profile.
+
+mod bench;
+mod elf;
+mod machine;
+mod profiler;
+mod semihost;
+mod summary;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Exit code for bad input: unreadable or invalid ELF, board or options.
+const EXIT_INPUT: u8 = 2;
+/// Exit code when --max-cycles, --max-instructions or --timeout stopped the run.
+const EXIT_LIMIT: u8 = 124;
+/// Exit code when the firmware faulted.
+const EXIT_FAULT: u8 = 125;
+
+#[derive(Parser)]
+#[command(name = "tigris-sim", version, about = "Cycle-approximate MCU firmware simulator and profiler")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a firmware ELF and print its profile.
+    Run(RunArgs),
+    /// List the built-in boards, or show every parameter of one.
+    Boards {
+        #[command(subcommand)]
+        action: Option<BoardsAction>,
+    },
+    /// Measure simulation speed: MIPS with profiling next to Unicorn running the same firmware bare.
+    Bench {
+        /// Firmware to run (default: the shipped example).
+        elf: Option<String>,
+        #[arg(long, default_value = tigris_targets::DEFAULT_BOARD)]
+        board: String,
+        /// Complete runs of the firmware per measurement.
+        #[arg(long, default_value_t = 5)]
+        repeat: u32,
+    },
+}
+
+#[derive(Subcommand)]
+enum BoardsAction {
+    /// Print every parameter of a board (built-in name or .toml path).
+    Show { name: String },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Firmware ELF file.
+    elf: String,
+    /// Built-in board name or path to a board .toml file.
+    #[arg(long, default_value = tigris_targets::DEFAULT_BOARD)]
+    board: String,
+    /// Write the report as JSON to this file.
+    #[arg(long, value_name = "FILE.json")]
+    report: Option<String>,
+    /// Stop after this many simulated cycles.
+    #[arg(long, default_value_t = 20_000_000_000)]
+    max_cycles: u64,
+    /// Stop after this many instructions.
+    #[arg(long, default_value_t = u64::MAX, hide_default_value = true)]
+    max_instructions: u64,
+    /// Stop after this many seconds of wall-clock time.
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
+    /// Start at this function instead of the vector table's reset handler.
+    #[arg(long, value_name = "SYMBOL")]
+    entry: Option<String>,
+    /// Let semihosting open, read and write host files.
+    #[arg(long)]
+    allow_host_fs: bool,
+    /// Do not stream the firmware's console output while it runs.
+    #[arg(long)]
+    quiet: bool,
+    /// Functions to list in the text summary.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_INPUT)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Run(args) => run(args),
+        Command::Boards { action: None } => {
+            for name in tigris_targets::builtin_names() {
+                let b = tigris_targets::load(name)?;
+                println!("{:<12} {}", name, b.summary);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Boards { action: Some(BoardsAction::Show { name }) } => {
+            let b = tigris_targets::load(&name)?;
+            print!("{}", summary::board_details(&b));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { elf, board, repeat } => {
+            bench::run(elf.as_deref().unwrap_or(bench::DEFAULT_ELF), &board, repeat)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn run(args: RunArgs) -> Result<ExitCode> {
+    let board = tigris_targets::load(&args.board)?;
+    if let Some(t) = args.timeout {
+        if !(t > 0.0 && t.is_finite()) {
+            anyhow::bail!("--timeout must be a positive number of seconds, not {t}");
+        }
+    }
+    let mut machine = machine::Machine::load(&args.elf, board, args.entry.as_deref())?;
+    let live: Option<Box<dyn std::io::Write>> = if args.quiet { None } else { Some(Box::new(std::io::stdout())) };
+    let opts = machine::RunOptions {
+        max_cycles: args.max_cycles,
+        max_instructions: args.max_instructions,
+        timeout: args.timeout.map(Duration::from_secs_f64),
+        allow_host_fs: args.allow_host_fs,
+        live_console: live,
+    };
+    let report = machine.run(opts)?;
+    if let Some(path) = &args.report {
+        std::fs::write(path, report.to_json()).map_err(|e| anyhow::anyhow!("cannot write report {path}: {e}"))?;
+    }
+    print!("{}", summary::text(&report, args.top));
+    Ok(match &report.outcome {
+        tigris_traces::Outcome::Exited { code } => ExitCode::from((*code & 0xFF) as u8),
+        tigris_traces::Outcome::Limit { .. } => ExitCode::from(EXIT_LIMIT),
+        tigris_traces::Outcome::Fault => ExitCode::from(EXIT_FAULT),
+    })
+}

@@ -1,1 +1,137 @@
+//! The report schema: the contract between the engine and every view (text, JSON, plots, TUI).
+//! Documented field by field in docs/report.md. A report holds no wall-clock figures, so the same
+//! firmware, board and options give byte-identical JSON.
 
+use serde::{Deserialize, Serialize};
+
+/// Name of the schema, written into every report.
+pub const SCHEMA: &str = "tigris-sim-report";
+/// Version of the schema; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    pub schema: String,
+    pub schema_version: u32,
+    pub tool: Tool,
+    pub firmware: Firmware,
+    pub board: BoardInfo,
+    pub outcome: Outcome,
+    pub totals: Totals,
+    pub console: String,
+    pub functions: Vec<FunctionProfile>,
+    pub regions: Vec<RegionProfile>,
+    pub fault: Option<FaultReport>,
+    /// Things the run refused or could not model (e.g. a semihosting file access without permission).
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Firmware {
+    /// File name as given on the command line (no directory, so reports compare across machines).
+    pub file: String,
+    pub sha256: String,
+    pub entry: u32,
+    pub initial_sp: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BoardInfo {
+    pub name: String,
+    pub core: String,
+    pub clock_hz: u64,
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The firmware exited through semihosting with this code.
+    Exited { code: i32 },
+    /// A limit stopped the run: `max_cycles`, `max_instructions` or `timeout`.
+    Limit { limit: String },
+    /// The firmware faulted; details in `fault`.
+    Fault,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Totals {
+    pub cycles: u64,
+    pub instructions: u64,
+    /// Cycles per instruction.
+    pub cpi: f64,
+    /// Simulated time at the board clock, in seconds.
+    pub seconds: f64,
+    /// Cycles the core waited on memory (all regions).
+    pub stall_cycles: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FunctionProfile {
+    pub name: String,
+    pub address: u32,
+    pub calls: u64,
+    pub self_cycles: u64,
+    pub inclusive_cycles: u64,
+    pub self_instructions: u64,
+    pub inclusive_instructions: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RegionProfile {
+    pub name: String,
+    pub kind: String,
+    pub base: u32,
+    pub size: u32,
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub fetches: u64,
+    pub stall_cycles: u64,
+    pub icache_hits: u64,
+    pub icache_misses: u64,
+    pub dcache_hits: u64,
+    pub dcache_misses: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FaultReport {
+    pub kind: String,
+    pub pc: u32,
+    /// `symbol+0xoffset` of the PC, when a symbol covers it.
+    pub location: Option<String>,
+    pub address: Option<u32>,
+    pub instruction: Option<String>,
+    pub message: String,
+    /// Innermost first: `symbol+0xoffset (0xaddress)`.
+    pub backtrace: Vec<String>,
+    pub registers: Vec<(String, u32)>,
+}
+
+impl Report {
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a report always serialises");
+        s.push('\n');
+        s
+    }
+
+    /// Parse a report, rejecting other schemas and versions with a clear message.
+    pub fn from_json(text: &str) -> Result<Report, String> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        match (value.get("schema").and_then(|v| v.as_str()), value.get("schema_version").and_then(|v| v.as_u64())) {
+            (Some(SCHEMA), Some(v)) if v == SCHEMA_VERSION as u64 => {}
+            (Some(SCHEMA), Some(v)) => {
+                return Err(format!("report schema version {v} is not supported (this tool reads version {SCHEMA_VERSION})"))
+            }
+            _ => return Err(format!("not a {SCHEMA} file (missing `schema`/`schema_version`)")),
+        }
+        serde_json::from_value(value).map_err(|e| format!("malformed report: {e}"))
+    }
+}

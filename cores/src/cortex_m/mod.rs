@@ -1,1 +1,968 @@
-//! Cortex-M on Unicorn.
+//! Cortex-M on Unicorn: Thumb M-class execution, a minimal NVIC with exception entry and return
+//! performed here (Unicorn does neither for M-profile), SysTick/DWT counting simulated cycles, and the
+//! cycle model of `timing` applied per basic block.
+//!
+//! Hot path: one block hook per executed block (cached block costs), a memory hook only on the ranges
+//! of real memory, and a code hook only on divide and sleep instructions found in the ELF.
+
+mod ppb;
+pub mod timing;
+
+use crate::{Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Flow, Stop};
+use capstone::arch::arm::{ArchExtraMode, ArchMode};
+use capstone::prelude::*;
+use ppb::Ppb;
+use std::collections::{HashMap, HashSet};
+use tigris_memmodels::MemorySystem;
+use tigris_targets::{Board, CoreKind, RegionKind};
+use timing::{Class, Decoded};
+use unicorn_engine::{Arch, HookType, MemType, Mode, Prot, RegisterARM, Unicorn};
+
+/// EXC_RETURN values live at the top of the address space; a branch there ends a handler.
+const EXC_RETURN_MIN: u32 = 0xFFFF_FF00;
+/// Unicorn's exception numbers seen by the interrupt hook (QEMU target/arm/cpu.h EXCP_*).
+const EXCP_UDEF: u32 = 1;
+const EXCP_SWI: u32 = 2;
+const EXCP_BKPT: u32 = 7;
+const EXCP_EXCEPTION_EXIT: u32 = 8;
+const EXCP_NOCP: u32 = 17;
+const EXCP_INVSTATE: u32 = 18;
+const EXCP_UNALIGNED: u32 = 22;
+
+/// How the previous block ended, for the dynamic terms of the next one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum BlockEnd {
+    Plain,
+    Call,
+    Return,
+    /// Conditional branch at `addr`: taken when the next block is not the fall-through.
+    Conditional { addr: u32 },
+}
+
+/// Costs of one basic block, computed once.
+struct Block {
+    insns: u32,
+    cycles: u32,
+    /// (instruction address, cycles of the block before it) for cycle-accurate counter reads.
+    prefix: Vec<(u32, u32)>,
+    end: BlockEnd,
+    fallthrough: u32,
+    /// Region index and fetch units `(unit address, cycles spent in the previous unit)` when fetch
+    /// from this block's region can stall.
+    fetch: Option<(usize, Vec<(u32, u32)>)>,
+    /// A single-instruction branch to itself: firmware idling or stuck.
+    spins: bool,
+}
+
+/// Why the hooks asked Unicorn to stop.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Pending {
+    None,
+    /// Budget or the next timer event reached.
+    Deadline,
+    Semihosting,
+    Svc,
+    ExceptionReturn,
+    /// Sleeping (WFI/WFE) or spinning on `b .`, at this PC.
+    Idle { pc: u32 },
+    Fault(FaultKind, u32),
+}
+
+/// Everything the Unicorn hooks read and write.
+struct State {
+    kind: CoreKind,
+    cs: Capstone,
+    cycles: u64,
+    instructions: u64,
+    /// Cycle count at the start of the current block and stalls charged inside it.
+    block_start_cycles: u64,
+    block_stalls: u64,
+    current_block: u32,
+    deadline_cycles: u64,
+    deadline_insns: u64,
+    blocks: HashMap<u32, Block>,
+    prev_end: BlockEnd,
+    prev_fallthrough: u32,
+    /// Flow to report with the next block (exception entry/return set it).
+    next_flow: Option<Flow>,
+    /// 2-bit branch predictor counters (M7).
+    predictor: Vec<u8>,
+    mem: MemorySystem,
+    ppb: Ppb,
+    uart: Option<tigris_targets::UartSpec>,
+    uart_page: HashMap<u32, u32>,
+    console: Vec<u8>,
+    pending: Pending,
+    observer: Option<*mut dyn ExecObserver>,
+    /// Addresses with a divide/sleep code hook.
+    hooked: HashSet<u32>,
+    /// Region index of each watched address range, for fetch pricing.
+    fetch_regions: Vec<(u32, u32, usize)>,
+}
+
+/// Saved FP state of an interrupted context (the simulator keeps it instead of an extended frame).
+struct ActiveException {
+    number: u32,
+    fp: Option<Vec<u64>>,
+}
+
+pub struct CortexM<'a> {
+    uc: Unicorn<'a, State>,
+    kind: CoreKind,
+    active: Vec<ActiveException>,
+    /// Host memory behind every region, kept alive for Unicorn (regions with aliases share it).
+    _backing: Vec<Box<[u8]>>,
+    fpu: bool,
+}
+
+fn engine<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> CoreError + '_ {
+    move |e| CoreError::Engine(format!("{what}: {e:?}"))
+}
+
+fn page_align(size: u64) -> u64 {
+    size.div_ceil(0x1000) * 0x1000
+}
+
+impl State {
+    /// Per-block work: charge the block, apply the dynamic terms of the previous one, report flow.
+    #[inline]
+    fn on_block(&mut self, addr: u32) -> bool {
+        let Some(block) = self.blocks.get(&addr) else { return false };
+        // Dynamic term of the previous block's conditional branch.
+        let mut extra = 0u64;
+        let mut flow = Flow::Jump;
+        match self.prev_end {
+            BlockEnd::Conditional { addr: branch } => {
+                let taken = addr != self.prev_fallthrough;
+                if self.kind == CoreKind::CortexM7 {
+                    let slot = &mut self.predictor[(branch as usize >> 1) & 1023];
+                    let predicted_taken = *slot >= 2;
+                    if predicted_taken != taken {
+                        extra += timing::M7_MISPREDICT as u64;
+                    }
+                    *slot = if taken { (*slot + 1).min(3) } else { slot.saturating_sub(1) };
+                } else if taken {
+                    extra += timing::branch_refill(self.kind) as u64;
+                }
+            }
+            BlockEnd::Call => flow = Flow::Call { return_to: self.prev_fallthrough },
+            BlockEnd::Return => flow = Flow::Return,
+            BlockEnd::Plain => {}
+        }
+        if let Some(f) = self.next_flow.take() {
+            flow = f;
+        }
+        self.cycles += extra;
+        if let Some(obs) = self.observer {
+            // SAFETY: set by `run` for the duration of `emu_start` only; hooks run inside it.
+            unsafe { (*obs).block(addr, flow, self.cycles, self.instructions) };
+        }
+        self.block_start_cycles = self.cycles;
+        self.block_stalls = 0;
+        self.current_block = addr;
+        self.cycles += block.cycles as u64;
+        self.instructions += block.insns as u64;
+        self.prev_end = block.end;
+        self.prev_fallthrough = block.fallthrough;
+        if let Some((region, units)) = &block.fetch {
+            let model = &mut self.mem.regions[*region];
+            let mut stall = 0u64;
+            for &(unit, before) in units {
+                stall += model.fetch(unit, before) as u64;
+            }
+            self.cycles += stall;
+            self.block_stalls += stall;
+        }
+        if block.spins && self.pending == Pending::None {
+            self.pending = Pending::Idle { pc: addr };
+        } else if self.cycles >= self.deadline_cycles || self.instructions >= self.deadline_insns {
+            self.pending = Pending::Deadline;
+        }
+        true
+    }
+
+    /// Cycle count at the instruction at `pc` inside the current block.
+    fn cycles_at(&self, pc: u32) -> u64 {
+        let Some(block) = self.blocks.get(&self.current_block) else { return self.cycles };
+        let before = match block.prefix.binary_search_by_key(&pc, |p| p.0) {
+            Ok(i) => block.prefix[i].1,
+            Err(_) => block.cycles,
+        };
+        self.block_start_cycles + before as u64 + self.block_stalls
+    }
+
+    fn build_block(&mut self, addr: u32, code: &[u8]) -> Block {
+        let insns = self.cs.disasm_all(code, addr as u64).ok();
+        let decoded: Vec<Decoded> =
+            insns.iter().flat_map(|list| list.iter()).map(|i| timing::decode(&self.cs, i)).collect();
+        let mut cycles = 0u32;
+        let mut prefix = Vec::with_capacity(decoded.len());
+        for (i, d) in decoded.iter().enumerate() {
+            prefix.push((d.addr, cycles));
+            let mut c = timing::cost(self.kind, d, i.checked_sub(1).map(|j| &decoded[j]));
+            if d.class == Class::Div && !self.hooked.contains(&d.addr) {
+                c += timing::DIV_UNKNOWN_OPERANDS - 2;
+            }
+            cycles += c;
+        }
+        let last = decoded.last();
+        let end = match last {
+            Some(d) if d.is_call => BlockEnd::Call,
+            Some(d) if d.is_return => BlockEnd::Return,
+            Some(d) if d.class == Class::CondBranch || (d.class == Class::Branch && d.text.contains(|c: char| c == ' ') && is_conditional(&d.text)) => {
+                BlockEnd::Conditional { addr: d.addr }
+            }
+            _ => BlockEnd::Plain,
+        };
+        let spins = decoded.len() == 1
+            && decoded[0].class == Class::Branch
+            && !decoded[0].is_call
+            && decoded[0].text.ends_with(&format!("#0x{addr:x}"));
+        let fetch = self
+            .fetch_regions
+            .iter()
+            .find(|(lo, hi, _)| addr >= *lo && addr <= *hi)
+            .map(|r| r.2)
+            .filter(|&r| self.mem.regions[r].prices_fetch())
+            .map(|r| {
+                let unit = self.mem.regions[r].fetch_unit();
+                let mut units: Vec<(u32, u32)> = Vec::new();
+                let mut spent = 0u32;
+                for (i, d) in decoded.iter().enumerate() {
+                    let u = d.addr & !(unit - 1);
+                    let cost = prefix.get(i + 1).map(|p| p.1).unwrap_or(cycles) - prefix[i].1;
+                    if units.last().map(|l| l.0) != Some(u) {
+                        units.push((u, spent));
+                        spent = 0;
+                    }
+                    spent += cost;
+                }
+                (r, units)
+            });
+        let size = code.len() as u32;
+        Block {
+            insns: decoded.len() as u32,
+            cycles,
+            prefix,
+            end,
+            fallthrough: addr + size,
+            fetch,
+            spins,
+        }
+    }
+}
+
+/// Whether a branch mnemonic carries a condition code (b<cc> outside an IT block).
+fn is_conditional(text: &str) -> bool {
+    let mnemonic = text.split_whitespace().next().unwrap_or("");
+    let m = mnemonic.trim_end_matches(".w").trim_end_matches(".n");
+    const CONDS: [&str; 14] = ["eq", "ne", "hs", "cs", "lo", "cc", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt"];
+    m.len() == 3 && m.starts_with('b') && (CONDS.contains(&&m[1..]) || m == "bgt" || m == "ble")
+}
+
+impl<'a> CortexM<'a> {
+    /// Build the core for `board`, with its memory mapped and hooks installed. `code_ranges` are the
+    /// executable bytes of the firmware (address, bytes), scanned once for divide and sleep sites.
+    pub fn new(board: &Board, code_ranges: &[(u32, Vec<u8>)]) -> Result<Self, CoreError> {
+        Self::build(board, Some(code_ranges))
+    }
+
+    fn build(board: &Board, code_ranges: Option<&[(u32, Vec<u8>)]>) -> Result<Self, CoreError> {
+        let kind = board.core.kind;
+        let (model, cpuid, v6m) = match kind {
+            CoreKind::CortexM0Plus => (unicorn_engine::ArmCpuModel::CORTEX_M0, 0x410C_C601, true),
+            CoreKind::CortexM3 => (unicorn_engine::ArmCpuModel::CORTEX_M3, 0x412F_C231, false),
+            CoreKind::CortexM4 => (unicorn_engine::ArmCpuModel::CORTEX_M4, 0x410F_C241, false),
+            CoreKind::CortexM7 => (unicorn_engine::ArmCpuModel::CORTEX_M7, 0x411F_C272, false),
+            CoreKind::CortexM33 => (unicorn_engine::ArmCpuModel::CORTEX_M33, 0x410F_D213, false),
+            other => return Err(CoreError::Engine(format!("{} is not a Cortex-M core", other.name()))),
+        };
+        let mut cs_builder = Capstone::new().arm().mode(ArchMode::Thumb).detail(true);
+        cs_builder = cs_builder.extra_mode([ArchExtraMode::MClass].into_iter());
+        let cs = cs_builder.build().map_err(engine("capstone"))?;
+        let mem = MemorySystem::new(board);
+        let fetch_regions = mem.watched_ranges();
+        let state = State {
+            kind,
+            cs,
+            cycles: 0,
+            instructions: 0,
+            block_start_cycles: 0,
+            block_stalls: 0,
+            current_block: 0,
+            deadline_cycles: u64::MAX,
+            deadline_insns: u64::MAX,
+            blocks: HashMap::new(),
+            prev_end: BlockEnd::Plain,
+            prev_fallthrough: 0,
+            next_flow: None,
+            predictor: vec![1; 1024],
+            mem,
+            ppb: Ppb::new(cpuid, v6m),
+            uart: board.console.uart,
+            uart_page: HashMap::new(),
+            console: Vec::new(),
+            pending: Pending::None,
+            observer: None,
+            hooked: HashSet::new(),
+            fetch_regions,
+        };
+        let mut uc = Unicorn::new_with_data(Arch::ARM, Mode::THUMB | Mode::MCLASS, state)
+            .map_err(engine("unicorn"))?;
+        uc.ctl_set_cpu_model(model as i32).map_err(engine("cpu model"))?;
+        let mut core = CortexM { uc, kind, active: Vec::new(), _backing: Vec::new(), fpu: board.core.fpu };
+        core.map_memory(board)?;
+        match code_ranges {
+            Some(code) => core.install_hooks(code)?,
+            None => core.install_bare_semihosting()?,
+        }
+        Ok(core)
+    }
+
+    /// The same machine with no cycle model, no profiling and no memory pricing: only an interrupt
+    /// hook that answers semihosting with success and stops at exit. The speed benchmark's reference.
+    pub fn bare(board: &Board) -> Result<Self, CoreError> {
+        Self::build(board, None)
+    }
+
+    fn install_bare_semihosting(&mut self) -> Result<(), CoreError> {
+        self.uc
+            .add_intr_hook(|uc, intno| {
+                let op = uc.reg_read(RegisterARM::R0).unwrap_or(0);
+                if intno != EXCP_BKPT || op == 0x18 || op == 0x20 {
+                    let _ = uc.emu_stop();
+                    return;
+                }
+                let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0);
+                let _ = uc.reg_write(RegisterARM::R0, 0);
+                let _ = uc.reg_write(RegisterARM::PC, pc + 2);
+            })
+            .map_err(engine("interrupt hook"))?;
+        Ok(())
+    }
+
+    /// Run a `bare` machine until the firmware exits or stops.
+    pub fn run_bare(&mut self) -> Result<(), CoreError> {
+        let pc = self.pc();
+        self.uc.emu_start((pc | 1) as u64, 0, 0, 0).map_err(engine("bare run"))
+    }
+
+    fn map_memory(&mut self, board: &Board) -> Result<(), CoreError> {
+        let uart_page = board.console.uart.map(|u| u.data & !0xFFF);
+        for r in &board.regions {
+            let size = page_align(r.size as u64);
+            let mut prot = 0;
+            if r.access.read {
+                prot |= Prot::READ.0;
+            }
+            if r.access.write {
+                prot |= Prot::WRITE.0;
+            }
+            if r.access.execute {
+                prot |= Prot::EXEC.0;
+            }
+            // Loading writes through Unicorn's API, which ignores protections.
+            let prot = Prot(prot);
+            if r.kind == RegionKind::Mmio {
+                // Peripheral space: plain storage, except the console UART page.
+                let mut start = r.base as u64;
+                let end = r.base as u64 + size;
+                if let Some(page) = uart_page.filter(|p| r.contains(*p)) {
+                    if page as u64 > start {
+                        self.uc.mem_map(start, page as u64 - start, Prot::ALL).map_err(engine("map"))?;
+                    }
+                    start = page as u64 + 0x1000;
+                }
+                if end > start {
+                    self.uc.mem_map(start, end - start, Prot::ALL).map_err(engine("map"))?;
+                }
+                continue;
+            }
+            let mut backing = vec![0u8; size as usize].into_boxed_slice();
+            let ptr = backing.as_mut_ptr() as *mut std::ffi::c_void;
+            for base in std::iter::once(r.base).chain(r.aliases.iter().copied()) {
+                // SAFETY: `backing` lives as long as the core (kept in `_backing`) and is never moved.
+                unsafe { self.uc.mem_map_ptr(base as u64, size, prot, ptr) }
+                    .map_err(|e| CoreError::Engine(format!("mapping region `{}` at 0x{base:08x}: {e:?}", r.name)))?;
+            }
+            self._backing.push(backing);
+        }
+        if let Some(page) = uart_page {
+            self.uc
+                .mmio_map(
+                    page as u64,
+                    0x1000,
+                    Some(move |uc: &mut Unicorn<State>, offset: u64, _size: usize| {
+                        let st = uc.get_data();
+                        let addr = page + offset as u32;
+                        match st.uart {
+                            Some(u) if u.status == Some(addr) => u.status_ready as u64,
+                            _ => st.uart_page.get(&addr).copied().unwrap_or(0) as u64,
+                        }
+                    }),
+                    Some(move |uc: &mut Unicorn<State>, offset: u64, _size: usize, value: u64| {
+                        let st = uc.get_data_mut();
+                        let addr = page + offset as u32;
+                        match st.uart {
+                            Some(u) if u.data == addr => st.console.push(value as u8),
+                            _ => {
+                                st.uart_page.insert(addr, value as u32);
+                            }
+                        }
+                    }),
+                )
+                .map_err(engine("map UART"))?;
+        }
+        self.uc
+            .mmio_map(
+                ppb::PPB_BASE as u64,
+                ppb::PPB_SIZE as u64,
+                Some(|uc: &mut Unicorn<State>, offset: u64, _size: usize| {
+                    let pc = uc.pc_read().unwrap_or(0) as u32;
+                    let st = uc.get_data_mut();
+                    let now = st.cycles_at(pc);
+                    st.ppb.read(ppb::PPB_BASE + offset as u32, now) as u64
+                }),
+                Some(|uc: &mut Unicorn<State>, offset: u64, size: usize, value: u64| {
+                    let pc = uc.pc_read().unwrap_or(0) as u32;
+                    let st = uc.get_data_mut();
+                    let now = st.cycles_at(pc);
+                    st.ppb.write(ppb::PPB_BASE + offset as u32, size, value as u32, now);
+                    // A write may pend an exception or change the timer: re-check at the next block.
+                    st.deadline_cycles = 0;
+                }),
+            )
+            .map_err(engine("map PPB"))?;
+        Ok(())
+    }
+
+    fn install_hooks(&mut self, code_ranges: &[(u32, Vec<u8>)]) -> Result<(), CoreError> {
+        self.uc
+            .add_block_hook(1, 0, |uc, addr, size| {
+                let addr = addr as u32;
+                if !uc.get_data_mut().on_block(addr) {
+                    let code = uc.mem_read_as_vec(addr as u64, size as usize).unwrap_or_default();
+                    let st = uc.get_data_mut();
+                    let block = st.build_block(addr, &code);
+                    st.blocks.insert(addr, block);
+                    st.on_block(addr);
+                }
+                if uc.get_data().pending != Pending::None {
+                    let _ = uc.emu_stop();
+                }
+            })
+            .map_err(engine("block hook"))?;
+        let ranges = self.uc.get_data().mem.watched_ranges();
+        for (lo, hi, region) in ranges {
+            self.uc
+                .add_mem_hook(HookType::MEM_READ | HookType::MEM_WRITE, lo as u64, hi as u64, move |uc, ty, addr, size, _| {
+                    let st = uc.get_data_mut();
+                    let stall = st.mem.regions[region].data_access(addr as u32, size as u32, ty == MemType::WRITE);
+                    st.cycles += stall as u64;
+                    st.block_stalls += stall as u64;
+                    true
+                })
+                .map_err(engine("memory hook"))?;
+        }
+        self.uc
+            .add_mem_hook(HookType::MEM_UNMAPPED | HookType::MEM_PROT, 1, 0, |uc, ty, addr, _size, _| {
+                let pc = uc.pc_read().unwrap_or(0) as u32;
+                let st = uc.get_data_mut();
+                let addr = addr as u32;
+                st.pending = match ty {
+                    MemType::FETCH_UNMAPPED | MemType::FETCH_PROT if addr >= EXC_RETURN_MIN => Pending::ExceptionReturn,
+                    MemType::FETCH_UNMAPPED | MemType::FETCH_PROT => Pending::Fault(FaultKind::BadFetch, addr),
+                    MemType::READ_UNMAPPED | MemType::READ_PROT => Pending::Fault(FaultKind::BadRead, addr),
+                    _ => Pending::Fault(FaultKind::BadWrite, addr),
+                };
+                let _ = pc;
+                false
+            })
+            .map_err(engine("fault hook"))?;
+        self.uc
+            .add_intr_hook(|uc, intno| {
+                let st = uc.get_data_mut();
+                st.pending = match intno {
+                    EXCP_BKPT => Pending::Semihosting,
+                    EXCP_SWI => Pending::Svc,
+                    EXCP_EXCEPTION_EXIT => Pending::ExceptionReturn,
+                    EXCP_UDEF | EXCP_INVSTATE => Pending::Fault(FaultKind::UndefinedInstruction, 0),
+                    EXCP_NOCP => Pending::Fault(FaultKind::UndefinedInstruction, 0),
+                    EXCP_UNALIGNED => Pending::Fault(FaultKind::UsageFault, 0),
+                    _ => Pending::Fault(FaultKind::UndefinedInstruction, intno),
+                };
+                let _ = uc.emu_stop();
+            })
+            .map_err(engine("interrupt hook"))?;
+        self.hook_special_instructions(code_ranges)
+    }
+
+    /// Find divide and sleep instructions in the firmware's code and hook exactly those addresses:
+    /// divides get their operand-dependent cost, sleeps end the slice so time can jump ahead.
+    fn hook_special_instructions(&mut self, code_ranges: &[(u32, Vec<u8>)]) -> Result<(), CoreError> {
+        let mut divides = Vec::new();
+        let mut sleeps = Vec::new();
+        {
+            let st = self.uc.get_data();
+            for (base, bytes) in code_ranges {
+                let mut offset = 0usize;
+                while offset + 2 <= bytes.len() {
+                    let chunk = &bytes[offset..(offset + 4).min(bytes.len())];
+                    let Ok(list) = st.cs.disasm_count(chunk, (*base as usize + offset) as u64, 1) else { break };
+                    let Some(insn) = list.iter().next() else {
+                        offset += 2;
+                        continue;
+                    };
+                    let d = timing::decode(&st.cs, insn);
+                    match d.class {
+                        Class::Div => divides.push((d.addr, d.div_operands, d.text.starts_with("sdiv"))),
+                        Class::Wfi => sleeps.push(d.addr),
+                        _ => {}
+                    }
+                    offset += d.len as usize;
+                }
+            }
+        }
+        for (addr, operands, signed) in divides {
+            let Some((n, m)) = operands else { continue };
+            self.uc.get_data_mut().hooked.insert(addr);
+            let (rn, rm) = (gp_register(n as usize), gp_register(m as usize));
+            self.uc
+                .add_code_hook(addr as u64, addr as u64, move |uc, _, _| {
+                    let dividend = uc.reg_read(rn).unwrap_or(0) as u32;
+                    let divisor = uc.reg_read(rm).unwrap_or(0) as u32;
+                    let extra = timing::divide_cycles(dividend, divisor, signed) as u64 - 2;
+                    let st = uc.get_data_mut();
+                    st.cycles += extra;
+                    st.block_stalls += extra;
+                })
+                .map_err(engine("divide hook"))?;
+        }
+        for addr in sleeps {
+            self.uc
+                .add_code_hook(addr as u64, addr as u64, move |uc, _, _| {
+                    uc.get_data_mut().pending = Pending::Idle { pc: addr };
+                    let _ = uc.emu_stop();
+                })
+                .map_err(engine("sleep hook"))?;
+        }
+        Ok(())
+    }
+
+    /// Where the vector table is (VTOR), as the boot code before the firmware would have set it.
+    pub fn set_vector_table(&mut self, addr: u32) {
+        self.uc.get_data_mut().ppb.vtor = addr;
+    }
+
+    fn reg(&self, r: RegisterARM) -> u32 {
+        self.uc.reg_read(r).unwrap_or(0) as u32
+    }
+
+    fn set_reg(&mut self, r: RegisterARM, v: u32) -> Result<(), CoreError> {
+        self.uc.reg_write(r, v as u64).map_err(engine("register write"))
+    }
+
+    fn read_u32(&self, addr: u32) -> Option<u32> {
+        let mut b = [0u8; 4];
+        self.uc.mem_read(addr as u64, &mut b).ok()?;
+        Some(u32::from_le_bytes(b))
+    }
+
+    /// Current execution priority: the most urgent active exception, or PRIMASK's boost.
+    fn execution_priority(&self) -> i32 {
+        let st = self.uc.get_data();
+        let mut prio = self.active.iter().map(|a| st.ppb.priority_of(a.number)).min().unwrap_or(256);
+        if self.reg(RegisterARM::PRIMASK) & 1 != 0 {
+            prio = prio.min(0);
+        }
+        let basepri = self.reg(RegisterARM::BASEPRI) as i32;
+        if basepri != 0 {
+            prio = prio.min(basepri);
+        }
+        prio
+    }
+
+    /// The pending exception that preempts the current context, if any.
+    fn exception_to_take(&self) -> Option<u32> {
+        let st = self.uc.get_data();
+        let n = st.ppb.most_urgent_pending()?;
+        (st.ppb.priority_of(n) < self.execution_priority()).then_some(n)
+    }
+
+    /// Exception entry: stack the basic frame on the current stack, enter the handler from the
+    /// vector table (ARMv7-M ARM B1.5.6). FP registers are saved by the simulator, not stacked.
+    fn enter_exception(&mut self, number: u32) -> Result<Option<Fault>, CoreError> {
+        let pc = self.pc();
+        let vtor = self.uc.get_data().ppb.vtor;
+        let handler = self.read_u32(vtor.wrapping_add(4 * number)).unwrap_or(0);
+        let executable = handler & 1 == 1 && self.uc.get_data().mem.region_of(handler & !1).is_some();
+        if !executable {
+            return Ok(Some(Fault {
+                kind: FaultKind::UnhandledException,
+                pc,
+                address: Some(vtor.wrapping_add(4 * number)),
+                detail: format!(
+                    "{} taken with vector 0x{handler:08x} at 0x{:08x} (VTOR 0x{vtor:08x}), which is not a Thumb address in executable memory",
+                    exception_name(number),
+                    vtor.wrapping_add(4 * number)
+                ),
+            }));
+        }
+        let control = self.reg(RegisterARM::CONTROL);
+        let thread_psp = self.active.is_empty() && control & 2 != 0;
+        let mut sp = self.reg(RegisterARM::SP);
+        let mut xpsr = self.reg(RegisterARM::XPSR);
+        if sp & 4 != 0 {
+            sp -= 4;
+            xpsr |= 1 << 9; // stack realigned to 8 bytes
+        }
+        sp -= 32;
+        let frame = [
+            self.reg(RegisterARM::R0),
+            self.reg(RegisterARM::R1),
+            self.reg(RegisterARM::R2),
+            self.reg(RegisterARM::R3),
+            self.reg(RegisterARM::R12),
+            self.reg(RegisterARM::LR),
+            pc,
+            xpsr | (1 << 24),
+        ];
+        let bytes: Vec<u8> = frame.iter().flat_map(|w| w.to_le_bytes()).collect();
+        if self.uc.mem_write(sp as u64, &bytes).is_err() {
+            return Ok(Some(Fault {
+                kind: FaultKind::BadWrite,
+                pc,
+                address: Some(sp),
+                detail: format!("stacking the {} frame at 0x{sp:08x} hit unmapped memory", exception_name(number)),
+            }));
+        }
+        self.set_reg(RegisterARM::SP, sp)?;
+        if thread_psp {
+            self.set_reg(RegisterARM::CONTROL, control & !2)?; // handlers run on MSP
+        }
+        let fp = self.fpu.then(|| self.save_fp());
+        self.active.push(ActiveException { number, fp });
+        let exc_return = match (self.active.len() > 1, thread_psp) {
+            (true, _) => 0xFFFF_FFF1,
+            (false, true) => 0xFFFF_FFFD,
+            (false, false) => 0xFFFF_FFF9,
+        };
+        self.set_reg(RegisterARM::LR, exc_return)?;
+        self.set_reg(RegisterARM::PC, handler & !1)?;
+        let kind = self.kind;
+        let st = self.uc.get_data_mut();
+        st.ppb.clear_pending(number);
+        st.cycles += timing::exception_entry_cycles(kind) as u64;
+        st.next_flow = Some(Flow::ExceptionEntry { number });
+        st.prev_end = BlockEnd::Plain;
+        Ok(None)
+    }
+
+    /// Exception return through an EXC_RETURN value in the PC.
+    fn return_from_exception(&mut self) -> Result<Option<Fault>, CoreError> {
+        let exc_return = self.pc() | 1;
+        let Some(active) = self.active.pop() else {
+            return Ok(Some(Fault {
+                kind: FaultKind::BadFetch,
+                pc: self.reg(RegisterARM::LR),
+                address: Some(exc_return),
+                detail: format!("branch to EXC_RETURN value 0x{exc_return:08x} outside any exception handler"),
+            }));
+        };
+        let mut sp = self.reg(RegisterARM::SP);
+        if exc_return & 4 != 0 {
+            let control = self.reg(RegisterARM::CONTROL);
+            self.set_reg(RegisterARM::CONTROL, control | 2)?; // back to PSP
+            sp = self.reg(RegisterARM::SP);
+        }
+        let mut frame = [0u8; 32];
+        self.uc.mem_read(sp as u64, &mut frame).map_err(engine("unstacking"))?;
+        let w = |i: usize| u32::from_le_bytes(frame[i * 4..i * 4 + 4].try_into().unwrap());
+        let xpsr = w(7);
+        sp += 32 + if xpsr & (1 << 9) != 0 { 4 } else { 0 };
+        for (i, r) in [RegisterARM::R0, RegisterARM::R1, RegisterARM::R2, RegisterARM::R3, RegisterARM::R12, RegisterARM::LR]
+            .into_iter()
+            .enumerate()
+        {
+            self.set_reg(r, w(i))?;
+        }
+        self.set_reg(RegisterARM::SP, sp)?;
+        self.set_reg(RegisterARM::APSR, xpsr & 0xF80F_0000)?;
+        self.set_reg(RegisterARM::PC, w(6) & !1)?;
+        if let Some(fp) = active.fp {
+            self.restore_fp(&fp);
+        }
+        let kind = self.kind;
+        let st = self.uc.get_data_mut();
+        st.cycles += timing::exception_return_cycles(kind) as u64;
+        st.next_flow = Some(Flow::ExceptionReturn);
+        st.prev_end = BlockEnd::Plain;
+        Ok(None)
+    }
+
+    fn save_fp(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = (0..32).map(|i| self.uc.reg_read(fp_register(i)).unwrap_or(0)).collect();
+        v.push(self.uc.reg_read(RegisterARM::FPSCR).unwrap_or(0));
+        v
+    }
+
+    fn restore_fp(&mut self, v: &[u64]) {
+        for (i, val) in v.iter().take(32).enumerate() {
+            let _ = self.uc.reg_write(fp_register(i), *val);
+        }
+        let _ = self.uc.reg_write(RegisterARM::FPSCR, v[32]);
+    }
+
+    fn fault(&self, kind: FaultKind, pc: u32, address: Option<u32>, detail: String) -> Stop {
+        Stop::Fault(Fault { kind, pc, address, detail })
+    }
+}
+
+fn gp_register(n: usize) -> RegisterARM {
+    use RegisterARM::*;
+    [R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, R10, R11, R12, SP, LR, PC][n]
+}
+
+fn fp_register(n: usize) -> RegisterARM {
+    use RegisterARM::*;
+    [
+        S0, S1, S2, S3, S4, S5, S6, S7, S8, S9, S10, S11, S12, S13, S14, S15, S16, S17, S18, S19, S20, S21, S22, S23,
+        S24, S25, S26, S27, S28, S29, S30, S31,
+    ][n]
+}
+
+/// Name of an exception number for diagnostics.
+pub fn exception_name(number: u32) -> String {
+    match number {
+        2 => "NMI".into(),
+        3 => "HardFault".into(),
+        4 => "MemManage".into(),
+        5 => "BusFault".into(),
+        6 => "UsageFault".into(),
+        11 => "SVCall".into(),
+        12 => "DebugMonitor".into(),
+        14 => "PendSV".into(),
+        15 => "SysTick".into(),
+        n if n >= 16 => format!("IRQ {}", n - 16),
+        n => format!("exception {n}"),
+    }
+}
+
+impl Core for CortexM<'_> {
+    fn write_memory(&mut self, addr: u32, data: &[u8]) -> Result<(), CoreError> {
+        self.uc.mem_write(addr as u64, data).map_err(|_| CoreError::Unmapped { addr, len: data.len() })
+    }
+
+    fn read_memory(&self, addr: u32, buf: &mut [u8]) -> Result<(), CoreError> {
+        self.uc.mem_read(addr as u64, buf).map_err(|_| CoreError::Unmapped { addr, len: buf.len() })
+    }
+
+    fn reset(&mut self, entry: Entry) -> Result<(), CoreError> {
+        self.set_reg(RegisterARM::SP, entry.sp)?;
+        self.set_reg(RegisterARM::LR, 0xFFFF_FFFF)?;
+        self.set_reg(RegisterARM::PC, entry.pc & !1)?;
+        Ok(())
+    }
+
+    fn run(&mut self, budget: Budget, observer: &mut dyn ExecObserver) -> Result<Stop, CoreError> {
+        let end_cycles = self.cycles().saturating_add(budget.cycles);
+        let end_insns = self.instructions().saturating_add(budget.instructions);
+        // SAFETY: erase the borrow's lifetime; the pointer is cleared before this function returns and
+        // only the hooks, which run inside `emu_start` below, dereference it.
+        let obs: *mut (dyn ExecObserver + '_) = observer;
+        let obs: *mut dyn ExecObserver = unsafe { std::mem::transmute(obs) };
+        self.uc.get_data_mut().observer = Some(obs);
+        let result = self.run_slices(end_cycles, end_insns);
+        self.uc.get_data_mut().observer = None;
+        result
+    }
+
+    fn finish_semihosting(&mut self, result: u32) -> Result<(), CoreError> {
+        self.set_reg(RegisterARM::R0, result)?;
+        let pc = self.pc();
+        self.set_reg(RegisterARM::PC, pc + 2)
+    }
+
+    fn pc(&self) -> u32 {
+        self.reg(RegisterARM::PC)
+    }
+
+    fn register(&self, n: usize) -> u32 {
+        self.reg(gp_register(n))
+    }
+
+    fn registers(&self) -> Vec<(&'static str, u32)> {
+        const NAMES: [&str; 16] = ["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "sp", "lr", "pc"];
+        let mut v: Vec<(&'static str, u32)> = NAMES.iter().enumerate().map(|(i, n)| (*n, self.register(i))).collect();
+        v.push(("xpsr", self.reg(RegisterARM::XPSR)));
+        v
+    }
+
+    fn cycles(&self) -> u64 {
+        self.uc.get_data().cycles
+    }
+
+    fn instructions(&self) -> u64 {
+        self.uc.get_data().instructions
+    }
+
+    fn memory(&self) -> &MemorySystem {
+        &self.uc.get_data().mem
+    }
+
+    fn take_console(&mut self) -> Vec<u8> {
+        let st = self.uc.get_data_mut();
+        let mut out = std::mem::take(&mut st.console);
+        out.append(&mut st.ppb.console);
+        out
+    }
+
+    fn disassemble(&self, addr: u32) -> Option<String> {
+        let mut b = [0u8; 4];
+        self.uc.mem_read(addr as u64, &mut b).ok()?;
+        let st = self.uc.get_data();
+        let list = st.cs.disasm_count(&b, addr as u64, 1).ok()?;
+        let insn = list.iter().next()?;
+        Some(format!("{} {}", insn.mnemonic()?, insn.op_str().unwrap_or("")).trim().to_string())
+    }
+}
+
+impl CortexM<'_> {
+    /// The run loop around `emu_start`: take exceptions, sleep until timer events, stop on budget.
+    fn run_slices(&mut self, end_cycles: u64, end_insns: u64) -> Result<Stop, CoreError> {
+        loop {
+            let now = self.cycles();
+            self.uc.get_data_mut().ppb.advance(now);
+            if let Some(n) = self.exception_to_take() {
+                if let Some(f) = self.enter_exception(n)? {
+                    return Ok(Stop::Fault(f));
+                }
+            }
+            if self.cycles() >= end_cycles || self.instructions() >= end_insns {
+                return Ok(Stop::Budget);
+            }
+            let st = self.uc.get_data_mut();
+            let timer = st.ppb.next_systick_event(st.cycles).unwrap_or(u64::MAX);
+            st.deadline_cycles = end_cycles.min(timer);
+            st.deadline_insns = end_insns;
+            st.pending = Pending::None;
+            let pc = self.pc();
+            let result = self.uc.emu_start((pc | 1) as u64, 0, 0, 0);
+            let pending = std::mem::replace(&mut self.uc.get_data_mut().pending, Pending::None);
+            let pc = self.pc();
+            match (pending, result) {
+                (Pending::ExceptionReturn, _) => {
+                    if let Some(f) = self.return_from_exception()? {
+                        return Ok(Stop::Fault(f));
+                    }
+                }
+                (Pending::Semihosting, _) => {
+                    let imm = self.read_u16(pc).map(|h| h & 0xFF);
+                    if imm != Some(0xAB) {
+                        return Ok(self.fault(FaultKind::Breakpoint, pc, None, format!("BKPT #{:#x} outside a debugger", imm.unwrap_or(0))));
+                    }
+                    return Ok(Stop::Semihosting);
+                }
+                (Pending::Svc, _) => {
+                    // SVC is synchronous: it must preempt now or it escalates (ARMv7-M B1.5.4).
+                    let prio = self.uc.get_data().ppb.priority_of(ppb::EXC_SVCALL);
+                    if prio >= self.execution_priority() {
+                        return Ok(self.fault(
+                            FaultKind::UnhandledException,
+                            pc.wrapping_sub(2),
+                            None,
+                            "SVC executed where it cannot preempt (priority masked or inside a handler of equal priority)".into(),
+                        ));
+                    }
+                    self.uc.get_data_mut().ppb.set_pending(ppb::EXC_SVCALL);
+                }
+                (Pending::Idle { pc: at }, _) => {
+                    if let Some(stop) = self.idle(at)? {
+                        return Ok(stop);
+                    }
+                }
+                (Pending::Fault(kind, addr), _) => {
+                    let (pc, address) = match kind {
+                        FaultKind::BadFetch => (addr, Some(addr)),
+                        FaultKind::UndefinedInstruction | FaultKind::UsageFault => (pc, None),
+                        _ => (pc, Some(addr)),
+                    };
+                    let detail = self.describe_fault(kind, pc, address);
+                    return Ok(self.fault(kind, pc, address, detail));
+                }
+                (Pending::Deadline | Pending::None, Ok(())) => {}
+                (_, Err(e)) => {
+                    if pc >= EXC_RETURN_MIN {
+                        if let Some(f) = self.return_from_exception()? {
+                            return Ok(Stop::Fault(f));
+                        }
+                        continue;
+                    }
+                    let kind = match e {
+                        unicorn_engine::uc_error::INSN_INVALID | unicorn_engine::uc_error::EXCEPTION => FaultKind::UndefinedInstruction,
+                        unicorn_engine::uc_error::READ_UNMAPPED | unicorn_engine::uc_error::READ_PROT => FaultKind::BadRead,
+                        unicorn_engine::uc_error::WRITE_UNMAPPED | unicorn_engine::uc_error::WRITE_PROT => FaultKind::BadWrite,
+                        unicorn_engine::uc_error::FETCH_UNMAPPED | unicorn_engine::uc_error::FETCH_PROT => FaultKind::BadFetch,
+                        other => return Err(CoreError::Engine(format!("unicorn stopped at 0x{pc:08x}: {other:?}"))),
+                    };
+                    let address = (kind == FaultKind::BadFetch).then_some(pc);
+                    let detail = self.describe_fault(kind, pc, address);
+                    return Ok(self.fault(kind, pc, address, detail));
+                }
+            }
+        }
+    }
+
+    fn read_u16(&self, addr: u32) -> Option<u16> {
+        let mut b = [0u8; 2];
+        self.uc.mem_read(addr as u64, &mut b).ok()?;
+        Some(u16::from_le_bytes(b))
+    }
+
+    fn describe_fault(&self, kind: FaultKind, pc: u32, address: Option<u32>) -> String {
+        let insn = self.disassemble(pc).map(|t| format!(" (`{t}`)")).unwrap_or_default();
+        match (kind, address) {
+            (FaultKind::BadRead, Some(a)) => format!("read from 0x{a:08x}, which no memory region of the board covers{insn}"),
+            (FaultKind::BadWrite, Some(a)) => format!("write to 0x{a:08x}, which is unmapped or read-only{insn}"),
+            (FaultKind::BadFetch, Some(a)) => format!("instruction fetch from 0x{a:08x}, which is not executable memory"),
+            (FaultKind::UndefinedInstruction, _) => format!("undefined or unsupported instruction at 0x{pc:08x}{insn}"),
+            _ => format!("{} at 0x{pc:08x}{insn}", kind.name()),
+        }
+    }
+
+    /// The core sleeps (WFI) or spins on itself at `pc`: jump to the next timer event, or report an
+    /// endless loop when nothing can ever wake it.
+    fn idle(&mut self, pc: u32) -> Result<Option<Stop>, CoreError> {
+        let sleeping = self.disassemble(pc).is_some_and(|t| t.starts_with("wf"));
+        if self.exception_to_take().is_some() {
+            if sleeping {
+                self.set_reg(RegisterARM::PC, pc + 2)?; // WFI completes when an exception is pending
+            }
+            return Ok(None);
+        }
+        let now = self.cycles();
+        let masked = self.reg(RegisterARM::PRIMASK) & 1 != 0;
+        let next = self.uc.get_data().ppb.next_systick_event(now);
+        match next {
+            Some(t) if self.uc.get_data().ppb.has_event_source() && !masked => {
+                let st = self.uc.get_data_mut();
+                st.cycles = t.max(now);
+                if sleeping {
+                    self.set_reg(RegisterARM::PC, pc + 2)?;
+                } else {
+                    self.set_reg(RegisterARM::PC, pc)?;
+                }
+                Ok(None)
+            }
+            _ => {
+                let what = if sleeping { "sleeps (WFI/WFE)" } else { "branches to itself" };
+                Ok(Some(self.fault(
+                    FaultKind::EndlessLoop,
+                    pc,
+                    None,
+                    format!("the core {what} at 0x{pc:08x} and no enabled interrupt source can ever wake it"),
+                )))
+            }
+        }
+    }
+}

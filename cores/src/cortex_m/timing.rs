@@ -1,0 +1,418 @@
+//! Cycle model of the Cortex-M cores: a cost per instruction, computed once per basic block from its
+//! capstone decode, plus the dynamic terms the run loop adds (taken branches, divide operands, memory
+//! stalls). Figures come from /work/shared/facts/cortex-m.md (section named at each use); where no
+//! source gives a figure the value is marked ASSUMPTION. docs/cycle-model.md explains the model.
+
+use capstone::arch::arm::{ArmOperandType, ArmReg};
+use capstone::arch::ArchOperand;
+use capstone::{Capstone, Insn, RegAccessType};
+use tigris_targets::CoreKind;
+
+/// What an instruction does, as far as timing is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    Alu,
+    /// Shifted-register or other data processing that the M7/M33 cannot pair freely.
+    Mul,
+    MulLong,
+    Div,
+    Load,
+    Store,
+    /// LDRD/STRD.
+    LoadStoreDouble,
+    /// LDM/STM/PUSH/POP with this many registers.
+    Multiple(u8),
+    /// B, BL, BX, BLX (any unconditional change of flow by a branch instruction).
+    Branch,
+    /// B<cc>, CBZ, CBNZ.
+    CondBranch,
+    TableBranch,
+    It,
+    Barrier,
+    SysReg,
+    Nop,
+    Wfi,
+    Svc,
+    Bkpt,
+    FpSimple,
+    FpMac,
+    FpDiv,
+    FpSqrt,
+    FpLoad { double: bool },
+    FpMultiple { regs: u8, double: bool },
+    FpMovePair,
+    Undefined,
+}
+
+/// One decoded instruction with the facts the model needs.
+#[derive(Debug, Clone)]
+pub(crate) struct Decoded {
+    pub addr: u32,
+    pub len: u32,
+    pub class: Class,
+    /// Registers written (r0-r15 as 0-15).
+    pub writes: u16,
+    /// Registers read as data.
+    pub reads: u16,
+    /// Registers used to form a memory address.
+    pub addr_regs: u16,
+    pub writes_pc: bool,
+    /// BL/BLX: control continues at the target and returns after this instruction.
+    pub is_call: bool,
+    /// BX LR, POP {..PC}, LDR PC,[SP],#4, LDM SP!,{..PC}: a function return.
+    pub is_return: bool,
+    /// Register-offset store (cannot pipeline).
+    pub reg_offset: bool,
+    /// Divide: (dividend register, divisor register).
+    pub div_operands: Option<(u8, u8)>,
+    pub text: String,
+}
+
+fn reg_index(id: u16) -> Option<u8> {
+    let id = id as u32;
+    match id {
+        _ if (ArmReg::ARM_REG_R0..=ArmReg::ARM_REG_R12).contains(&id) => Some((id - ArmReg::ARM_REG_R0) as u8),
+        ArmReg::ARM_REG_SP => Some(13),
+        ArmReg::ARM_REG_LR => Some(14),
+        ArmReg::ARM_REG_PC => Some(15),
+        _ => None,
+    }
+}
+
+fn bit(r: Option<u8>) -> u16 {
+    r.map(|r| 1u16 << r).unwrap_or(0)
+}
+
+fn class_of(name: &str, list_len: u8, double_fp: bool) -> Class {
+    let base = name.split('.').next().unwrap_or(name);
+    match base {
+        "mul" | "mla" | "mls" | "smulbb" | "smulbt" | "smultb" | "smultt" | "smulwb" | "smulwt" | "smlabb"
+        | "smlabt" | "smlatb" | "smlatt" | "smlawb" | "smlawt" | "smlad" | "smladx" | "smlsd" | "smlsdx"
+        | "smmul" | "smmulr" | "smmla" | "smmlar" | "smmls" | "smmlsr" | "smuad" | "smuadx" | "smusd"
+        | "smusdx" => Class::Mul,
+        "smull" | "umull" | "smlal" | "umlal" | "umaal" | "smlalbb" | "smlalbt" | "smlaltb" | "smlaltt"
+        | "smlald" | "smlaldx" | "smlsld" | "smlsldx" => Class::MulLong,
+        "sdiv" | "udiv" => Class::Div,
+        "ldr" | "ldrb" | "ldrh" | "ldrsb" | "ldrsh" | "ldrt" | "ldrbt" | "ldrht" | "ldrsbt" | "ldrsht"
+        | "ldrex" | "ldrexb" | "ldrexh" | "lda" | "ldab" | "ldah" | "ldaex" => Class::Load,
+        "str" | "strb" | "strh" | "strt" | "strbt" | "strht" | "strex" | "strexb" | "strexh" | "stl" | "stlb"
+        | "stlh" | "stlex" => Class::Store,
+        "ldrd" | "strd" | "ldrexd" | "strexd" => Class::LoadStoreDouble,
+        "ldm" | "ldmia" | "ldmdb" | "stm" | "stmia" | "stmdb" | "push" | "pop" => Class::Multiple(list_len),
+        "b" | "bl" | "bx" | "blx" | "bxns" | "blxns" => Class::Branch,
+        "cbz" | "cbnz" => Class::CondBranch,
+        "tbb" | "tbh" => Class::TableBranch,
+        "it" => Class::It,
+        "dmb" | "dsb" | "isb" => Class::Barrier,
+        "mrs" | "msr" | "cpsid" | "cpsie" => Class::SysReg,
+        "nop" | "yield" | "sev" | "dbg" | "pld" | "pli" | "clrex" => Class::Nop,
+        "wfi" | "wfe" => Class::Wfi,
+        "svc" => Class::Svc,
+        "bkpt" => Class::Bkpt,
+        "udf" => Class::Undefined,
+        "vmla" | "vmls" | "vnmla" | "vnmls" | "vfma" | "vfms" | "vfnma" | "vfnms" => Class::FpMac,
+        "vdiv" => Class::FpDiv,
+        "vsqrt" => Class::FpSqrt,
+        "vldr" | "vstr" => Class::FpLoad { double: double_fp },
+        "vldm" | "vldmia" | "vldmdb" | "vstm" | "vstmia" | "vstmdb" | "vpush" | "vpop" => {
+            Class::FpMultiple { regs: list_len, double: double_fp }
+        }
+        _ if base.starts_with('v') => Class::FpSimple,
+        _ => Class::Alu,
+    }
+}
+
+/// Decode one instruction into the facts the timing model needs.
+pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
+    let name = cs.insn_name(insn.id()).unwrap_or_default();
+    let mnemonic = insn.mnemonic().unwrap_or("");
+    let text = format!("{} {}", mnemonic, insn.op_str().unwrap_or("")).trim().to_string();
+    let (mut writes, mut reads, mut addr_regs) = (0u16, 0u16, 0u16);
+    let mut list_len = 0u8;
+    let mut double_fp = false;
+    let mut reg_offset = false;
+    let mut regs_in_order = Vec::new();
+    if let Ok(detail) = cs.insn_detail(insn) {
+        for r in detail.regs_write() {
+            writes |= bit(reg_index(r.0));
+        }
+        for r in detail.regs_read() {
+            reads |= bit(reg_index(r.0));
+        }
+        for op in detail.arch_detail().operands() {
+            let ArchOperand::ArmOperand(op) = op else { continue };
+            match op.op_type {
+                ArmOperandType::Reg(r) => {
+                    list_len += 1;
+                    let name = cs.reg_name(r).unwrap_or_default();
+                    if name.starts_with('d') {
+                        double_fp = true;
+                    }
+                    let idx = reg_index(r.0);
+                    regs_in_order.push(idx);
+                    match op.access {
+                        Some(RegAccessType::WriteOnly) => writes |= bit(idx),
+                        Some(RegAccessType::ReadWrite) => {
+                            writes |= bit(idx);
+                            reads |= bit(idx)
+                        }
+                        _ => reads |= bit(idx),
+                    }
+                }
+                ArmOperandType::Mem(m) => {
+                    addr_regs |= bit(reg_index(m.base().0)) | bit(reg_index(m.index().0));
+                    if m.index().0 != 0 {
+                        reg_offset = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut class = class_of(&name, list_len, double_fp);
+    if name == "vmov" && regs_in_order.iter().filter(|r| r.is_some()).count() >= 2 {
+        class = Class::FpMovePair; // VMOV between two core registers and FP registers
+    }
+    let writes_pc = writes & (1 << 15) != 0
+        || matches!(class, Class::Branch | Class::CondBranch | Class::TableBranch);
+    let is_call = matches!(name.as_str(), "bl" | "blx" | "blxns");
+    let is_return = (name == "bx" && regs_in_order.first() == Some(&Some(14)))
+        || (writes_pc && matches!(class, Class::Multiple(_)) && (name == "pop" || addr_regs == 1 << 13))
+        || (writes_pc && class == Class::Load && addr_regs == 1 << 13);
+    let div_operands = match (class, regs_in_order.as_slice()) {
+        (Class::Div, [_, Some(n), Some(m)]) => Some((*n, *m)),
+        (Class::Div, [Some(d), Some(m)]) => Some((*d, *m)),
+        _ => None,
+    };
+    Decoded {
+        addr: insn.address() as u32,
+        len: insn.len() as u32,
+        class,
+        writes: writes & !(1 << 15) | if writes_pc { 1 << 15 } else { 0 },
+        reads,
+        addr_regs,
+        writes_pc,
+        is_call,
+        is_return,
+        reg_offset,
+        div_operands,
+        text,
+    }
+}
+
+/// Pipeline refill after a taken branch instruction (B, BL, BX, B<cc> taken, CBZ taken).
+/// Cortex-M4 TRM (facts §2a): P = 1..3 "depending on the alignment and width of the target
+/// instruction"; ASSUMPTION: 2, the middle of that range. M0+ (facts §2c): taken B<cc> = 2, so P = 1.
+/// M33 (facts §2e): taken branch 2 cycles, so P = 1.
+pub(crate) fn branch_refill(kind: CoreKind) -> u32 {
+    match kind {
+        CoreKind::CortexM0Plus | CoreKind::CortexM33 => 1,
+        _ => 2,
+    }
+}
+
+/// Refill when the PC is loaded from memory or written by data processing: the address is known
+/// late, so no early speculation. M4 TRM §3.3.2 (facts §2a): "LDR PC,[any] ... >= 2 (load) + 3 (refill)".
+fn late_refill(kind: CoreKind) -> u32 {
+    match kind {
+        CoreKind::CortexM0Plus => 1, // facts §2c: POP {PC} 3+N on M0+ = (1+N) + 2, MOV PC 2
+        CoreKind::CortexM33 => 1,
+        _ => 3,
+    }
+}
+
+/// Fixed cost of the branch mispredict on the M7 (facts §2d: "branch mispredict ~8 cycles").
+pub(crate) const M7_MISPREDICT: u32 = 8;
+
+/// Cycles of exception entry and return, charged by the exception model.
+/// ASSUMPTION (widely published Arm figures, not in the fact sheet yet): interrupt latency 12 cycles on
+/// M3/M4/M7/M33 and 15 on M0+; return 10 cycles (M0+: 12).
+pub(crate) fn exception_entry_cycles(kind: CoreKind) -> u32 {
+    if kind == CoreKind::CortexM0Plus { 15 } else { 12 }
+}
+
+pub(crate) fn exception_return_cycles(kind: CoreKind) -> u32 {
+    if kind == CoreKind::CortexM0Plus { 12 } else { 10 }
+}
+
+/// Static cost of a divide the simulator cannot see the operands of (code that was not in the
+/// ELF's executable segments). ASSUMPTION: 7, the middle of the TRM's 2-12 range.
+pub(crate) const DIV_UNKNOWN_OPERANDS: u32 = 7;
+
+/// Divide cost from its operands. M4 TRM (facts §2a): SDIV/UDIV take 2 to 12 cycles "depending on the
+/// operand values" (early termination). ASSUMPTION on the shape: 2 cycles plus one cycle per 3.2
+/// quotient bits, so a 0-bit quotient (divisor > dividend, or divide by zero) costs 2 and a full
+/// 32-bit quotient costs 12.
+pub fn divide_cycles(dividend: u32, divisor: u32, signed: bool) -> u32 {
+    let (n, d) = if signed {
+        ((dividend as i32).unsigned_abs(), (divisor as i32).unsigned_abs())
+    } else {
+        (dividend, divisor)
+    };
+    if d == 0 || n < d {
+        return 2;
+    }
+    let quotient_bits = (32 - n.leading_zeros()) - (32 - d.leading_zeros()) + 1;
+    2 + (quotient_bits * 10).div_ceil(32)
+}
+
+/// Cost of `cur` in cycles on `kind`, given the instruction before it in the same block.
+/// Branch costs here are for the not-taken / fall-through case of conditional branches and the
+/// taken case of unconditional ones; the run loop adds the taken-branch refill of conditional ones.
+pub(crate) fn cost(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
+    match kind {
+        CoreKind::CortexM0Plus => cost_m0plus(cur),
+        CoreKind::CortexM7 => cost_m7(cur, prev),
+        CoreKind::CortexM33 => cost_m33(cur, prev),
+        _ => cost_m3_m4(kind, cur, prev),
+    }
+}
+
+/// Cortex-M0+ (facts §2c): two-stage pipeline, no load pipelining, single-cycle multiplier (RP2040).
+fn cost_m0plus(cur: &Decoded) -> u32 {
+    let p = branch_refill(CoreKind::CortexM0Plus);
+    match cur.class {
+        Class::Load | Class::Store | Class::LoadStoreDouble => 2 + if cur.writes_pc { late_refill(CoreKind::CortexM0Plus) + 1 } else { 0 },
+        Class::Multiple(n) => 1 + n as u32 + if cur.writes_pc { 2 } else { 0 }, // POP{..,PC} = 3+N
+        Class::Branch if cur.is_call => 3,                                       // BL 3
+        Class::Branch => 1 + p,                                                   // B, BX, BLX 2
+        Class::CondBranch => 1,                                                   // +1 when taken
+        Class::SysReg => 3,
+        Class::Barrier => 3,
+        Class::Wfi => 2,
+        _ if cur.writes_pc => 2, // MOV PC / ADD PC
+        _ => 1,
+    }
+}
+
+/// Cortex-M3/M4 (facts §2a, §2b).
+fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
+    let p = branch_refill(kind);
+    let prev_is_single_load = prev.is_some_and(|q| q.class == Class::Load && !q.writes_pc);
+    let prev_is_store = prev.is_some_and(|q| matches!(q.class, Class::Store));
+    // "Load/store whose address depends on the immediately preceding data-processing result stalls
+    // 1 cycle" (M4 TRM §3.3.2).
+    let addr_dep_alu = prev.is_some_and(|q| matches!(q.class, Class::Alu | Class::Mul) && q.writes & cur.addr_regs != 0);
+    let addr_stall = u32::from(addr_dep_alu);
+    match cur.class {
+        Class::Load => {
+            if cur.writes_pc {
+                return 2 + late_refill(kind);
+            }
+            // Neighbouring loads pipeline unless the address uses the previous load's result.
+            let pipelined = prev_is_single_load && prev.is_some_and(|q| q.writes & cur.addr_regs == 0);
+            // Stores cannot pipeline with a following load: +1 (facts §2b).
+            (if pipelined { 1 } else { 2 }) + u32::from(prev_is_store) + addr_stall
+        }
+        Class::Store => {
+            // STR Rx,[Ry,#imm] is one cycle through the write buffer; register offset is 2 (§2a, §2b).
+            (if cur.reg_offset { 2 } else { 1 }) + addr_stall
+        }
+        Class::LoadStoreDouble => 3,
+        Class::Multiple(n) => 1 + n as u32 + if cur.writes_pc { late_refill(kind) } else { 0 },
+        Class::Mul => 1,
+        Class::MulLong => {
+            if kind == CoreKind::CortexM3 { 4 } else { 1 } // M3 long multiply 3-5: ASSUMPTION 4
+        }
+        Class::Div => 2, // plus the operand-dependent part added when it executes
+        Class::Branch => 1 + p,
+        Class::CondBranch => 1,
+        Class::TableBranch => 2 + 1 + late_refill(kind), // M4 TRM §3.3.2: TBB/TBH >= 2 + 1 + 3
+        // IT folds onto a preceding 16-bit instruction (§2a).
+        Class::It => u32::from(!prev.is_some_and(|q| q.len == 2)),
+        Class::Barrier => 4, // 1 + B; ASSUMPTION B = 3 (no pending writes to drain)
+        Class::SysReg => 2,  // "1 or 2": ASSUMPTION 2
+        Class::Wfi => 2,
+        Class::FpSimple => 1,
+        Class::FpMac => 3,
+        Class::FpDiv | Class::FpSqrt => 14,
+        Class::FpLoad { double } => if double { 3 } else { 2 },
+        Class::FpMultiple { regs, double } => 1 + regs as u32 * if double { 2 } else { 1 },
+        Class::FpMovePair => 2,
+        _ if cur.writes_pc => 1 + late_refill(kind),
+        _ => 1,
+    }
+}
+
+/// Cortex-M33 (facts §2e): single-issue except that two 16-bit instructions can dual-issue;
+/// load-to-use latency 2; LDRD/STRD 2; LDM/STM one cycle per register.
+fn cost_m33(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
+    let load_use = prev.is_some_and(|q| q.class == Class::Load && q.writes & (cur.reads | cur.addr_regs) != 0);
+    let base = match cur.class {
+        Class::Load | Class::Store => if cur.writes_pc { 1 + 2 } else { 1 },
+        Class::LoadStoreDouble => 2,
+        Class::Multiple(n) => (n as u32).max(1) + if cur.writes_pc { 1 } else { 0 },
+        Class::Branch => 2,
+        Class::CondBranch => 1,
+        Class::TableBranch => 4,
+        Class::Div => 2,
+        Class::Barrier => 4,
+        Class::SysReg => 2,
+        Class::FpMac => 1,
+        Class::FpDiv | Class::FpSqrt => 14,
+        Class::FpLoad { double } => if double { 2 } else { 1 },
+        Class::FpMultiple { regs, double } => regs as u32 * if double { 2 } else { 1 },
+        _ => 1,
+    } + u32::from(load_use);
+    if dual_issues(prev, cur, true) { 0 } else { base }
+}
+
+/// Cortex-M7 (facts §2d): dual-issue of independent neighbours, word loads usable by the next
+/// instruction, LDM/STM in ceil(regs/2) cycles, branches predicted (mispredicts added at run time).
+fn cost_m7(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
+    let base = match cur.class {
+        Class::Load | Class::Store => 1,
+        Class::LoadStoreDouble => 1,
+        Class::Multiple(n) => (n as u32).div_ceil(2).max(1),
+        Class::Branch | Class::CondBranch => 1,
+        Class::TableBranch => 3,
+        Class::Div => 2,
+        Class::Barrier => 4,
+        Class::SysReg => 2,
+        Class::FpDiv => 16,
+        Class::FpSqrt => 14,
+        Class::FpMultiple { regs, double } => (regs as u32 * if double { 2 } else { 1 }).div_ceil(2),
+        _ => 1,
+    };
+    if dual_issues(prev, cur, false) { 0 } else { base }
+}
+
+/// Whether `cur` issues in the same cycle as `prev` (M7 always-pairable rule, M33 16-bit rule).
+/// ASSUMPTION: a pair needs no register dependency, at most one memory access, no multi-cycle or
+/// flow-changing first instruction, and no barrier/system/FP-multi-cycle instruction.
+fn dual_issues(prev: Option<&Decoded>, cur: &Decoded, only_16_bit: bool) -> bool {
+    let Some(prev) = prev else { return false };
+    if only_16_bit && (prev.len != 2 || cur.len != 2) {
+        return false;
+    }
+    let simple = |d: &Decoded| {
+        matches!(d.class, Class::Alu | Class::Load | Class::Store | Class::Mul | Class::FpSimple | Class::Nop)
+            && !d.writes_pc
+    };
+    let memory = |d: &Decoded| matches!(d.class, Class::Load | Class::Store);
+    if !simple(prev) || !(simple(cur) || (cur.class == Class::Branch && !cur.is_call)) {
+        return false;
+    }
+    if memory(prev) && memory(cur) && !(prev.class == Class::Load && cur.class == Class::Store) {
+        return false; // two loads need different banks; stores never pair with stores (facts §2d)
+    }
+    if prev.class == Class::Mul && cur.class == Class::Mul {
+        return false;
+    }
+    let prev_writes = prev.writes & !(1 << 15);
+    prev_writes & (cur.reads | cur.addr_regs | cur.writes) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn divide_cost_spans_the_trm_range() {
+        assert_eq!(divide_cycles(5, 7, false), 2);
+        assert_eq!(divide_cycles(5, 0, false), 2);
+        assert_eq!(divide_cycles(0xFFFF_FFFF, 1, false), 12);
+        assert_eq!(divide_cycles(100, 7, false), 4); // 3 quotient bits... 7 bits - 3 bits + 1 = 5 -> 2 + 2
+        assert_eq!(divide_cycles(-100i32 as u32, 7, true), 4);
+    }
+}

@@ -1,0 +1,201 @@
+//! Memory interface of the ISS and a simple region-backed memory for tests and tools.
+
+/// A failed bus access (unmapped address, write to ROM, peripheral error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BusFault {
+    pub addr: u32,
+}
+
+/// Memory as the core sees it. The simulator implements this with its board memory map and latency
+/// models. Accesses are little-endian; `size` is 1, 2 or 4 bytes. On cores without the alignment
+/// exception (LX6/LX7) `read`/`write` may receive misaligned addresses and must handle them.
+pub trait XtensaBus {
+    /// Data load of `size` bytes, zero-extended.
+    fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault>;
+    /// Data store of the low `size` bytes of `value`.
+    fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault>;
+    /// Instruction fetch of the 4 bytes at `addr` (little-endian, any alignment). Bytes past the end
+    /// of a mapped region may read as 0; only a fault on the first byte is an error.
+    fn fetch(&mut self, addr: u32) -> Result<u32, BusFault>;
+    /// Stall cycles accumulated by memory accesses since the last call (added to the cycle count,
+    /// so CCOUNT includes them). Polled once per executed block.
+    #[inline]
+    fn take_stall_cycles(&mut self) -> u64 {
+        0
+    }
+    /// A counter the bus increments whenever memory that was fetched as code is written. The core
+    /// flushes its decoded-block cache when it changes (checked at block boundaries).
+    #[inline]
+    fn code_generation(&self) -> u64 {
+        0
+    }
+}
+
+struct Region {
+    base: u32,
+    data: Vec<u8>,
+    writable: bool,
+    /// One bit per 256-byte chunk that instructions were fetched from.
+    code: Vec<u64>,
+}
+
+/// Flat, region-backed little-endian memory. Writes to chunks that were fetched from bump
+/// `code_generation`, so self-modifying code and loaders invalidate the decoded-block cache.
+pub struct FlatMemory {
+    regions: Vec<Region>,
+    last: usize,
+    generation: u64,
+}
+
+impl Default for FlatMemory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FlatMemory {
+    pub fn new() -> Self {
+        FlatMemory { regions: Vec::new(), last: 0, generation: 0 }
+    }
+
+    /// Map `size` bytes of zeroed memory at `base`.
+    pub fn add_region(&mut self, base: u32, size: u32, writable: bool) {
+        let chunks = (size as usize).div_ceil(256);
+        self.regions.push(Region {
+            base,
+            data: vec![0; size as usize],
+            writable,
+            code: vec![0; chunks.div_ceil(64)],
+        });
+    }
+
+    /// Copy bytes into memory (loader access: ignores write protection). Returns false if unmapped.
+    pub fn load(&mut self, addr: u32, bytes: &[u8]) -> bool {
+        for (i, b) in bytes.iter().enumerate() {
+            let a = addr.wrapping_add(i as u32);
+            match self.find(a) {
+                Some(ri) => {
+                    let r = &mut self.regions[ri];
+                    r.data[(a - r.base) as usize] = *b;
+                }
+                None => return false,
+            }
+        }
+        self.generation += 1;
+        true
+    }
+
+    /// Read bytes (debugger access).
+    pub fn peek(&mut self, addr: u32, len: usize) -> Option<Vec<u8>> {
+        let mut out = Vec::with_capacity(len);
+        for i in 0..len {
+            let a = addr.wrapping_add(i as u32);
+            let ri = self.find(a)?;
+            let r = &self.regions[ri];
+            out.push(r.data[(a - r.base) as usize]);
+        }
+        Some(out)
+    }
+
+    #[inline]
+    fn find(&mut self, addr: u32) -> Option<usize> {
+        if let Some(r) = self.regions.get(self.last) {
+            if addr.wrapping_sub(r.base) < r.data.len() as u32 {
+                return Some(self.last);
+            }
+        }
+        for (i, r) in self.regions.iter().enumerate() {
+            if addr.wrapping_sub(r.base) < r.data.len() as u32 {
+                self.last = i;
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn byte(&mut self, addr: u32) -> Option<u8> {
+        let ri = self.find(addr)?;
+        let r = &self.regions[ri];
+        Some(r.data[(addr - r.base) as usize])
+    }
+}
+
+impl XtensaBus for FlatMemory {
+    #[inline]
+    fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
+        let ri = self.find(addr).ok_or(BusFault { addr })?;
+        let r = &self.regions[ri];
+        let off = (addr - r.base) as usize;
+        if off + size as usize <= r.data.len() {
+            let d = &r.data[off..];
+            return Ok(match size {
+                1 => d[0] as u32,
+                2 => u16::from_le_bytes([d[0], d[1]]) as u32,
+                _ => u32::from_le_bytes([d[0], d[1], d[2], d[3]]),
+            });
+        }
+        // Access straddling a region end.
+        let mut v = 0u32;
+        for i in 0..size {
+            let a = addr.wrapping_add(i);
+            v |= (self.byte(a).ok_or(BusFault { addr: a })? as u32) << (8 * i);
+        }
+        Ok(v)
+    }
+
+    #[inline]
+    fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+        let ri = self.find(addr).ok_or(BusFault { addr })?;
+        let r = &mut self.regions[ri];
+        if !r.writable {
+            return Err(BusFault { addr });
+        }
+        let off = (addr - r.base) as usize;
+        if off + size as usize <= r.data.len() {
+            let bytes = value.to_le_bytes();
+            r.data[off..off + size as usize].copy_from_slice(&bytes[..size as usize]);
+            let c0 = off >> 8;
+            let c1 = (off + size as usize - 1) >> 8;
+            for c in [c0, c1] {
+                if r.code[c >> 6] & (1 << (c & 63)) != 0 {
+                    for w in r.code.iter_mut() {
+                        *w = 0;
+                    }
+                    self.generation += 1;
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        for i in 0..size {
+            self.write(addr.wrapping_add(i), 1, value >> (8 * i))?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn fetch(&mut self, addr: u32) -> Result<u32, BusFault> {
+        let ri = self.find(addr).ok_or(BusFault { addr })?;
+        let r = &mut self.regions[ri];
+        let off = (addr - r.base) as usize;
+        let c = off >> 8;
+        r.code[c >> 6] |= 1 << (c & 63);
+        let c2 = (off + 3).min(r.data.len() - 1) >> 8;
+        r.code[c2 >> 6] |= 1 << (c2 & 63);
+        if off + 4 <= r.data.len() {
+            let d = &r.data[off..off + 4];
+            return Ok(u32::from_le_bytes([d[0], d[1], d[2], d[3]]));
+        }
+        let mut v = 0u32;
+        for i in 0..4u32 {
+            v |= (self.byte(addr.wrapping_add(i)).unwrap_or(0) as u32) << (8 * i);
+        }
+        Ok(v)
+    }
+
+    #[inline]
+    fn code_generation(&self) -> u64 {
+        self.generation
+    }
+}

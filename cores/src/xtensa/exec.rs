@@ -1,0 +1,1063 @@
+//! Execution engine: decoded-block cache, run loop and instruction semantics.
+//!
+//! Semantics: fact sheet xtensa.md §2.7 (core), §2.4 (MAC16), §3.2 (dispatch), §3.3 (windows),
+//! §3.4 (zero-overhead loops). Timing: §5.1 suggestion (named parameters in `XtensaTiming`).
+
+use std::collections::{HashMap, HashSet};
+
+use super::bus::{BusFault, XtensaBus};
+use super::config::XtensaConfig;
+use super::cpu::*;
+use super::decode::{decode, mac_fields, Insn, Op};
+
+/// Longest decoded block.
+const MAX_BLOCK: usize = 64;
+const FAST_SLOTS: usize = 4096;
+
+#[derive(Clone, Copy)]
+struct Block {
+    start: u32,
+    n: u32,
+    bp: bool,
+}
+
+struct BlockCache {
+    map: HashMap<u32, u32>,
+    blocks: Vec<Block>,
+    insns: Vec<Insn>,
+    fast: Vec<(u32, u32)>,
+    generation: u64,
+}
+
+impl BlockCache {
+    fn new() -> Self {
+        BlockCache {
+            map: HashMap::new(),
+            blocks: Vec::new(),
+            insns: Vec::new(),
+            fast: vec![(u32::MAX, 0); FAST_SLOTS],
+            generation: 0,
+        }
+    }
+
+    fn flush(&mut self) {
+        self.map.clear();
+        self.blocks.clear();
+        self.insns.clear();
+        for e in self.fast.iter_mut() {
+            *e = (u32::MAX, 0);
+        }
+    }
+
+    #[inline(always)]
+    fn slot(pc: u32) -> usize {
+        ((pc ^ (pc >> 12)) as usize) & (FAST_SLOTS - 1)
+    }
+}
+
+/// An Xtensa core with its decoded-block cache.
+pub struct Xtensa {
+    /// Architectural state and counters.
+    pub cpu: Cpu,
+    cache: BlockCache,
+    breakpoints: HashSet<u32>,
+    bp_resume: Option<u32>,
+}
+
+macro_rules! mem {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(stop) => return stop,
+        }
+    };
+}
+
+impl Xtensa {
+    /// A core in its reset state.
+    pub fn new(cfg: XtensaConfig) -> Self {
+        Xtensa { cpu: Cpu::new(cfg), cache: BlockCache::new(), breakpoints: HashSet::new(), bp_resume: None }
+    }
+
+    /// Reset the architectural state (keeps breakpoints and policies).
+    pub fn reset(&mut self) {
+        let cfg = self.cpu.cfg.clone();
+        let (soe, sode, bs, bfe) = (
+            self.cpu.stop_on_exception,
+            self.cpu.stop_on_double_exception,
+            self.cpu.break_stops,
+            self.cpu.bus_fault_exceptions,
+        );
+        self.cpu = Cpu::new(cfg);
+        self.cpu.stop_on_exception = soe;
+        self.cpu.stop_on_double_exception = sode;
+        self.cpu.break_stops = bs;
+        self.cpu.bus_fault_exceptions = bfe;
+        self.cache.flush();
+    }
+
+    /// Drop all decoded blocks (call after writing code memory behind the bus's back).
+    pub fn invalidate_all(&mut self) {
+        self.cache.flush();
+    }
+
+    /// Drop decoded blocks that may overlap `[addr, addr + len)` (currently: all blocks).
+    pub fn invalidate(&mut self, addr: u32, len: u32) {
+        let _ = (addr, len);
+        self.cache.flush();
+    }
+
+    /// Stop `run` with `StopReason::Breakpoint` before executing `addr` (e.g. for HLE of ROM calls).
+    pub fn add_breakpoint(&mut self, addr: u32) {
+        if self.breakpoints.insert(addr) {
+            self.cache.flush();
+        }
+    }
+
+    pub fn remove_breakpoint(&mut self, addr: u32) {
+        if self.breakpoints.remove(&addr) {
+            self.cache.flush();
+        }
+    }
+
+    /// Execute one instruction (or take one pending interrupt).
+    pub fn step<B: XtensaBus>(&mut self, bus: &mut B) -> StopReason {
+        self.run(bus, &mut NoHooks, 1, u64::MAX)
+    }
+
+    /// Run until a stop event, `max_insns` more instructions or `max_cycles` more cycles
+    /// (checked at block boundaries for cycles; instructions are exact).
+    pub fn run<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        max_insns: u64,
+        max_cycles: u64,
+    ) -> StopReason {
+        let insn_end = self.cpu.insns.saturating_add(max_insns);
+        let cycle_end = self.cpu.cycles.saturating_add(max_cycles);
+        let mut bp_skip = self.bp_resume.take();
+        loop {
+            let cpu = &mut self.cpu;
+            let g = bus.code_generation();
+            if g != self.cache.generation {
+                self.cache.flush();
+                self.cache.generation = g;
+            }
+            cpu.cycles += bus.take_stall_cycles();
+            if cpu.cycles >= cpu.next_timer {
+                cpu.fire_timers();
+            }
+            if cpu.irq_check {
+                if let Some(stop) = cpu.check_interrupts(hooks) {
+                    return stop;
+                }
+            }
+            if cpu.waiting {
+                match cpu.wake_cycle() {
+                    Some(c) => {
+                        if c > cycle_end {
+                            let skip = cycle_end.saturating_sub(cpu.cycles);
+                            cpu.cycles += skip;
+                            cpu.idle_cycles += skip;
+                            return StopReason::CycleLimit { pc: cpu.pc };
+                        }
+                        let skip = c.saturating_sub(cpu.cycles);
+                        cpu.cycles += skip;
+                        cpu.idle_cycles += skip;
+                        continue;
+                    }
+                    None => {
+                        return StopReason::WaitI { pc: cpu.pc, level: cpu.ps & PS_INTLEVEL };
+                    }
+                }
+            }
+            if cpu.insns >= insn_end {
+                return StopReason::InsnLimit { pc: cpu.pc };
+            }
+            if cpu.cycles >= cycle_end {
+                return StopReason::CycleLimit { pc: cpu.pc };
+            }
+            let pc = cpu.pc;
+            // Block lookup: direct-mapped fast table, then the map, then decode.
+            let slot = BlockCache::slot(pc);
+            let idx = if self.cache.fast[slot].0 == pc {
+                self.cache.fast[slot].1
+            } else if let Some(&i) = self.cache.map.get(&pc) {
+                self.cache.fast[slot] = (pc, i);
+                i
+            } else {
+                match build_block(&mut self.cache, &self.breakpoints, &self.cpu.cfg, bus, pc) {
+                    Ok(i) => {
+                        self.cache.fast[slot] = (pc, i);
+                        i
+                    }
+                    Err(f) => {
+                        let cpu = &mut self.cpu;
+                        if cpu.bus_fault_exceptions && cpu.ps & PS_EXCM == 0 {
+                            if let Some(stop) = cpu.raise_exception(hooks, cause::INSTR_FETCH_ERROR, pc, Some(f.addr)) {
+                                return stop;
+                            }
+                            continue;
+                        }
+                        return StopReason::BusFault { pc, addr: f.addr, kind: AccessKind::Fetch };
+                    }
+                }
+            };
+            let blk = self.cache.blocks[idx as usize];
+            if blk.bp {
+                if bp_skip != Some(pc) {
+                    self.bp_resume = Some(pc);
+                    return StopReason::Breakpoint { pc };
+                }
+            }
+            bp_skip = None;
+            let cpu = &mut self.cpu;
+            hooks.block_start(pc, cpu.cycles);
+            let n = (blk.n as u64).min(insn_end - cpu.insns) as usize;
+            let insns = &self.cache.insns[blk.start as usize..blk.start as usize + n];
+            if let Some(stop) = cpu.exec_block(bus, hooks, insns, pc) {
+                return stop;
+            }
+        }
+    }
+}
+
+/// Decode the block starting at `pc` into the cache.
+fn build_block<B: XtensaBus>(
+    cache: &mut BlockCache,
+    bps: &HashSet<u32>,
+    cfg: &XtensaConfig,
+    bus: &mut B,
+    pc: u32,
+) -> Result<u32, BusFault> {
+    let start = cache.insns.len();
+    let mut p = pc;
+    loop {
+        let w = match bus.fetch(p) {
+            Ok(w) => w,
+            Err(f) => {
+                if p == pc {
+                    return Err(f);
+                }
+                break;
+            }
+        };
+        let mut insn = decode(w, p, cfg);
+        insn.cost = static_cost(&insn, cfg).min(255) as u8;
+        cache.insns.push(insn);
+        p = p.wrapping_add(insn.len as u32);
+        if insn.op == Op::Illegal || insn.ends_block() || cache.insns.len() - start >= MAX_BLOCK || bps.contains(&p)
+        {
+            break;
+        }
+    }
+    // Load-use interlock: a load whose AR result the next instruction names (§5.1 / S8 model).
+    let end = cache.insns.len();
+    for i in start..end.saturating_sub(1) {
+        let (a, b) = (cache.insns[i], cache.insns[i + 1]);
+        if a.is_ar_load() && b.names_ar(a.t) {
+            cache.insns[i].cost = cache.insns[i].cost.saturating_add(cfg.timing.load_use as u8);
+        }
+    }
+    let idx = cache.blocks.len() as u32;
+    cache.blocks.push(Block { start: start as u32, n: (end - start) as u32, bp: bps.contains(&pc) });
+    cache.map.insert(pc, idx);
+    Ok(idx)
+}
+
+fn static_cost(insn: &Insn, cfg: &XtensaConfig) -> u32 {
+    use Op::*;
+    let t = &cfg.timing;
+    t.base
+        + match insn.op {
+            Mul16u | Mul16s | Mull | Muluh | Mulsh => t.mul,
+            UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa | MulsDa | MulDd
+            | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc | MulaDdLddec => t.mul,
+            Quou | Quos | Remu | Rems => t.div,
+            AddS | SubS | MulS | MaddS | MsubS | RoundS | TruncS | FloorS | CeilS | FloatS | UfloatS
+            | UtruncS => t.fp,
+            _ => 0,
+        }
+}
+
+#[inline(always)]
+fn half(v: u32, hi: bool, signed: bool) -> i64 {
+    let h = if hi { v >> 16 } else { v & 0xFFFF };
+    if signed {
+        h as u16 as i16 as i64
+    } else {
+        h as i64
+    }
+}
+
+#[inline(always)]
+fn f(bits: u32) -> f32 {
+    f32::from_bits(bits)
+}
+
+/// Float → int conversions of ROUND/TRUNC/FLOOR/CEIL/UTRUNC.S: saturating, NaN → max [Q].
+fn f2i(x: f32, mode: u8) -> u32 {
+    if x.is_nan() {
+        return i32::MAX as u32;
+    }
+    let y = match mode {
+        0 => x.round_ties_even(),
+        1 => x.trunc(),
+        2 => x.floor(),
+        _ => x.ceil(),
+    };
+    (y as i32) as u32
+}
+
+impl Cpu {
+    #[inline(always)]
+    fn load<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        addr: u32,
+        size: u32,
+        pc: u32,
+    ) -> Result<u32, Option<StopReason>> {
+        if self.align_exc && addr & (size - 1) != 0 {
+            return Err(self.raise_exception(hooks, cause::LOAD_STORE_ALIGNMENT, pc, Some(addr)));
+        }
+        match bus.read(addr, size) {
+            Ok(v) => Ok(v),
+            Err(f) => Err(self.bus_fault(hooks, pc, f, AccessKind::Read)),
+        }
+    }
+
+    #[inline(always)]
+    fn store<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        addr: u32,
+        size: u32,
+        v: u32,
+        pc: u32,
+    ) -> Result<(), Option<StopReason>> {
+        if self.align_exc && addr & (size - 1) != 0 {
+            return Err(self.raise_exception(hooks, cause::LOAD_STORE_ALIGNMENT, pc, Some(addr)));
+        }
+        match bus.write(addr, size, v) {
+            Ok(()) => Ok(()),
+            Err(f) => Err(self.bus_fault(hooks, pc, f, AccessKind::Write)),
+        }
+    }
+
+    #[cold]
+    fn bus_fault<H: XtensaHooks>(&mut self, hooks: &mut H, pc: u32, f: BusFault, kind: AccessKind) -> Option<StopReason> {
+        if self.bus_fault_exceptions {
+            self.raise_exception(hooks, cause::LOAD_STORE_ERROR, pc, Some(f.addr))
+        } else {
+            self.pc = pc;
+            Some(StopReason::BusFault { pc, addr: f.addr, kind })
+        }
+    }
+
+    #[inline(always)]
+    fn take(&mut self, target: u32) {
+        self.pc = target;
+        self.cycles += self.t_taken;
+    }
+
+    #[inline(always)]
+    fn mac(&mut self, x: u32, y: u32, h: u32, kind: u8) {
+        // h: 0 LL, 1 HL, 2 LH, 3 HH; first letter = first source (§2.4)
+        let signed = kind != 0;
+        let p = half(x, h & 1 != 0, signed) * half(y, h & 2 != 0, signed);
+        let acc = self.acc as i64;
+        let v = match kind {
+            0 | 1 => p,
+            2 => acc.wrapping_add(p),
+            _ => acc.wrapping_sub(p),
+        };
+        self.acc = (v as u64) & 0xFF_FFFF_FFFF;
+    }
+
+    #[inline(always)]
+    fn fp_enabled<H: XtensaHooks>(&mut self, hooks: &mut H, pc: u32) -> Result<(), Option<StopReason>> {
+        if self.cpenable & 1 == 0 {
+            Err(self.raise_exception(hooks, cause::COPROCESSOR0_DISABLED, pc, None))
+        } else {
+            Ok(())
+        }
+    }
+
+    #[inline(always)]
+    fn setb(&mut self, b: u8, v: bool) {
+        self.br = (self.br & !(1 << b)) | ((v as u32) << b);
+    }
+
+    #[inline(always)]
+    fn getb(&self, b: u8) -> bool {
+        self.br & (1 << b) != 0
+    }
+
+    /// Execute a decoded block starting at `pc0`. Sets `self.pc` for the next block.
+    pub(crate) fn exec_block<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        insns: &[Insn],
+        pc0: u32,
+    ) -> Option<StopReason> {
+        use Op::*;
+        let mut pc = pc0;
+        for insn in insns {
+            if insn.pane > self.win_limit {
+                self.window_overflow(hooks, pc);
+                return None;
+            }
+            self.cycles += insn.cost as u64;
+            self.insns += 1;
+            let next = pc.wrapping_add(insn.len as u32);
+            let (r, s, t) = (insn.r as u32, insn.s as u32, insn.t as u32);
+            let imm = insn.imm;
+            macro_rules! a {
+                ($i:expr) => {
+                    self.ar(($i) as u32)
+                };
+            }
+            macro_rules! br {
+                ($cond:expr) => {{
+                    if $cond {
+                        self.take(imm);
+                        return None;
+                    }
+                }};
+            }
+            macro_rules! exc {
+                ($c:expr) => {
+                    return self.raise_exception(hooks, $c, pc, None)
+                };
+            }
+            macro_rules! fpchk {
+                () => {
+                    mem!(self.fp_enabled(hooks, pc))
+                };
+            }
+            match insn.op {
+                Illegal | Ill | IllN => exc!(cause::ILLEGAL),
+                // ---- ALU ----
+                And => self.set_ar(r, a!(s) & a!(t)),
+                Or => self.set_ar(r, a!(s) | a!(t)),
+                Xor => self.set_ar(r, a!(s) ^ a!(t)),
+                Add | AddN => self.set_ar(r, a!(s).wrapping_add(a!(t))),
+                Addx2 => self.set_ar(r, (a!(s) << 1).wrapping_add(a!(t))),
+                Addx4 => self.set_ar(r, (a!(s) << 2).wrapping_add(a!(t))),
+                Addx8 => self.set_ar(r, (a!(s) << 3).wrapping_add(a!(t))),
+                Sub => self.set_ar(r, a!(s).wrapping_sub(a!(t))),
+                Subx2 => self.set_ar(r, (a!(s) << 1).wrapping_sub(a!(t))),
+                Subx4 => self.set_ar(r, (a!(s) << 2).wrapping_sub(a!(t))),
+                Subx8 => self.set_ar(r, (a!(s) << 3).wrapping_sub(a!(t))),
+                Neg => self.set_ar(r, a!(t).wrapping_neg()),
+                Abs => self.set_ar(r, (a!(t) as i32).wrapping_abs() as u32),
+                Addi => self.set_ar(t, a!(s).wrapping_add(imm)),
+                Addmi => self.set_ar(t, a!(s).wrapping_add(imm)),
+                AddiN => self.set_ar(r, a!(s).wrapping_add(imm)),
+                Movi => self.set_ar(t, imm),
+                MoviN => self.set_ar(s, imm),
+                MovN => self.set_ar(t, a!(s)),
+                Salt => self.set_ar(r, ((a!(s) as i32) < (a!(t) as i32)) as u32),
+                Saltu => self.set_ar(r, (a!(s) < a!(t)) as u32),
+                Moveqz => {
+                    if a!(t) == 0 {
+                        self.set_ar(r, a!(s))
+                    }
+                }
+                Movnez => {
+                    if a!(t) != 0 {
+                        self.set_ar(r, a!(s))
+                    }
+                }
+                Movltz => {
+                    if (a!(t) as i32) < 0 {
+                        self.set_ar(r, a!(s))
+                    }
+                }
+                Movgez => {
+                    if (a!(t) as i32) >= 0 {
+                        self.set_ar(r, a!(s))
+                    }
+                }
+                Movf => {
+                    if !self.getb(insn.t) {
+                        self.set_ar(r, a!(s))
+                    }
+                }
+                Movt => {
+                    if self.getb(insn.t) {
+                        self.set_ar(r, a!(s))
+                    }
+                }
+                Min => self.set_ar(r, (a!(s) as i32).min(a!(t) as i32) as u32),
+                Max => self.set_ar(r, (a!(s) as i32).max(a!(t) as i32) as u32),
+                Minu => self.set_ar(r, a!(s).min(a!(t))),
+                Maxu => self.set_ar(r, a!(s).max(a!(t))),
+                Sext => {
+                    // sign-extend from bit b = t + 7 (§2.2, §2.7)
+                    let sh = 31 - (t + 7);
+                    self.set_ar(r, (((a!(s) << sh) as i32) >> sh) as u32)
+                }
+                Clamps => {
+                    let b = t + 7;
+                    let lo = -(1i64 << b);
+                    let hi = (1i64 << b) - 1;
+                    self.set_ar(r, ((a!(s) as i32 as i64).clamp(lo, hi)) as i32 as u32)
+                }
+                Nsa => {
+                    // redundant sign bits; 31 for 0 and −1 (§2.7)
+                    let v = a!(s);
+                    let x = if (v as i32) < 0 { !v } else { v };
+                    self.set_ar(t, if x == 0 { 31 } else { x.leading_zeros() - 1 })
+                }
+                Nsau => self.set_ar(t, a!(s).leading_zeros()),
+                // ---- shifts (§2.7 "Shifts and SAR") ----
+                Slli => self.set_ar(r, ((a!(s) as u64) << imm) as u32),
+                Srai => self.set_ar(r, ((a!(t) as i32) >> imm) as u32),
+                Srli => self.set_ar(r, a!(t) >> imm),
+                Extui => {
+                    let sh = imm & 0xFF;
+                    let w = imm >> 8;
+                    let mask = if w >= 32 { u32::MAX } else { (1u32 << w) - 1 };
+                    self.set_ar(r, ((a!(t) as u64 >> sh) as u32) & mask)
+                }
+                Ssr => self.sar = a!(s) & 31,
+                Ssl => self.sar = 32 - (a!(s) & 31),
+                Ssa8l => self.sar = (a!(s) & 3) * 8,
+                Ssa8b => self.sar = 32 - (a!(s) & 3) * 8,
+                Ssai => self.sar = imm,
+                Src => {
+                    let v = ((a!(s) as u64) << 32) | a!(t) as u64;
+                    self.set_ar(r, (v >> self.sar) as u32)
+                }
+                Srl => self.set_ar(r, ((a!(t) as u64) >> self.sar) as u32),
+                Sra => self.set_ar(r, ((a!(t) as i32 as i64) >> self.sar) as u32),
+                Sll => self.set_ar(r, (((a!(s) as u64) << 32) >> self.sar) as u32),
+                // ---- multiply / divide ----
+                Mul16u => self.set_ar(r, (a!(s) & 0xFFFF) * (a!(t) & 0xFFFF)),
+                Mul16s => self.set_ar(r, ((a!(s) as i16 as i32) * (a!(t) as i16 as i32)) as u32),
+                Mull => self.set_ar(r, a!(s).wrapping_mul(a!(t))),
+                Muluh => self.set_ar(r, ((a!(s) as u64 * a!(t) as u64) >> 32) as u32),
+                Mulsh => self.set_ar(r, ((a!(s) as i32 as i64 * a!(t) as i32 as i64) >> 32) as u32),
+                Quou | Quos | Remu | Rems => {
+                    let (x, y) = (a!(s), a!(t));
+                    if y == 0 {
+                        exc!(cause::DIVIDE_BY_ZERO);
+                    }
+                    // QUOS(−2^31, −1) = −2^31, REMS = 0 (§2.7) — wrapping ops give exactly that.
+                    let v = match insn.op {
+                        Quou => x / y,
+                        Remu => x % y,
+                        Quos => (x as i32).wrapping_div(y as i32) as u32,
+                        _ => (x as i32).wrapping_rem(y as i32) as u32,
+                    };
+                    self.set_ar(r, v)
+                }
+                // ---- loads / stores ----
+                L8ui => {
+                    let v = mem!(self.load(bus, hooks, a!(s).wrapping_add(imm), 1, pc));
+                    self.set_ar(t, v)
+                }
+                L16ui => {
+                    let v = mem!(self.load(bus, hooks, a!(s).wrapping_add(imm), 2, pc));
+                    self.set_ar(t, v)
+                }
+                L16si => {
+                    let v = mem!(self.load(bus, hooks, a!(s).wrapping_add(imm), 2, pc));
+                    self.set_ar(t, v as u16 as i16 as i32 as u32)
+                }
+                L32i | L32iN | L32ai | L32e => {
+                    let v = mem!(self.load(bus, hooks, a!(s).wrapping_add(imm), 4, pc));
+                    self.set_ar(t, v)
+                }
+                S8i => mem!(self.store(bus, hooks, a!(s).wrapping_add(imm), 1, a!(t), pc)),
+                S16i => mem!(self.store(bus, hooks, a!(s).wrapping_add(imm), 2, a!(t), pc)),
+                S32i | S32iN | S32ri | S32e | S32nb => {
+                    mem!(self.store(bus, hooks, a!(s).wrapping_add(imm), 4, a!(t), pc))
+                }
+                L32r => {
+                    // §2.2: ((PC + 3) & ~3) + offset, or (LITBASE & ~0xFFF) + offset when LITBASE[0] = 1
+                    let base = if self.litbase & 1 != 0 { self.litbase & 0xFFFF_F000 } else { pc.wrapping_add(3) & !3 };
+                    let v = mem!(self.load(bus, hooks, base.wrapping_add(imm), 4, pc));
+                    self.set_ar(t, v)
+                }
+                S32c1i => {
+                    // §2.7: old = mem; if old == SCOMPARE1 store at; at = old
+                    let addr = a!(s).wrapping_add(imm);
+                    let old = mem!(self.load(bus, hooks, addr, 4, pc));
+                    if old == self.scompare1 {
+                        mem!(self.store(bus, hooks, addr, 4, a!(t), pc));
+                    }
+                    self.set_ar(t, old)
+                }
+                // ---- branches ----
+                Beqz | BeqzN => br!(a!(s) == 0),
+                Bnez | BnezN => br!(a!(s) != 0),
+                Bltz => br!((a!(s) as i32) < 0),
+                Bgez => br!((a!(s) as i32) >= 0),
+                Beqi => br!(a!(s) as i32 == super::decode::B4CONST[r as usize]),
+                Bnei => br!(a!(s) as i32 != super::decode::B4CONST[r as usize]),
+                Blti => br!((a!(s) as i32) < super::decode::B4CONST[r as usize]),
+                Bgei => br!((a!(s) as i32) >= super::decode::B4CONST[r as usize]),
+                Bltui => br!(a!(s) < super::decode::B4CONSTU[r as usize]),
+                Bgeui => br!(a!(s) >= super::decode::B4CONSTU[r as usize]),
+                Beq => br!(a!(s) == a!(t)),
+                Bne => br!(a!(s) != a!(t)),
+                Blt => br!((a!(s) as i32) < (a!(t) as i32)),
+                Bge => br!((a!(s) as i32) >= (a!(t) as i32)),
+                Bltu => br!(a!(s) < a!(t)),
+                Bgeu => br!(a!(s) >= a!(t)),
+                Bany => br!(a!(s) & a!(t) != 0),
+                Bnone => br!(a!(s) & a!(t) == 0),
+                Ball => br!(a!(s) & a!(t) == a!(t)),
+                Bnall => br!(a!(s) & a!(t) != a!(t)),
+                Bbc => br!(a!(s) & (1 << (a!(t) & 31)) == 0),
+                Bbs => br!(a!(s) & (1 << (a!(t) & 31)) != 0),
+                Bbci => br!(a!(s) & (1 << (((r & 1) << 4) | t)) == 0),
+                Bbsi => br!(a!(s) & (1 << (((r & 1) << 4) | t)) != 0),
+                Bf => br!(!self.getb(insn.s)),
+                Bt => br!(self.getb(insn.s)),
+                J => {
+                    self.take(imm);
+                    return None;
+                }
+                Jx => {
+                    let tgt = a!(s);
+                    self.take(tgt);
+                    return None;
+                }
+                // ---- calls / returns ----
+                Call0 => {
+                    self.set_ar(0, next);
+                    hooks.call(pc, imm, 0);
+                    self.take(imm);
+                    return None;
+                }
+                Callx0 => {
+                    let tgt = a!(s);
+                    self.set_ar(0, next);
+                    hooks.call(pc, tgt, 0);
+                    self.take(tgt);
+                    return None;
+                }
+                Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
+                    // §3.3: target first; a[4n] = n<<30 | (PC+3)[29:0]; PS.CALLINC = n
+                    let (n, tgt) = match insn.op {
+                        Call4 => (1, imm),
+                        Call8 => (2, imm),
+                        Call12 => (3, imm),
+                        Callx4 => (1, a!(s)),
+                        Callx8 => (2, a!(s)),
+                        _ => (3, a!(s)),
+                    };
+                    self.set_ar(4 * n, (n << 30) | (next & 0x3FFF_FFFF));
+                    self.ps = (self.ps & !PS_CALLINC) | (n << PS_CALLINC_SHIFT);
+                    hooks.call(pc, tgt, 4 * n);
+                    self.take(tgt);
+                    return None;
+                }
+                Ret | RetN => {
+                    let tgt = a!(0);
+                    hooks.ret(pc, tgt);
+                    self.take(tgt);
+                    return None;
+                }
+                Retw | RetwN => {
+                    let a0 = a!(0);
+                    let n = a0 >> 30;
+                    if n == 0 {
+                        exc!(cause::ILLEGAL); // [Q]
+                    }
+                    let caller = self.wb.wrapping_sub(n) & 15;
+                    if self.ws & (1 << caller) == 0 {
+                        self.window_underflow(hooks, pc, n);
+                        return None;
+                    }
+                    let tgt = (pc & 0xC000_0000) | (a0 & 0x3FFF_FFFF);
+                    self.ws &= !(1 << self.wb);
+                    self.set_wb(caller);
+                    self.update_win_limit();
+                    hooks.ret(pc, tgt);
+                    self.take(tgt);
+                    return None;
+                }
+                Entry => {
+                    // §3.3 ENTRY
+                    if self.ps & PS_WOE == 0 || s > 3 {
+                        exc!(cause::ILLEGAL);
+                    }
+                    let callinc = (self.ps & PS_CALLINC) >> PS_CALLINC_SHIFT;
+                    if callinc as u8 > self.win_limit {
+                        self.window_overflow(hooks, pc);
+                        return None;
+                    }
+                    let v = a!(s).wrapping_sub(imm);
+                    self.set_ar(4 * callinc + (s & 3), v);
+                    self.set_wb(self.wb + callinc);
+                    self.ws |= 1 << self.wb;
+                    self.update_win_limit();
+                    self.pc = next;
+                    return None;
+                }
+                Movsp => {
+                    // Alloca if WS[WB−1..WB−3] are all clear (§3.3)
+                    let rot = ((self.ws | (self.ws << 16)) >> self.wb) & 0xFFFF;
+                    if self.cfg.windowed && rot & 0xE000 == 0 {
+                        exc!(cause::ALLOCA);
+                    }
+                    self.set_ar(t, a!(s))
+                }
+                Rotw => {
+                    self.set_wb(self.wb.wrapping_add(imm));
+                    self.update_win_limit();
+                }
+                Rfwo | Rfwu => {
+                    if insn.op == Rfwo {
+                        self.ws &= !(1 << self.wb);
+                    } else {
+                        self.ws |= 1 << self.wb;
+                    }
+                    let owb = (self.ps & PS_OWB) >> PS_OWB_SHIFT;
+                    self.ps &= !PS_EXCM;
+                    self.set_wb(owb);
+                    self.ps_changed();
+                    self.pc = self.epc[1];
+                    self.cycles += self.t_taken;
+                    return None;
+                }
+                // ---- zero-overhead loops (§3.4) ----
+                Loop | Loopnez | Loopgtz => {
+                    let v = a!(s);
+                    self.lbeg = next;
+                    self.lend = imm;
+                    self.lcount = v.wrapping_sub(1);
+                    let skip = match insn.op {
+                        Loopnez => v == 0,
+                        Loopgtz => (v as i32) <= 0,
+                        _ => false,
+                    };
+                    if skip {
+                        self.take(imm);
+                        return None;
+                    }
+                }
+                // ---- special registers ----
+                Rsr => {
+                    let v = self.read_sr(imm);
+                    self.set_ar(t, v)
+                }
+                Wsr => {
+                    let v = a!(t);
+                    self.write_sr(imm, v);
+                }
+                Xsr => {
+                    let old = self.read_sr(imm);
+                    let v = a!(t);
+                    self.write_sr(imm, v);
+                    self.set_ar(t, old)
+                }
+                Rur => {
+                    if imm != 231 {
+                        fpchk!();
+                    }
+                    let v = self.read_ur(imm);
+                    self.set_ar(r, v)
+                }
+                Wur => {
+                    if imm != 231 {
+                        fpchk!();
+                    }
+                    let v = a!(t);
+                    self.write_ur(imm, v)
+                }
+                Rsil => {
+                    // §2.7: at = PS, then PS.INTLEVEL = n
+                    let old = self.ps;
+                    self.ps = (self.ps & !PS_INTLEVEL) | s;
+                    self.set_ar(t, old);
+                    self.ps_changed();
+                }
+                Waiti => {
+                    self.ps = (self.ps & !PS_INTLEVEL) | s;
+                    self.ps_changed();
+                    self.waiting = true;
+                    self.pc = next;
+                    return None;
+                }
+                Rfe => {
+                    self.ps &= !PS_EXCM;
+                    self.ps_changed();
+                    self.pc = self.epc[1];
+                    self.cycles += self.t_taken;
+                    return None;
+                }
+                Rfde => {
+                    self.pc = self.depc;
+                    self.cycles += self.t_taken;
+                    return None;
+                }
+                Rfi => {
+                    let n = s as usize;
+                    if n < 2 || n > self.cfg.nmi_level as usize {
+                        exc!(cause::ILLEGAL);
+                    }
+                    let v = self.eps[n];
+                    self.set_ps(v);
+                    self.pc = self.epc[n];
+                    self.cycles += self.t_taken;
+                    return None;
+                }
+                Syscall => exc!(cause::SYSCALL),
+                Simcall => {
+                    self.pc = next;
+                    let args = [a!(2), a!(3), a!(4), a!(5), a!(6)];
+                    return Some(StopReason::Simcall { pc, args });
+                }
+                Break | BreakN => {
+                    if self.break_stops {
+                        self.pc = pc;
+                        self.insns -= 1;
+                        self.cycles -= insn.cost as u64;
+                        return Some(StopReason::Break { pc, s: insn.s, t: insn.t, len: insn.len });
+                    }
+                    let dl = self.cfg.debug_level;
+                    if self.cintlevel() < dl {
+                        // §2.7: DEBUGCAUSE BI/BN, EPC/EPS[debug level], PS.INTLEVEL = level, EXCM = 1
+                        self.debugcause = if insn.op == Break { 0x8 } else { 0x10 };
+                        self.epc[dl as usize] = pc;
+                        self.eps[dl as usize] = self.ps;
+                        self.ps = (self.ps & !PS_INTLEVEL) | dl | PS_EXCM;
+                        self.ps_changed();
+                        self.pc = self.vecbase.wrapping_add(self.cfg.vec.level[dl as usize]);
+                        hooks.exception(64 + dl, pc, self.pc);
+                        return None;
+                    }
+                }
+                Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => {}
+                Rer => self.set_ar(t, 0),
+                Wer => {}
+                Witlb | Wdtlb => {
+                    let reg = (a!(s) >> 29) as usize;
+                    let v = (a!(t) & 0xF) as u8;
+                    if insn.op == Witlb {
+                        self.itlb_attr[reg] = v
+                    } else {
+                        self.dtlb_attr[reg] = v
+                    }
+                }
+                Ritlb0 | Rdtlb0 | Pitlb | Pdtlb => self.set_ar(t, a!(s) & 0xE000_0000),
+                Ritlb1 | Rdtlb1 => {
+                    let reg = (a!(s) >> 29) as usize;
+                    let v = if insn.op == Ritlb1 { self.itlb_attr[reg] } else { self.dtlb_attr[reg] };
+                    self.set_ar(t, (a!(s) & 0xE000_0000) | v as u32)
+                }
+                Iitlb | Idtlb => {}
+                // ---- booleans ----
+                Andb => self.setb(insn.r, self.getb(insn.s) & self.getb(insn.t)),
+                Andbc => self.setb(insn.r, self.getb(insn.s) & !self.getb(insn.t)),
+                Orb => self.setb(insn.r, self.getb(insn.s) | self.getb(insn.t)),
+                Orbc => self.setb(insn.r, self.getb(insn.s) | !self.getb(insn.t)),
+                Xorb => self.setb(insn.r, self.getb(insn.s) ^ self.getb(insn.t)),
+                Any4 => self.setb(insn.t, (self.br >> s) & 0xF != 0),
+                All4 => self.setb(insn.t, (self.br >> s) & 0xF == 0xF),
+                Any8 => self.setb(insn.t, (self.br >> s) & 0xFF != 0),
+                All8 => self.setb(insn.t, (self.br >> s) & 0xFF == 0xFF),
+                // ---- MAC16 (§2.4) ----
+                UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa | MulsDa | MulDd
+                | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc | MulaDdLddec | Ldinc | Lddec => {
+                    let (h, mx, my, mw) = mac_fields(imm);
+                    let (x, y, kind) = match insn.op {
+                        UmulAa => (a!(s), a!(t), 0),
+                        MulAa => (a!(s), a!(t), 1),
+                        MulaAa => (a!(s), a!(t), 2),
+                        MulsAa => (a!(s), a!(t), 3),
+                        MulAd => (a!(s), self.m[my], 1),
+                        MulaAd => (a!(s), self.m[my], 2),
+                        MulsAd => (a!(s), self.m[my], 3),
+                        MulDa => (self.m[mx], a!(t), 1),
+                        MulaDa | MulaDaLdinc | MulaDaLddec => (self.m[mx], a!(t), 2),
+                        MulsDa => (self.m[mx], a!(t), 3),
+                        MulDd => (self.m[mx], self.m[my], 1),
+                        MulaDd | MulaDdLdinc | MulaDdLddec => (self.m[mx], self.m[my], 2),
+                        MulsDd => (self.m[mx], self.m[my], 3),
+                        _ => (0, 0, 255),
+                    };
+                    if kind != 255 {
+                        self.mac(x, y, h, kind);
+                    }
+                    match insn.op {
+                        MulaDaLdinc | MulaDdLdinc | Ldinc | MulaDaLddec | MulaDdLddec | Lddec => {
+                            let inc = matches!(insn.op, MulaDaLdinc | MulaDdLdinc | Ldinc);
+                            let p = if inc { a!(s).wrapping_add(4) } else { a!(s).wrapping_sub(4) };
+                            let v = mem!(self.load(bus, hooks, p, 4, pc));
+                            self.set_ar(s, p);
+                            self.m[mw] = v;
+                        }
+                        _ => {}
+                    }
+                }
+                // ---- FPU (coprocessor 0, §2.7 "FP") ----
+                Lsi | Lsip | Lsx | Lsxp => {
+                    fpchk!();
+                    let (addr, upd, fr) = match insn.op {
+                        Lsi => (a!(s).wrapping_add(imm), None, t),
+                        Lsip => (a!(s), Some(a!(s).wrapping_add(imm)), t),
+                        Lsx => (a!(s).wrapping_add(a!(t)), None, r),
+                        _ => (a!(s), Some(a!(s).wrapping_add(a!(t))), r),
+                    };
+                    let v = mem!(self.load(bus, hooks, addr, 4, pc));
+                    self.fr[fr as usize] = v;
+                    if let Some(u) = upd {
+                        self.set_ar(s, u);
+                    }
+                }
+                Ssi | Ssip | Ssx | Ssxp => {
+                    fpchk!();
+                    let (addr, upd, fr) = match insn.op {
+                        Ssi => (a!(s).wrapping_add(imm), None, t),
+                        Ssip => (a!(s), Some(a!(s).wrapping_add(imm)), t),
+                        Ssx => (a!(s).wrapping_add(a!(t)), None, r),
+                        _ => (a!(s), Some(a!(s).wrapping_add(a!(t))), r),
+                    };
+                    let v = self.fr[fr as usize];
+                    mem!(self.store(bus, hooks, addr, 4, v, pc));
+                    if let Some(u) = upd {
+                        self.set_ar(s, u);
+                    }
+                }
+                AddS | SubS | MulS | MaddS | MsubS => {
+                    fpchk!();
+                    let (x, y, z) = (f(self.fr[s as usize]), f(self.fr[t as usize]), f(self.fr[r as usize]));
+                    let v = match insn.op {
+                        AddS => x + y,
+                        SubS => x - y,
+                        MulS => x * y,
+                        MaddS => x.mul_add(y, z),
+                        _ => (-x).mul_add(y, z),
+                    };
+                    self.fr[r as usize] = v.to_bits();
+                }
+                MaddnS | DivnS | Div0S | Nexp01S | Sqrt0S | AddexpS => {
+                    // no-ops as in QEMU [Q] (§2.7 "division and square-root helpers")
+                    fpchk!();
+                }
+                AddexpmS | MovS => {
+                    fpchk!();
+                    self.fr[r as usize] = self.fr[s as usize];
+                }
+                MkdadjS => {
+                    fpchk!();
+                    self.fr[r as usize] = (f(self.fr[s as usize]) / f(self.fr[r as usize])).to_bits();
+                }
+                MksadjS => {
+                    fpchk!();
+                    self.fr[r as usize] = f(self.fr[s as usize]).sqrt().to_bits();
+                }
+                Recip0S => {
+                    // seed approximated by the exact reciprocal [U]
+                    fpchk!();
+                    self.fr[r as usize] = (1.0 / f(self.fr[s as usize])).to_bits();
+                }
+                Rsqrt0S => {
+                    fpchk!();
+                    self.fr[r as usize] = (1.0 / f(self.fr[s as usize]).sqrt()).to_bits();
+                }
+                AbsS => {
+                    fpchk!();
+                    self.fr[r as usize] = self.fr[s as usize] & 0x7FFF_FFFF;
+                }
+                NegS => {
+                    fpchk!();
+                    self.fr[r as usize] = self.fr[s as usize] ^ 0x8000_0000;
+                }
+                ConstS => {
+                    fpchk!();
+                    // k = 0..3 → 0.0, 1.0, 2.0, 0.5 [Q]
+                    let v: f32 = match s {
+                        1 => 1.0,
+                        2 => 2.0,
+                        3 => 0.5,
+                        _ => 0.0,
+                    };
+                    self.fr[r as usize] = v.to_bits();
+                }
+                Rfr => {
+                    fpchk!();
+                    let v = self.fr[s as usize];
+                    self.set_ar(r, v)
+                }
+                Wfr => {
+                    fpchk!();
+                    self.fr[r as usize] = a!(s);
+                }
+                RoundS | TruncS | FloorS | CeilS | UtruncS => {
+                    fpchk!();
+                    let x = f(self.fr[s as usize]) * (1u32 << t) as f32;
+                    let v = match insn.op {
+                        RoundS => f2i(x, 0),
+                        TruncS => f2i(x, 1),
+                        FloorS => f2i(x, 2),
+                        CeilS => f2i(x, 3),
+                        _ => {
+                            if x.is_nan() {
+                                u32::MAX
+                            } else {
+                                x.trunc() as u32
+                            }
+                        }
+                    };
+                    self.set_ar(r, v)
+                }
+                FloatS | UfloatS => {
+                    fpchk!();
+                    let v = a!(s);
+                    let x = if insn.op == FloatS { v as i32 as f32 } else { v as f32 };
+                    self.fr[r as usize] = (x * f32::powi(2.0, -(t as i32))).to_bits();
+                }
+                UnS | OeqS | UeqS | OltS | UltS | OleS | UleS => {
+                    fpchk!();
+                    let (x, y) = (f(self.fr[s as usize]), f(self.fr[t as usize]));
+                    let un = x.is_nan() || y.is_nan();
+                    let v = match insn.op {
+                        UnS => un,
+                        OeqS => x == y,
+                        UeqS => un || x == y,
+                        OltS => x < y,
+                        UltS => un || x < y,
+                        OleS => x <= y,
+                        _ => un || x <= y,
+                    };
+                    self.setb(insn.r, v);
+                }
+                MoveqzS | MovnezS | MovltzS | MovgezS | MovfS | MovtS => {
+                    fpchk!();
+                    let c = match insn.op {
+                        MoveqzS => a!(t) == 0,
+                        MovnezS => a!(t) != 0,
+                        MovltzS => (a!(t) as i32) < 0,
+                        MovgezS => (a!(t) as i32) >= 0,
+                        MovfS => !self.getb(insn.t),
+                        _ => self.getb(insn.t),
+                    };
+                    if c {
+                        self.fr[r as usize] = self.fr[s as usize];
+                    }
+                }
+            }
+            // Zero-overhead loop-back on fall-through (§3.4).
+            if next == self.lend && self.lcount != 0 && self.ps & PS_EXCM == 0 {
+                self.lcount -= 1;
+                self.pc = self.lbeg;
+                return None;
+            }
+            pc = next;
+        }
+        self.pc = pc;
+        None
+    }
+}

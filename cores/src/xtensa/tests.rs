@@ -1,0 +1,1642 @@
+//! Tests built from hand-assembled instruction words (field layouts of fact sheet xtensa.md §2).
+
+use super::cpu::*;
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// A tiny assembler: encoders from the field layouts of §2.1 and labels with fix-ups.
+
+const CODE: u32 = 0x4000_1000;
+const VEC: u32 = 0x4000_0000;
+const DATA: u32 = 0x3FFE_0000;
+const STACK_TOP: u32 = 0x3FFF_F000;
+
+/// RRR: op2 op1 r s t op0.
+fn rrr(op0: u32, op1: u32, op2: u32, r: u32, s: u32, t: u32) -> u32 {
+    (op2 << 20) | (op1 << 16) | (r << 12) | (s << 8) | (t << 4) | op0
+}
+/// RRI8: imm8 r s t op0.
+fn rri8(op0: u32, r: u32, s: u32, t: u32, imm8: i32) -> u32 {
+    (((imm8 as u32) & 0xFF) << 16) | (r << 12) | (s << 8) | (t << 4) | op0
+}
+/// RRRN (16-bit): r s t op0.
+fn rrrn(op0: u32, r: u32, s: u32, t: u32) -> u32 {
+    (r << 12) | (s << 8) | (t << 4) | op0
+}
+
+#[derive(Clone, Copy)]
+enum Fix {
+    Bri8,
+    Bri12,
+    Call,
+    J,
+    Loop,
+    NarrowBz,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Label(usize);
+
+struct Asm {
+    base: u32,
+    buf: Vec<u8>,
+    labels: Vec<Option<u32>>,
+    fixups: Vec<(usize, Fix, Label)>,
+}
+
+impl Asm {
+    fn new(base: u32) -> Asm {
+        Asm { base, buf: Vec::new(), labels: Vec::new(), fixups: Vec::new() }
+    }
+    fn pc(&self) -> u32 {
+        self.base + self.buf.len() as u32
+    }
+    fn i24(&mut self, w: u32) -> &mut Self {
+        self.buf.extend_from_slice(&w.to_le_bytes()[..3]);
+        self
+    }
+    fn i16(&mut self, w: u32) -> &mut Self {
+        self.buf.extend_from_slice(&w.to_le_bytes()[..2]);
+        self
+    }
+    fn word(&mut self, w: u32) -> &mut Self {
+        self.buf.extend_from_slice(&w.to_le_bytes());
+        self
+    }
+    fn align4(&mut self) {
+        while self.buf.len() % 4 != 0 {
+            self.buf.push(0);
+        }
+    }
+    fn label(&mut self) -> Label {
+        self.labels.push(None);
+        Label(self.labels.len() - 1)
+    }
+    fn bind(&mut self, l: Label) {
+        self.labels[l.0] = Some(self.pc());
+    }
+    fn here(&mut self) -> Label {
+        let l = self.label();
+        self.bind(l);
+        l
+    }
+    fn fix(&mut self, w: u32, f: Fix, l: Label) -> &mut Self {
+        self.fixups.push((self.buf.len(), f, l));
+        if matches!(f, Fix::NarrowBz) {
+            self.i16(w)
+        } else {
+            self.i24(w)
+        }
+    }
+    fn finish(&mut self) -> Vec<u8> {
+        for &(pos, f, l) in &self.fixups {
+            let pc = self.base + pos as u32;
+            let tgt = self.labels[l.0].expect("unbound label");
+            let mut w = u32::from_le_bytes([self.buf[pos], self.buf[pos + 1], self.buf.get(pos + 2).copied().unwrap_or(0), 0]);
+            let rel = tgt.wrapping_sub(pc.wrapping_add(4)) as i32;
+            match f {
+                Fix::Bri8 => {
+                    assert!((-128..128).contains(&rel));
+                    w |= ((rel as u32) & 0xFF) << 16
+                }
+                Fix::Bri12 => {
+                    assert!((-2048..2048).contains(&rel));
+                    w |= ((rel as u32) & 0xFFF) << 12
+                }
+                Fix::Loop => {
+                    assert!((0..256).contains(&rel));
+                    w |= (rel as u32) << 16
+                }
+                Fix::J => w |= ((rel as u32) & 0x3FFFF) << 6,
+                Fix::Call => {
+                    assert_eq!(tgt & 3, 0);
+                    let off = (tgt as i64 - ((pc & !3) as i64 + 4)) / 4;
+                    w |= ((off as u32) & 0x3FFFF) << 6
+                }
+                Fix::NarrowBz => {
+                    assert!((0..64).contains(&rel));
+                    w |= ((rel as u32 & 0xF) << 12) | (((rel as u32 >> 4) & 3) << 4)
+                }
+            }
+            let b = w.to_le_bytes();
+            let n = if matches!(f, Fix::NarrowBz) { 2 } else { 3 };
+            self.buf[pos..pos + n].copy_from_slice(&b[..n]);
+        }
+        self.buf.clone()
+    }
+
+    // ---- instructions (fact sheet §2.3) ----
+    fn add(&mut self, r: u32, s: u32, t: u32) -> &mut Self {
+        self.i24(rrr(0, 0, 8, r, s, t))
+    }
+    fn sub(&mut self, r: u32, s: u32, t: u32) -> &mut Self {
+        self.i24(rrr(0, 0, 0xC, r, s, t))
+    }
+    fn addi(&mut self, t: u32, s: u32, imm: i32) -> &mut Self {
+        self.i24(rri8(2, 0xC, s, t, imm))
+    }
+    fn movi(&mut self, t: u32, imm: i32) -> &mut Self {
+        let v = (imm as u32) & 0xFFF;
+        self.i24(rri8(2, 0xA, v >> 8, t, (v & 0xFF) as i32))
+    }
+    fn l32i(&mut self, t: u32, s: u32, off: u32) -> &mut Self {
+        self.i24(rri8(2, 2, s, t, (off / 4) as i32))
+    }
+    fn s32i(&mut self, t: u32, s: u32, off: u32) -> &mut Self {
+        self.i24(rri8(2, 6, s, t, (off / 4) as i32))
+    }
+    fn wsr(&mut self, t: u32, sr: u32) -> &mut Self {
+        self.i24(rrr(0, 3, 1, sr >> 4, sr & 15, t))
+    }
+    fn rsr(&mut self, t: u32, sr: u32) -> &mut Self {
+        self.i24(rrr(0, 3, 0, sr >> 4, sr & 15, t))
+    }
+    fn brk(&mut self) -> &mut Self {
+        self.i24(rrr(0, 0, 0, 4, 0, 0))
+    }
+    fn nop(&mut self) -> &mut Self {
+        self.i24(rrr(0, 0, 0, 2, 0, 0xF))
+    }
+    fn beqz(&mut self, s: u32, l: Label) -> &mut Self {
+        self.fix((s << 8) | (1 << 4) | 6, Fix::Bri12, l)
+    }
+    fn j(&mut self, l: Label) -> &mut Self {
+        self.fix(6, Fix::J, l)
+    }
+    /// CALLn (n = 0..3).
+    fn call(&mut self, n: u32, l: Label) -> &mut Self {
+        self.fix((n << 4) | 5, Fix::Call, l)
+    }
+    fn entry(&mut self, s: u32, frame: u32) -> &mut Self {
+        self.i24(((frame / 8) << 12) | (s << 8) | (3 << 4) | 6)
+    }
+    fn retw(&mut self) -> &mut Self {
+        self.i24(rrr(0, 0, 0, 0, 0, 9))
+    }
+    fn ret(&mut self) -> &mut Self {
+        self.i24(rrr(0, 0, 0, 0, 0, 8))
+    }
+    fn l32e(&mut self, t: u32, s: u32, off: i32) -> &mut Self {
+        self.i24(rrr(0, 9, 0, ((off / 4) + 16) as u32, s, t))
+    }
+    fn s32e(&mut self, t: u32, s: u32, off: i32) -> &mut Self {
+        self.i24(rrr(0, 9, 4, ((off / 4) + 16) as u32, s, t))
+    }
+    fn rfwo(&mut self) -> &mut Self {
+        self.i24(rrr(0, 0, 0, 3, 4, 0))
+    }
+    fn rfwu(&mut self) -> &mut Self {
+        self.i24(rrr(0, 0, 0, 3, 5, 0))
+    }
+    fn rfe(&mut self) -> &mut Self {
+        self.i24(rrr(0, 0, 0, 3, 0, 0))
+    }
+    /// LOOP (r=8) / LOOPNEZ (9) / LOOPGTZ (A) as, end label.
+    fn loop_(&mut self, kind: u32, s: u32, end: Label) -> &mut Self {
+        self.fix((kind << 12) | (s << 8) | (7 << 4) | 6, Fix::Loop, end)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test machine
+
+struct M {
+    x: Xtensa,
+    mem: FlatMemory,
+}
+
+fn machine(cfg: XtensaConfig) -> M {
+    let windowed = cfg.windowed;
+    let mut mem = FlatMemory::new();
+    mem.add_region(VEC, 0x10000, true);
+    mem.add_region(DATA, 0x20000, true);
+    let mut x = Xtensa::new(cfg);
+    // A BREAK at every vector slot, so dispatches stop at the vector.
+    let mut v = Asm::new(VEC);
+    for _ in 0..(0x400 / 4) {
+        v.i24(rrr(0, 0, 0, 4, 0xF, 0xF)).i16(0xF03D); // break 15, 15 ; pad with nop.n -> 5 bytes
+    }
+    let mut bytes = v.finish();
+    bytes.truncate(0x400);
+    // Put exactly one BREAK at each 16-byte slot start.
+    let mut vb = vec![0u8; 0x400];
+    for off in (0..0x400).step_by(16) {
+        vb[off..off + 3].copy_from_slice(&rrr(0, 0, 0, 4, 0xF, 0xF).to_le_bytes()[..3]);
+    }
+    let _ = bytes;
+    mem.load(VEC, &vb);
+    x.cpu.set_ps(if windowed { PS_WOE } else { 0 });
+    x.cpu.set_ar(1, STACK_TOP);
+    M { x, mem }
+}
+
+impl M {
+    fn load(&mut self, a: &mut Asm) -> u32 {
+        let b = a.finish();
+        assert!(self.mem.load(a.base, &b));
+        a.base
+    }
+    fn run(&mut self, pc: u32) -> StopReason {
+        self.x.cpu.pc = pc;
+        self.x.run(&mut self.mem, &mut NoHooks, 10_000_000, u64::MAX)
+    }
+    fn cont(&mut self) -> StopReason {
+        self.x.run(&mut self.mem, &mut NoHooks, 10_000_000, u64::MAX)
+    }
+    fn a(&self, i: u32) -> u32 {
+        self.x.cpu.ar(i)
+    }
+}
+
+/// Run a snippet ending with BREAK on a core; returns the machine. Panics if it did not reach the BREAK.
+fn exec(cfg: XtensaConfig, build: impl FnOnce(&mut Asm)) -> M {
+    let mut m = machine(cfg);
+    let mut a = Asm::new(CODE);
+    build(&mut a);
+    a.brk();
+    let pc = m.load(&mut a);
+    let stop = m.run(pc);
+    match stop {
+        StopReason::Break { pc, .. } if pc >= CODE => {}
+        other => panic!("unexpected stop {:?}", other),
+    }
+    m
+}
+
+fn s3() -> XtensaConfig {
+    XtensaConfig::esp32s3()
+}
+
+/// Run with preset registers: `regs` = (reg, value).
+fn exec_regs(cfg: XtensaConfig, regs: &[(u32, u32)], build: impl FnOnce(&mut Asm)) -> M {
+    let mut m = machine(cfg);
+    for &(r, v) in regs {
+        m.x.cpu.set_ar(r, v);
+    }
+    let mut a = Asm::new(CODE);
+    build(&mut a);
+    a.brk();
+    let pc = m.load(&mut a);
+    match m.run(pc) {
+        StopReason::Break { pc, .. } if pc >= CODE => {}
+        other => panic!("unexpected stop {:?}", other),
+    }
+    m
+}
+
+// ---------------------------------------------------------------------------------------------
+// ALU
+
+#[test]
+fn alu_add_sub_carry() {
+    let m = exec_regs(s3(), &[(3, 0xFFFF_FFFF), (4, 1), (5, 0x8000_0000)], |a| {
+        a.add(2, 3, 4); // wraps to 0
+        a.sub(6, 4, 3); // 1 - (-1) = 2
+        a.i24(rrr(0, 0, 0xB, 7, 4, 4)); // addx8 a7 = 1*8 + 1
+        a.i24(rrr(0, 0, 0xF, 8, 4, 4)); // subx8 = 8 - 1
+        a.i24(rrr(0, 0, 6, 9, 0, 5)); // neg a9 = -(0x80000000)
+        a.i24(rrr(0, 0, 6, 10, 1, 5)); // abs a10 = abs(0x80000000)
+        a.i24(rrr(0, 0, 6, 11, 1, 3)); // abs(-1) = 1
+    });
+    assert_eq!(m.a(2), 0);
+    assert_eq!(m.a(6), 2);
+    assert_eq!(m.a(7), 9);
+    assert_eq!(m.a(8), 7);
+    assert_eq!(m.a(9), 0x8000_0000);
+    assert_eq!(m.a(10), 0x8000_0000);
+    assert_eq!(m.a(11), 1);
+}
+
+#[test]
+fn alu_immediates() {
+    let m = exec(s3(), |a| {
+        a.movi(2, -2048);
+        a.movi(3, 2047);
+        a.addi(4, 3, -128);
+        a.i24(rri8(2, 0xD, 3, 5, -1)); // addmi a5, a3, -256
+        // movi.n a6, -32 : imm7 = 0x60 -> t=6, r=0
+        a.i16(rrrn(0xC, 0, 6, 6));
+        // movi.n a7, 95 : imm7 = 0x5F -> t[2:0] = 5, r = 0xF
+        a.i16(rrrn(0xC, 0xF, 7, 5));
+        // addi.n a8, a3, -1 (t = 0)
+        a.i16(rrrn(0xB, 8, 3, 0));
+        // addi.n a9, a3, 15
+        a.i16(rrrn(0xB, 9, 3, 15));
+        // mov.n a10, a3
+        a.i16(rrrn(0xD, 0, 3, 10));
+        // add.n a11, a3, a3
+        a.i16(rrrn(0xA, 11, 3, 3));
+    });
+    assert_eq!(m.a(2), (-2048i32) as u32);
+    assert_eq!(m.a(3), 2047);
+    assert_eq!(m.a(4), 2047 - 128);
+    assert_eq!(m.a(5), 2047 - 256);
+    assert_eq!(m.a(6), (-32i32) as u32);
+    assert_eq!(m.a(7), 95);
+    assert_eq!(m.a(8), 2046);
+    assert_eq!(m.a(9), 2062);
+    assert_eq!(m.a(10), 2047);
+    assert_eq!(m.a(11), 4094);
+}
+
+#[test]
+fn alu_compare_minmax_sext_clamps() {
+    let m = exec_regs(s3(), &[(3, 0xFFFF_FF80), (4, 5)], |a| {
+        a.i24(rrr(0, 2, 7, 2, 3, 4)); // salt a2 = (-128 < 5) = 1
+        a.i24(rrr(0, 2, 6, 5, 3, 4)); // saltu a5 = 0
+        a.i24(rrr(0, 3, 4, 6, 3, 4)); // min = -128
+        a.i24(rrr(0, 3, 5, 7, 3, 4)); // max = 5
+        a.i24(rrr(0, 3, 6, 8, 3, 4)); // minu = 5
+        a.i24(rrr(0, 3, 7, 9, 3, 4)); // maxu = 0xFFFFFF80
+        a.i24(rrr(0, 3, 2, 10, 3, 0)); // sext a10, a3, 7 -> 0xFFFFFF80
+        a.i24(rrr(0, 3, 3, 11, 3, 0)); // clamps a11, a3, 7 -> -128
+        a.i24(rrr(0, 3, 3, 12, 4, 0)); // clamps a12, a4, 7 -> 5
+        a.movi(13, 300);
+        a.i24(rrr(0, 3, 3, 14, 13, 0)); // clamps a14, a13, 7 -> 127
+        a.i24(rrr(0, 3, 2, 15, 13, 1)); // sext a15, a13, 8 -> 300 (bit 8 set -> 300-512 = -212)
+    });
+    assert_eq!(m.a(2), 1);
+    assert_eq!(m.a(5), 0);
+    assert_eq!(m.a(6), 0xFFFF_FF80);
+    assert_eq!(m.a(7), 5);
+    assert_eq!(m.a(8), 5);
+    assert_eq!(m.a(9), 0xFFFF_FF80);
+    assert_eq!(m.a(10), 0xFFFF_FF80);
+    assert_eq!(m.a(11), (-128i32) as u32);
+    assert_eq!(m.a(12), 5);
+    assert_eq!(m.a(14), 127);
+    assert_eq!(m.a(15), (300i32 - 512) as u32);
+}
+
+#[test]
+fn nsa_nsau_edges() {
+    let m = exec_regs(s3(), &[(3, 0), (4, 0xFFFF_FFFF), (5, 1), (6, 0x8000_0000)], |a| {
+        a.i24(rrr(0, 0, 4, 0xE, 3, 7)); // nsa a7, a3  (0) -> 31
+        a.i24(rrr(0, 0, 4, 0xF, 3, 8)); // nsau a8, a3 (0) -> 32
+        a.i24(rrr(0, 0, 4, 0xE, 4, 9)); // nsa(-1) -> 31
+        a.i24(rrr(0, 0, 4, 0xE, 5, 10)); // nsa(1) -> 30
+        a.i24(rrr(0, 0, 4, 0xF, 6, 11)); // nsau(0x80000000) -> 0
+        a.i24(rrr(0, 0, 4, 0xE, 6, 12)); // nsa(0x80000000) -> 0
+    });
+    assert_eq!((m.a(7), m.a(8), m.a(9), m.a(10), m.a(11), m.a(12)), (31, 32, 31, 30, 0, 0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shifts
+
+#[test]
+fn shifts_immediate() {
+    let m = exec_regs(s3(), &[(3, 0x8000_00F1)], |a| {
+        // slli a2, a3, 4: {op2[0], t} = 32 - 4 = 28 -> op2 = 1, t = 12
+        a.i24(rrr(0, 1, 1, 2, 3, 12));
+        // slli a4, a3, 31: 32-31 = 1 -> op2 = 0, t = 1
+        a.i24(rrr(0, 1, 0, 4, 3, 1));
+        // srai a5, a3, 20: {op2[0], s} = 20 -> op2 = 3, s = 4, t = 3
+        a.i24(rrr(0, 1, 3, 5, 4, 3));
+        // srli a6, a3, 4
+        a.i24(rrr(0, 1, 4, 6, 4, 3));
+        // extui a7, a3, 4, 4: shift {op1[0],s} = 4, op2 = 3
+        a.i24(rrr(0, 4, 3, 7, 4, 3));
+        // extui a8, a3, 31, 1: shift 31 -> op1 = 5, s = 15, op2 = 0
+        a.i24(rrr(0, 5, 0, 8, 15, 3));
+        // extui a9, a3, 0, 16
+        a.i24(rrr(0, 4, 15, 9, 0, 3));
+    });
+    assert_eq!(m.a(2), 0x0000_0F10);
+    assert_eq!(m.a(4), 0x8000_0000);
+    assert_eq!(m.a(5), 0xFFFF_F800);
+    assert_eq!(m.a(6), 0x0800_000F);
+    assert_eq!(m.a(7), 0xF);
+    assert_eq!(m.a(8), 1);
+    assert_eq!(m.a(9), 0x00F1);
+}
+
+#[test]
+fn shifts_by_sar_including_32() {
+    // SAR = 32 via WSR (also what SSL 0 produces).
+    let m = exec_regs(s3(), &[(3, 0x8000_0001), (4, 0x1234_5678), (5, 32), (6, 0)], |a| {
+        a.wsr(5, 3); // SAR = 32
+        a.i24(rrr(0, 1, 9, 7, 0, 3)); // srl a7, a3 -> 0
+        a.i24(rrr(0, 1, 0xB, 8, 0, 3)); // sra a8, a3 -> 0xFFFFFFFF
+        a.i24(rrr(0, 1, 8, 9, 4, 3)); // src a9, a4, a3 -> a4
+        a.i24(rrr(0, 1, 0xA, 10, 3, 0)); // sll a10, a3 (shift by 32 - 32 = 0) -> a3
+        a.i24(rrr(0, 0, 4, 1, 6, 0)); // ssl a6 (0) -> SAR = 32
+        a.rsr(11, 3);
+        a.i24(rrr(0, 0, 4, 0, 6, 0)); // ssr a6 (0) -> SAR = 0
+        a.i24(rrr(0, 1, 0xA, 12, 3, 0)); // sll by 32 - 0 = 32 -> 0
+        a.i24(rrr(0, 1, 8, 13, 4, 3)); // src with SAR 0 -> a3
+        a.movi(14, 4);
+        a.i24(rrr(0, 0, 4, 1, 14, 0)); // ssl 4 -> SAR = 28
+        a.i24(rrr(0, 1, 0xA, 15, 4, 0)); // sll a15, a4 -> a4 << 4
+    });
+    assert_eq!(m.a(7), 0);
+    assert_eq!(m.a(8), 0xFFFF_FFFF);
+    assert_eq!(m.a(9), 0x1234_5678);
+    assert_eq!(m.a(10), 0x8000_0001);
+    assert_eq!(m.a(11), 32);
+    assert_eq!(m.a(12), 0);
+    assert_eq!(m.a(13), 0x8000_0001);
+    assert_eq!(m.a(15), 0x2345_6780);
+}
+
+#[test]
+fn ssa8_and_ssai() {
+    let m = exec_regs(s3(), &[(3, 0x1003)], |a| {
+        a.i24(rrr(0, 0, 4, 2, 3, 0)); // ssa8l a3 -> SAR = 24
+        a.rsr(4, 3);
+        a.i24(rrr(0, 0, 4, 3, 3, 0)); // ssa8b a3 -> SAR = 32 - 24 = 8
+        a.rsr(5, 3);
+        a.i24(rrr(0, 0, 4, 4, 13, 1)); // ssai 29 = {1, 13}
+        a.rsr(6, 3);
+    });
+    assert_eq!((m.a(4), m.a(5), m.a(6)), (24, 8, 29));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loads and stores
+
+#[test]
+fn loads_stores_all_widths() {
+    let m = exec_regs(s3(), &[(3, DATA), (4, 0x89AB_CDEF)], |a| {
+        a.s32i(4, 3, 0);
+        a.i24(rri8(2, 4, 3, 4, 4)); // s8i a4, a3, 4
+        a.i24(rri8(2, 5, 3, 4, 3)); // s16i a4, a3, 6
+        a.i24(rri8(2, 0, 3, 5, 0)); // l8ui a5 = 0xEF
+        a.i24(rri8(2, 1, 3, 6, 0)); // l16ui a6 = 0xCDEF
+        a.i24(rri8(2, 9, 3, 7, 0)); // l16si a7 = 0xFFFFCDEF
+        a.l32i(8, 3, 4); // 0xCDEF00EF
+        a.i16(rrrn(9, 3, 3, 4)); // s32i.n a4, a3, 12
+        a.i16(rrrn(8, 3, 3, 9)); // l32i.n a9, a3, 12
+        a.i24(rri8(2, 0xB, 3, 10, 3)); // l32ai a10, a3, 12
+    });
+    assert_eq!(m.a(5), 0xEF);
+    assert_eq!(m.a(6), 0xCDEF);
+    assert_eq!(m.a(7), 0xFFFF_CDEF);
+    assert_eq!(m.a(8), 0xCDEF_00EF);
+    assert_eq!(m.a(9), 0x89AB_CDEF);
+    assert_eq!(m.a(10), 0x89AB_CDEF);
+}
+
+#[test]
+fn l32r_pc_relative_and_litbase() {
+    // Literal at CODE, L32R at CODE + 4 (offset: ((pc+3)&~3) + (0xFFFF0000|imm16)<<2).
+    for cfg in [s3(), XtensaConfig::esp8266()] {
+        let mut m = machine(cfg);
+        let mut a = Asm::new(CODE);
+        a.word(0xDEAD_BEEF);
+        let start = a.pc();
+        // target = CODE; base = (start + 3) & ~3 = CODE + 4 (start = CODE+4 -> base CODE+4? (CODE+7)&~3 = CODE+4)
+        let base = (start + 3) & !3;
+        let imm16 = (((CODE as i64 - base as i64) >> 2) as u32) & 0xFFFF;
+        a.i24((imm16 << 8) | (5 << 4) | 1);
+        a.brk();
+        m.load(&mut a);
+        assert!(matches!(m.run(start), StopReason::Break { .. }));
+        assert_eq!(m.a(5), 0xDEAD_BEEF);
+    }
+    // ESP8266 extended L32R: address = (LITBASE & ~0xFFF) + offset.
+    let mut m = machine(XtensaConfig::esp8266());
+    let lit = DATA + 0x2000;
+    m.mem.write(lit - 4, 4, 0x1234_5678).unwrap();
+    let mut a = Asm::new(CODE);
+    a.movi(2, 0);
+    a.brk();
+    m.load(&mut a);
+    m.x.cpu.write_sr(5, (lit) | 1);
+    let mut b = Asm::new(CODE + 0x100);
+    b.i24((0xFFFF << 8) | (6 << 4) | 1); // l32r a6, -4
+    b.brk();
+    m.load(&mut b);
+    assert!(matches!(m.run(CODE + 0x100), StopReason::Break { .. }));
+    assert_eq!(m.a(6), 0x1234_5678);
+}
+
+#[test]
+fn unaligned_lx7_handled_lx106_exception() {
+    let m = exec_regs(s3(), &[(3, DATA + 1), (4, 0x1122_3344)], |a| {
+        a.s32i(4, 3, 0);
+        a.l32i(5, 3, 0);
+        a.i24(rri8(2, 1, 3, 6, 0)); // l16ui at odd address
+    });
+    assert_eq!(m.a(5), 0x1122_3344);
+    assert_eq!(m.a(6), 0x3344);
+
+    let mut m = machine(XtensaConfig::esp8266());
+    m.x.cpu.set_ar(3, DATA + 2);
+    let mut a = Asm::new(CODE);
+    a.l32i(5, 3, 0);
+    a.brk();
+    m.load(&mut a);
+    let stop = m.run(CODE);
+    // Kernel vector of the ESP8266 (VECBASE + 0x30), cause 9, EXCVADDR = address.
+    assert_eq!(stop, StopReason::Break { pc: VEC + 0x30, s: 15, t: 15, len: 3 });
+    assert_eq!(m.x.cpu.exccause, cause::LOAD_STORE_ALIGNMENT);
+    assert_eq!(m.x.cpu.excvaddr, DATA + 2);
+    assert_eq!(m.x.cpu.epc[1], CODE);
+}
+
+#[test]
+fn s32c1i_compare_and_swap() {
+    let m = exec_regs(s3(), &[(3, DATA), (4, 7), (5, 9), (6, 1)], |a| {
+        a.s32i(4, 3, 0); // mem = 7
+        a.wsr(4, 12); // SCOMPARE1 = 7
+        a.i24(rri8(2, 0xE, 3, 5, 0)); // s32c1i a5: mem 7 == 7 -> store 9, a5 = 7
+        a.i24(rri8(2, 0xE, 3, 6, 0)); // s32c1i a6: mem 9 != 7 -> no store, a6 = 9
+        a.l32i(7, 3, 0);
+    });
+    assert_eq!((m.a(5), m.a(6), m.a(7)), (7, 9, 9));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Branches and calls
+
+#[test]
+fn branches_b4const_and_bit_tests() {
+    let m = exec_regs(s3(), &[(3, 0xFFFF_FFFF), (4, 1 << 17), (5, 32768), (6, 0)], |a| {
+        let l1 = a.label();
+        let l2 = a.label();
+        let l3 = a.label();
+        let l4 = a.label();
+        // beqi a3, -1 (r = 0), taken
+        a.fix((0 << 12) | (3 << 8) | (2 << 4) | 6, Fix::Bri8, l1);
+        a.movi(6, 99);
+        a.bind(l1);
+        // bbsi a4, 17: op0=7, r = 0xE | 1, t = 1
+        a.fix((0xF << 12) | (4 << 8) | (1 << 4) | 7, Fix::Bri8, l2);
+        a.movi(6, 98);
+        a.bind(l2);
+        // bgeui a5, 32768 (r = 0, t = 0xF), taken
+        a.fix((0 << 12) | (5 << 8) | (0xF << 4) | 6, Fix::Bri8, l3);
+        a.movi(6, 97);
+        a.bind(l3);
+        // bltui a5, 32768 not taken -> a7 = 1
+        a.fix((0 << 12) | (5 << 8) | (0xB << 4) | 6, Fix::Bri8, l4);
+        a.movi(7, 1);
+        a.bind(l4);
+        // beqz.n a6 (0) taken over movi
+        let l5 = a.label();
+        a.fix(rrrn(0xC, 0, 6, 8), Fix::NarrowBz, l5);
+        a.movi(6, 96);
+        a.bind(l5);
+        // ball a3, a4 taken: (a3 & a4) == a4
+        let l6 = a.label();
+        a.fix((4 << 12) | (3 << 8) | (4 << 4) | 7, Fix::Bri8, l6);
+        a.movi(6, 95);
+        a.bind(l6);
+        // bbc a4, a5(=32768 -> bit 0): bit 0 of a4 clear -> taken
+        let l7 = a.label();
+        a.fix((5 << 12) | (4 << 8) | (5 << 4) | 7, Fix::Bri8, l7);
+        a.movi(6, 94);
+        a.bind(l7);
+    });
+    assert_eq!(m.a(6), 0);
+    assert_eq!(m.a(7), 1);
+}
+
+#[test]
+fn call0_ret_and_callx0() {
+    let m = exec(XtensaConfig::esp8266(), |a| {
+        let f = a.label();
+        let done = a.label();
+        a.movi(2, 5);
+        a.call(0, f);
+        a.j(done);
+        a.align4();
+        a.bind(f);
+        a.addi(2, 2, 10);
+        a.ret();
+        a.bind(done);
+    });
+    assert_eq!(m.a(2), 15);
+}
+
+#[test]
+fn taken_branch_costs_cycles() {
+    let t = XtensaTiming::default();
+    let m = exec(s3(), |a| {
+        let l = a.label();
+        a.j(l);
+        a.nop();
+        a.bind(l);
+    });
+    // j (1 + taken) + break (stopped, not counted)
+    assert_eq!(m.x.cpu.cycles, (t.base + t.taken_branch) as u64);
+    assert_eq!(m.x.cpu.insns, 1);
+}
+
+#[test]
+fn load_use_interlock_costs_cycle() {
+    let t = XtensaTiming::default();
+    let m = exec_regs(s3(), &[(3, DATA)], |a| {
+        a.l32i(4, 3, 0);
+        a.add(5, 4, 4); // uses a4 -> +load_use
+        a.l32i(6, 3, 0);
+        a.add(7, 5, 5); // independent
+    });
+    assert_eq!(m.x.cpu.cycles, (4 * t.base + t.load_use) as u64);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multiply / divide / MAC16
+
+#[test]
+fn multiply() {
+    let m = exec_regs(s3(), &[(3, 0xFFFF_8000), (4, 0x0001_7FFF), (5, 0xFFFF_FFFF), (6, 2)], |a| {
+        a.i24(rrr(0, 1, 0xD, 7, 3, 4)); // mul16s: -32768 * 32767
+        a.i24(rrr(0, 1, 0xC, 8, 3, 4)); // mul16u: 32768 * 32767
+        a.i24(rrr(0, 2, 8, 9, 5, 6)); // mull: -2
+        a.i24(rrr(0, 2, 0xA, 10, 5, 6)); // muluh: (2^32-1)*2 >> 32 = 1
+        a.i24(rrr(0, 2, 0xB, 11, 5, 6)); // mulsh: -1*2 >> 32 = -1
+    });
+    assert_eq!(m.a(7), (-32768i32 * 32767) as u32);
+    assert_eq!(m.a(8), 32768 * 32767);
+    assert_eq!(m.a(9), (-2i32) as u32);
+    assert_eq!(m.a(10), 1);
+    assert_eq!(m.a(11), 0xFFFF_FFFF);
+}
+
+#[test]
+fn divide_edges() {
+    let m = exec_regs(s3(), &[(3, 0x8000_0000), (4, 0xFFFF_FFFF), (5, 7), (6, 0xFFFF_FFF9)], |a| {
+        a.i24(rrr(0, 2, 0xD, 7, 3, 4)); // quos(-2^31, -1) = -2^31
+        a.i24(rrr(0, 2, 0xF, 8, 3, 4)); // rems(-2^31, -1) = 0
+        a.i24(rrr(0, 2, 0xD, 9, 6, 5)); // quos(-7, 7) = -1
+        a.i24(rrr(0, 2, 0xC, 10, 4, 5)); // quou(0xFFFFFFFF, 7)
+        a.i24(rrr(0, 2, 0xE, 11, 4, 5)); // remu
+        a.i24(rrr(0, 2, 0xF, 12, 6, 5)); // rems(-7, 7) = 0
+    });
+    assert_eq!(m.a(7), 0x8000_0000);
+    assert_eq!(m.a(8), 0);
+    assert_eq!(m.a(9), 0xFFFF_FFFF);
+    assert_eq!(m.a(10), 0xFFFF_FFFF / 7);
+    assert_eq!(m.a(11), 0xFFFF_FFFF % 7);
+    assert_eq!(m.a(12), 0);
+}
+
+#[test]
+fn divide_by_zero_exception() {
+    let mut m = machine(s3());
+    m.x.cpu.set_ar(3, 5);
+    m.x.cpu.set_ar(4, 0);
+    let mut a = Asm::new(CODE);
+    a.nop();
+    a.i24(rrr(0, 2, 0xC, 7, 3, 4));
+    a.brk();
+    m.load(&mut a);
+    let stop = m.run(CODE);
+    assert_eq!(stop.pc(), VEC + 0x300, "kernel vector");
+    assert_eq!(m.x.cpu.exccause, cause::DIVIDE_BY_ZERO);
+    assert_eq!(m.x.cpu.epc[1], CODE + 3);
+    assert!(m.x.cpu.ps() & PS_EXCM != 0);
+    // With PS.UM the user vector is used.
+    let mut m2 = machine(s3());
+    m2.x.cpu.set_ps(PS_WOE | PS_UM);
+    let mut a = Asm::new(CODE);
+    a.i24(rrr(0, 2, 0xC, 7, 3, 4));
+    m2.load(&mut a);
+    assert_eq!(m2.run(CODE).pc(), VEC + 0x340);
+    // Stop policy instead of dispatch.
+    let mut m3 = machine(s3());
+    m3.x.cpu.stop_on_exception = 1 << cause::DIVIDE_BY_ZERO;
+    let mut a = Asm::new(CODE);
+    a.i24(rrr(0, 2, 0xC, 7, 3, 4));
+    m3.load(&mut a);
+    assert_eq!(m3.run(CODE), StopReason::Exception { cause: 6, pc: CODE, vaddr: 0, double: false });
+}
+
+#[test]
+fn mac16_basics() {
+    let m = exec_regs(s3(), &[(3, 0x0003_FFFE), (4, 0x0005_0007), (8, DATA)], |a| {
+        // umul.aa.ll a3, a4: op2 = 7, op1 = 0 (LL), r = 0 -> 0xFFFE * 7
+        a.i24(rrr(4, 0, 7, 0, 3, 4));
+        a.rsr(5, 16);
+        // mul.aa.hl a3, a4 (signed): op1 = 5 (kind 1, half 1) -> 3 * 7 = 21
+        a.i24(rrr(4, 5, 7, 0, 3, 4));
+        // mula.aa.ll: += (-2) * 7 -> 7
+        a.i24(rrr(4, 8, 7, 0, 3, 4));
+        // muls.aa.hh: -= 3 * 5 -> -8
+        a.i24(rrr(4, 0xF, 7, 0, 3, 4));
+        a.rsr(6, 16);
+        a.rsr(7, 17);
+        // ldinc m1, a8: op2 = 8, op1 = 0, r = mw = 1, s = 8, t = 0 -> a8 += 4, m1 = mem[a8]
+        a.i24(rrr(4, 0, 8, 1, 8, 0));
+        a.rsr(9, 33);
+    });
+    assert_eq!(m.a(5), 0xFFFE * 7);
+    assert_eq!(m.a(6), (-8i32) as u32);
+    assert_eq!(m.a(7), 0xFFFF_FFFF, "ACCHI reads sign-extended");
+    assert_eq!(m.a(8), DATA + 4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Zero-overhead loops
+
+#[test]
+fn loop_counts_and_skips() {
+    let m = exec_regs(s3(), &[(2, 5), (3, 0), (4, 0), (5, 0xFFFF_FFFF), (6, 0), (7, 0)], |a| {
+        let end = a.label();
+        a.loop_(8, 2, end);
+        a.addi(3, 3, 1);
+        a.addi(3, 3, 1);
+        a.bind(end);
+        // LOOPNEZ with 0: body skipped.
+        let end2 = a.label();
+        a.loop_(9, 4, end2);
+        a.addi(6, 6, 1);
+        a.bind(end2);
+        // LOOPGTZ with -1: body skipped.
+        let end3 = a.label();
+        a.loop_(0xA, 5, end3);
+        a.addi(7, 7, 1);
+        a.bind(end3);
+    });
+    assert_eq!(m.a(3), 10);
+    assert_eq!(m.a(6), 0);
+    assert_eq!(m.a(7), 0);
+    // LOOPGTZ still wrote LCOUNT = as - 1 (ISA), even though the body was skipped.
+    assert_eq!(m.x.cpu.lcount, (-2i32) as u32);
+}
+
+#[test]
+fn loop_taken_branch_at_end_does_not_loop_back() {
+    let m = exec_regs(s3(), &[(2, 3), (3, 0)], |a| {
+        let end = a.label();
+        let out = a.label();
+        a.loop_(8, 2, end);
+        a.addi(3, 3, 1);
+        a.j(out); // taken jump as last instruction: leaves the loop
+        a.bind(end);
+        a.addi(3, 3, 100);
+        a.bind(out);
+    });
+    assert_eq!(m.a(3), 1);
+}
+
+#[test]
+fn loop_disabled_under_excm() {
+    let mut m = machine(s3());
+    m.x.cpu.set_ps(PS_EXCM);
+    m.x.cpu.set_ar(2, 4);
+    let mut a = Asm::new(CODE);
+    let end = a.label();
+    a.loop_(8, 2, end);
+    a.addi(3, 3, 1);
+    a.bind(end);
+    a.brk();
+    m.load(&mut a);
+    m.run(CODE);
+    assert_eq!(m.a(3), 1);
+}
+
+#[test]
+fn loops_illegal_on_lx106() {
+    let mut m = machine(XtensaConfig::esp8266());
+    let mut a = Asm::new(CODE);
+    let end = a.label();
+    a.loop_(8, 2, end);
+    a.nop();
+    a.bind(end);
+    m.load(&mut a);
+    assert_eq!(m.run(CODE).pc(), VEC + 0x30);
+    assert_eq!(m.x.cpu.exccause, cause::ILLEGAL);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Register windows
+
+#[test]
+fn call4_entry_retw_simple() {
+    let m = exec(s3(), |a| {
+        let f = a.label();
+        let done = a.label();
+        a.movi(6, 40); // callee's a2
+        a.call(1, f);
+        a.j(done);
+        a.align4();
+        a.bind(f);
+        a.entry(1, 32);
+        a.addi(2, 2, 2);
+        a.retw();
+        a.bind(done);
+    });
+    assert_eq!(m.a(6), 42, "callee a2 is caller a6");
+    assert_eq!(m.x.cpu.windowbase(), 0);
+    assert_eq!(m.x.cpu.windowstart(), 1);
+    // callee's a1 = caller's a1 - 32 lives in caller's a5
+    assert_eq!(m.a(5), STACK_TOP - 32);
+}
+
+#[test]
+fn window_overflow_exception_entry() {
+    // WB = 0, WS = bits 0 and 2: an access to a8 (pane 2) overflows (WS[WB+2] set).
+    let mut m = machine(s3());
+    m.x.cpu.set_windowstart(0b101);
+    let mut a = Asm::new(CODE);
+    a.movi(4, 1); // pane 1: fine
+    a.movi(8, 1); // pane 2: overflow
+    m.load(&mut a);
+    let stop = m.run(CODE);
+    // d = 2 (nearest WS bit above WB), F = 2, next set bit above F is WB = 0 (e = 14) -> OF12
+    assert_eq!(stop.pc(), VEC + 0x100);
+    assert_eq!(m.x.cpu.epc[1], CODE + 3);
+    assert_eq!(m.x.cpu.windowbase(), 2);
+    assert_eq!((m.x.cpu.ps() & PS_OWB) >> PS_OWB_SHIFT, 0);
+    assert!(m.x.cpu.ps() & PS_EXCM != 0);
+
+    // WS bits 0 and 1 with frame 1 followed by frame 2 -> OF4.
+    let mut m = machine(s3());
+    m.x.cpu.set_windowstart(0b111);
+    let mut a = Asm::new(CODE);
+    a.movi(4, 1); // pane 1 -> WS[1] set: overflow, F = 1, e = 1 -> OF4
+    m.load(&mut a);
+    assert_eq!(m.run(CODE).pc(), VEC + 0x000);
+    assert_eq!(m.x.cpu.windowbase(), 1);
+}
+
+#[test]
+fn retw_underflow_exception_entry() {
+    // Callee at WB = 2 returning 8 (a0 top bits = 2) with WS[0] clear -> UF8.
+    let mut m = machine(s3());
+    m.x.cpu.set_windowbase(2);
+    m.x.cpu.set_windowstart(1 << 2);
+    m.x.cpu.set_ar(0, (2 << 30) | (CODE & 0x3FFF_FFFF));
+    let mut a = Asm::new(CODE);
+    a.retw();
+    m.load(&mut a);
+    assert_eq!(m.run(CODE).pc(), VEC + 0x0C0);
+    assert_eq!(m.x.cpu.windowbase(), 0);
+    assert_eq!(m.x.cpu.epc[1], CODE);
+    assert_eq!((m.x.cpu.ps() & PS_OWB) >> PS_OWB_SHIFT, 2);
+}
+
+#[test]
+fn rotw_and_movsp_alloca() {
+    let m = exec(s3(), |a| {
+        a.i24(rrr(0, 0, 4, 8, 0, 3)); // rotw 3
+        a.rsr(2, 72);
+        a.i24(rrr(0, 0, 4, 8, 0, 0xD)); // rotw -3
+    });
+    assert_eq!(m.x.cpu.physical_ar()[3 * 4 + 2], 3, "a2 of the rotated window");
+    assert_eq!(m.x.cpu.windowbase(), 0);
+
+    // MOVSP with WS[WB-1..WB-3] clear -> Alloca (cause 5).
+    let mut m = machine(s3());
+    let mut a = Asm::new(CODE);
+    a.i24(rrr(0, 0, 0, 1, 2, 1)); // movsp a1, a2
+    m.load(&mut a);
+    assert_eq!(m.run(CODE).pc(), VEC + 0x300);
+    assert_eq!(m.x.cpu.exccause, cause::ALLOCA);
+}
+
+/// Standard window vectors written from the behaviour in fact sheet §3.3 "Standard handlers".
+fn install_window_handlers(m: &mut M) {
+    let mut a = Asm::new(VEC);
+    // OF4 (+0x000): a0..a3 -> [a5-16 .. a5-4]
+    for i in 0..4 {
+        a.s32e(i, 5, -16 + 4 * i as i32);
+    }
+    a.rfwo();
+    let pad = |a: &mut Asm, off: u32| {
+        while a.pc() < VEC + off {
+            a.buf.push(0);
+        }
+    };
+    pad(&mut a, 0x40);
+    // UF4 (+0x040)
+    for i in 0..4 {
+        a.l32e(i, 5, -16 + 4 * i as i32);
+    }
+    a.rfwu();
+    pad(&mut a, 0x80);
+    // OF8 (+0x080): a0..a3 -> [a9-16..]; caller SP = [a1-12]; a4..a7 -> [sp-32 .. sp-20]
+    a.s32e(0, 9, -16);
+    a.l32e(0, 1, -12);
+    a.s32e(1, 9, -12);
+    a.s32e(2, 9, -8);
+    a.s32e(3, 9, -4);
+    for i in 0..4 {
+        a.s32e(4 + i, 0, -32 + 4 * i as i32);
+    }
+    a.rfwo();
+    pad(&mut a, 0xC0);
+    // UF8 (+0x0C0)
+    a.l32e(1, 9, -12);
+    a.l32e(0, 9, -16);
+    a.l32e(7, 1, -12);
+    a.l32e(2, 9, -8);
+    a.l32e(4, 7, -32);
+    a.l32e(3, 9, -4);
+    a.l32e(5, 7, -28);
+    a.l32e(6, 7, -24);
+    a.l32e(7, 7, -20);
+    a.rfwu();
+    pad(&mut a, 0x100);
+    // OF12 (+0x100): a0..a3 -> [a13-16..]; a4..a11 -> [sp-48 .. sp-20]
+    a.s32e(0, 13, -16);
+    a.l32e(0, 1, -12);
+    a.s32e(1, 13, -12);
+    a.s32e(2, 13, -8);
+    a.s32e(3, 13, -4);
+    for i in 0..8 {
+        a.s32e(4 + i, 0, -48 + 4 * i as i32);
+    }
+    a.rfwo();
+    pad(&mut a, 0x140);
+    // UF12 (+0x140)
+    a.l32e(1, 13, -12);
+    a.l32e(0, 13, -16);
+    a.l32e(11, 1, -12);
+    a.l32e(2, 13, -8);
+    a.l32e(4, 11, -48);
+    a.l32e(5, 11, -44);
+    a.l32e(6, 11, -40);
+    a.l32e(7, 11, -36);
+    a.l32e(8, 11, -32);
+    a.l32e(9, 11, -28);
+    a.l32e(10, 11, -24);
+    a.l32e(3, 13, -4);
+    a.l32e(11, 11, -20);
+    a.rfwu();
+    pad(&mut a, 0x180);
+    m.load(&mut a);
+}
+
+/// sum(n) = n + sum(n - 1) with CALLn (n = 1, 2, 3): deep recursion spills and refills windows
+/// through the firmware's own overflow/underflow handlers.
+fn windowed_recursion(n: u32, depth: u32) -> (u32, M) {
+    let mut m = machine(s3());
+    install_window_handlers(&mut m);
+    // Main's "caller SP" slot for OF8/OF12 spills of the bottom frame.
+    let sp = STACK_TOP - 64;
+    m.mem.write(sp - 12, 4, STACK_TOP).unwrap();
+    m.x.cpu.set_ar(1, sp);
+    let arg = 4 * n + 2;
+    let mut a = Asm::new(CODE);
+    let f = a.label();
+    let done = a.label();
+    a.movi(arg, depth as i32);
+    a.call(n, f);
+    a.j(done);
+    a.align4();
+    a.bind(f);
+    a.entry(1, 48);
+    let ret = a.label();
+    a.beqz(2, ret);
+    a.addi(arg, 2, -1);
+    a.call(n, f);
+    a.add(2, 2, arg);
+    a.bind(ret);
+    a.retw();
+    a.bind(done);
+    a.brk();
+    m.load(&mut a);
+    let stop = m.run(CODE);
+    assert!(matches!(stop, StopReason::Break { pc, .. } if pc >= CODE), "stop {:?}", stop);
+    (m.a(arg), m)
+}
+
+#[test]
+fn windowed_recursion_spills_through_handlers() {
+    for n in 1..=3 {
+        let (v, m) = windowed_recursion(n, 60);
+        assert_eq!(v, 60 * 61 / 2, "call{}", 4 * n);
+        assert_eq!(m.x.cpu.windowbase(), 0);
+        assert_eq!(m.x.cpu.windowstart(), 1);
+        assert!(m.x.cpu.ps() & PS_EXCM == 0);
+    }
+}
+
+#[test]
+fn windowed_instructions_illegal_on_lx106() {
+    for w in [rrr(0, 0, 0, 0, 0, 9) /* retw */, (3 << 4) | 6 /* entry */, (1 << 4) | 5 /* call4 */] {
+        let mut m = machine(XtensaConfig::esp8266());
+        let mut a = Asm::new(CODE);
+        a.i24(w);
+        m.load(&mut a);
+        assert_eq!(m.run(CODE).pc(), VEC + 0x30);
+        assert_eq!(m.x.cpu.exccause, cause::ILLEGAL);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options per configuration
+
+#[test]
+fn illegal_instruction_per_config() {
+    let cases: &[(u32, &str)] = &[
+        (rrr(4, 0, 7, 0, 3, 4), "mac16 umul.aa.ll"),
+        (rrr(0, 2, 0xC, 7, 3, 4), "quou"),
+        (rrr(0, 2, 0xA, 7, 3, 4), "muluh"),
+        (rrr(0, 3, 4, 7, 3, 4), "min"),
+        (rrr(0, 3, 2, 7, 3, 0), "sext"),
+        (rrr(0, 0xA, 0, 1, 2, 3), "add.s"),
+        (rri8(2, 0xE, 3, 5, 0), "s32c1i"),
+        (rrr(0, 2, 0, 1, 2, 3), "andb"),
+    ];
+    for &(w, name) in cases {
+        let cfg = XtensaConfig::esp8266();
+        assert_eq!(decode(w, CODE, &cfg).op, Op::Illegal, "{} must be illegal on LX106", name);
+        assert_ne!(decode(w, CODE, &XtensaConfig::esp32()).op, Op::Illegal, "{} legal on LX6", name);
+        let mut m = machine(cfg);
+        let mut a = Asm::new(CODE);
+        a.i24(w);
+        m.load(&mut a);
+        assert_eq!(m.run(CODE).pc(), VEC + 0x30, "{}", name);
+        assert_eq!(m.x.cpu.exccause, cause::ILLEGAL);
+    }
+    // op0 = E/F: 32-bit PIE length on S3 only (decoded as illegal marker of length 4 there).
+    assert_eq!(decode(0x0000_000E, CODE, &s3()).len, 4);
+    assert_eq!(decode(0x0000_000E, CODE, &XtensaConfig::esp32()).len, 3);
+    // S32NB only on LX7.
+    assert_ne!(decode(rrr(0, 9, 5, 0, 3, 4), CODE, &s3()).op, Op::Illegal);
+    assert_eq!(decode(rrr(0, 9, 5, 0, 3, 4), CODE, &XtensaConfig::esp32()).op, Op::Illegal);
+    // SRs the core lacks: LITBASE only on ESP8266, WINDOWBASE not on ESP8266.
+    assert_eq!(decode(rrr(0, 3, 0, 0, 5, 2), CODE, &s3()).op, Op::Illegal);
+    assert_eq!(decode(rrr(0, 3, 0, 0, 5, 2), CODE, &XtensaConfig::esp8266()).op, Op::Rsr);
+    assert_eq!(decode(rrr(0, 3, 0, 4, 8, 2), CODE, &XtensaConfig::esp8266()).op, Op::Illegal);
+    // ILL and ILL.N raise IllegalInstruction.
+    let mut m = machine(s3());
+    let mut a = Asm::new(CODE);
+    a.i16(0xF06D);
+    m.load(&mut a);
+    assert_eq!(m.run(CODE).pc(), VEC + 0x300);
+    assert_eq!(m.x.cpu.exccause, cause::ILLEGAL);
+}
+
+#[test]
+fn booleans() {
+    let m = exec_regs(s3(), &[(3, 0b0110), (5, 11), (6, 22)], |a| {
+        a.wsr(3, 4); // BR = b1, b2 set
+        a.i24(rrr(0, 2, 0, 3, 1, 2)); // andb b3, b1, b2 -> 1
+        a.i24(rrr(0, 2, 4, 4, 1, 2)); // xorb b4 = 0
+        a.i24(rrr(0, 2, 1, 5, 1, 0)); // andbc b5 = b1 & !b0 = 1
+        a.i24(rrr(0, 0, 0, 8, 0, 7)); // any4 b7, b0 -> 1
+        a.i24(rrr(0, 0, 0, 9, 0, 8)); // all4 b8, b0 -> 0 (b0 clear)
+        a.rsr(7, 4);
+        a.i24(rrr(0, 3, 0xD, 8, 5, 3)); // movt a8, a5, b3 -> 11
+        a.i24(rrr(0, 3, 0xC, 9, 6, 3)); // movf a9, a6, b3 -> unchanged 0
+        let l = a.label();
+        a.fix((1 << 12) | (3 << 8) | (7 << 4) | 6, Fix::Bri8, l); // bt b3 -> taken
+        a.movi(10, 1);
+        a.bind(l);
+    });
+    assert_eq!(m.a(7), 0b0_1010_1110);
+    assert_eq!(m.a(8), 11);
+    assert_eq!(m.a(9), 0);
+    assert_eq!(m.a(10), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// FPU
+
+fn fbits(x: f32) -> u32 {
+    x.to_bits()
+}
+
+#[test]
+fn fpu_disabled_raises_coprocessor_exception() {
+    let mut m = machine(s3());
+    let mut a = Asm::new(CODE);
+    a.i24(rrr(0, 0xA, 0, 1, 2, 3)); // add.s f1, f2, f3
+    m.load(&mut a);
+    assert_eq!(m.run(CODE).pc(), VEC + 0x300);
+    assert_eq!(m.x.cpu.exccause, 32);
+}
+
+#[test]
+fn fpu_basics() {
+    let m = exec_regs(
+        s3(),
+        &[(2, fbits(1.5)), (3, fbits(2.25)), (4, DATA), (5, (-7i32) as u32), (6, 1)],
+        |a| {
+            a.wsr(6, 224); // CPENABLE = 1
+            a.i24(rrr(0, 0xA, 0xF, 1, 2, 5)); // wfr f1, a2
+            a.i24(rrr(0, 0xA, 0xF, 2, 3, 5)); // wfr f2, a3
+            a.i24(rrr(0, 0xA, 0, 3, 1, 2)); // add.s f3 = 3.75
+            a.i24(rrr(0, 0xA, 2, 4, 1, 2)); // mul.s f4 = 3.375
+            a.i24(rrr(0, 0xA, 1, 5, 1, 2)); // sub.s f5 = -0.75
+            a.i24(rrr(0, 0xA, 0xF, 6, 1, 0)); // mov.s f6 = f1
+            a.i24(rrr(0, 0xA, 4, 6, 1, 2)); // madd.s f6 += 1.5*2.25 -> 4.875
+            a.i24(rrr(0, 0xA, 0xF, 7, 6, 4)); // rfr a7, f6
+            a.i24(rrr(0, 0xA, 0xC, 8, 5, 1)); // float.s f8, a5, 1 -> -3.5
+            a.i24(rrr(0, 0xA, 0xF, 8, 8, 4)); // rfr a8, f8
+            a.i24(rrr(0, 0xA, 9, 9, 3, 2)); // trunc.s a9, f3, 2 -> trunc(15.0) = 15
+            a.i24(rrr(0, 0xA, 8, 10, 5, 0)); // round.s a10, f5 -> round(-0.75) = -1
+            a.i24(rrr(0, 0xA, 0xA, 11, 5, 0)); // floor.s -> -1
+            a.i24(rrr(0, 0xA, 0xB, 12, 5, 0)); // ceil.s -> 0
+            a.i24(rrr(0, 0xB, 4, 0, 5, 1)); // olt.s b0, f5, f1 -> 1
+            a.i24(rrr(0, 0xB, 2, 1, 5, 1)); // oeq.s b1 -> 0
+            a.rsr(13, 4);
+            a.i24(rri8(3, 4, 4, 3, 1)); // ssi f3, a4, 4
+            a.l32i(14, 4, 4);
+            a.i24(rrr(0, 0xA, 0xF, 15, 3, 3)); // const.s f15, 3 -> 0.5
+            a.i24(rri8(3, 8, 4, 14, 1)); // lsip f14, a4, 4 -> f14 = mem[DATA], a4 += 4
+        },
+    );
+    assert_eq!(f32::from_bits(m.x.cpu.fr[3]), 3.75);
+    assert_eq!(f32::from_bits(m.x.cpu.fr[4]), 3.375);
+    assert_eq!(f32::from_bits(m.x.cpu.fr[5]), -0.75);
+    assert_eq!(f32::from_bits(m.a(7)), 4.875);
+    assert_eq!(f32::from_bits(m.a(8)), -3.5);
+    assert_eq!(m.a(9), 15);
+    assert_eq!(m.a(10), (-1i32) as u32);
+    assert_eq!(m.a(11), (-1i32) as u32);
+    assert_eq!(m.a(12), 0);
+    assert_eq!(m.a(13) & 3, 1);
+    assert_eq!(f32::from_bits(m.a(14)), 3.75);
+    assert_eq!(f32::from_bits(m.x.cpu.fr[15]), 0.5);
+    assert_eq!(m.a(4), DATA + 4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Special registers, exceptions, interrupts
+
+#[test]
+fn rsr_wsr_xsr_rsil_ccount() {
+    let m = exec_regs(s3(), &[(3, 0x55), (4, 0x66)], |a| {
+        a.wsr(3, 209); // excsave1
+        a.i24(rrr(0, 1, 6, 209 >> 4, 209 & 15, 4)); // xsr.excsave1 a4
+        a.rsr(5, 209);
+        a.i24(rrr(0, 0, 0, 6, 5, 6)); // rsil a6, 5
+        a.rsr(7, 230);
+        a.rsr(8, 234); // ccount
+        a.nop();
+        a.rsr(9, 234);
+        a.movi(10, 77);
+        a.i24(rrr(0, 3, 0xF, 231 >> 4, 231 & 15, 10)); // wur.threadptr a10
+        a.i24(rrr(0, 3, 0xE, 11, 231 >> 4, 231 & 15)); // rur.threadptr a11
+    });
+    assert_eq!(m.a(4), 0x55);
+    assert_eq!(m.a(5), 0x66);
+    assert_eq!(m.a(6), PS_WOE);
+    assert_eq!(m.a(7) & PS_INTLEVEL, 5);
+    assert_eq!(m.a(9).wrapping_sub(m.a(8)), 2);
+    assert_eq!(m.a(11), 77);
+}
+
+#[test]
+fn syscall_and_rfe() {
+    let mut m = machine(s3());
+    // Kernel vector handler: advance EPC1 by 3, RFE.
+    let mut h = Asm::new(VEC + 0x300);
+    h.rsr(10, 177);
+    h.addi(10, 10, 3);
+    h.wsr(10, 177);
+    h.rsr(11, 232); // exccause
+    h.rfe();
+    m.load(&mut h);
+    let mut a = Asm::new(CODE);
+    a.i24(rrr(0, 0, 0, 5, 0, 0)); // syscall
+    a.movi(2, 1);
+    a.brk();
+    m.load(&mut a);
+    assert!(matches!(m.run(CODE), StopReason::Break { pc, .. } if pc == CODE + 6));
+    assert_eq!(m.a(11), cause::SYSCALL);
+    assert_eq!(m.a(2), 1);
+    assert!(m.x.cpu.ps() & PS_EXCM == 0);
+}
+
+#[test]
+fn simcall_stops_with_args() {
+    let mut m = machine(s3());
+    for i in 2..=6 {
+        m.x.cpu.set_ar(i, 100 + i);
+    }
+    let mut a = Asm::new(CODE);
+    a.i24(rrr(0, 0, 0, 5, 1, 0)); // simcall
+    a.brk();
+    m.load(&mut a);
+    assert_eq!(m.run(CODE), StopReason::Simcall { pc: CODE, args: [102, 103, 104, 105, 106] });
+    assert_eq!(m.x.cpu.pc, CODE + 3);
+    m.x.cpu.set_ar(2, 0);
+    assert!(matches!(m.cont(), StopReason::Break { pc, .. } if pc == CODE + 3));
+}
+
+#[test]
+fn double_exception_goes_to_double_vector() {
+    let mut m = machine(s3());
+    m.x.cpu.set_ps(PS_WOE | PS_EXCM);
+    let mut a = Asm::new(CODE);
+    a.i24(rrr(0, 0, 0, 5, 0, 0)); // syscall under EXCM
+    m.load(&mut a);
+    assert_eq!(m.run(CODE).pc(), VEC + 0x3C0);
+    assert_eq!(m.x.cpu.depc, CODE);
+}
+
+#[test]
+fn ccompare_level1_timer_interrupt() {
+    let mut m = machine(s3());
+    // CCOMPARE0 = 50, INTENABLE bit 6; spin until interrupted.
+    let mut a = Asm::new(CODE);
+    a.movi(2, 50);
+    a.wsr(2, 240);
+    a.movi(3, 1 << 6);
+    a.wsr(3, 228);
+    let spin = a.here();
+    a.addi(4, 4, 1);
+    a.j(spin);
+    m.load(&mut a);
+    let stop = m.run(CODE);
+    assert_eq!(stop.pc(), VEC + 0x300, "level-1 interrupt goes to the kernel vector");
+    assert_eq!(m.x.cpu.exccause, cause::LEVEL1_INTERRUPT);
+    assert!(m.x.cpu.interrupt() & (1 << 6) != 0);
+    let c = m.x.cpu.cycles;
+    assert!((50..50 + 10).contains(&c), "taken near CCOUNT = 50, cycles {}", c);
+}
+
+#[test]
+fn ccompare1_level3_interrupt_and_waiti() {
+    let mut m = machine(s3());
+    let mut a = Asm::new(CODE);
+    a.movi(2, 1000);
+    a.wsr(2, 241); // CCOMPARE1 -> line 15, level 3
+    a.movi(3, 1);
+    a.i24(rrr(0, 1, 1, 3, 3, 1)); // slli a3, a3, 15 : shift 32-17 -> {op2[0],t} = 17 -> op2=1, t=1
+    a.wsr(3, 228);
+    a.i24(rrr(0, 0, 0, 7, 0, 0)); // waiti 0
+    a.movi(5, 1);
+    m.load(&mut a);
+    let stop = m.run(CODE);
+    assert_eq!(stop.pc(), VEC + 0x1C0, "level-3 vector");
+    assert_eq!(m.x.cpu.epc[3], CODE + 6 * 3, "EPC3 = instruction after WAITI");
+    assert_eq!(m.x.cpu.ps() & PS_INTLEVEL, 3);
+    assert!(m.x.cpu.idle_cycles > 900);
+    assert_eq!(m.x.cpu.ccount(), 1000 + m.x.cpu.cfg.timing.exception);
+}
+
+#[test]
+fn waiti_without_wakeup_stops() {
+    let mut m = machine(s3());
+    let mut a = Asm::new(CODE);
+    a.i24(rrr(0, 0, 0, 7, 2, 0)); // waiti 2
+    m.load(&mut a);
+    assert_eq!(m.run(CODE), StopReason::WaitI { pc: CODE + 3, level: 2 });
+    // An external level-1 interrupt masked by INTLEVEL 2: still waiting.
+    m.x.cpu.write_sr(228, 1);
+    m.x.cpu.set_irq_line(0, true);
+    assert!(matches!(m.cont(), StopReason::WaitI { .. }));
+    // Level-3 line 22 (edge) wakes it.
+    m.x.cpu.write_sr(228, 1 << 22);
+    m.x.cpu.set_irq_line(22, true);
+    assert_eq!(m.cont().pc(), VEC + 0x1C0);
+}
+
+#[test]
+fn break_stop_and_debug_vector() {
+    let mut m = machine(s3());
+    let mut a = Asm::new(CODE);
+    a.i24(rrr(0, 0, 0, 4, 1, 2)); // break 1, 2
+    m.load(&mut a);
+    assert_eq!(m.run(CODE), StopReason::Break { pc: CODE, s: 1, t: 2, len: 3 });
+    m.x.cpu.break_stops = false;
+    m.x.cpu.pc = CODE;
+    let stop = m.x.run(&mut m.mem, &mut NoHooks, 1, u64::MAX);
+    assert_eq!(stop, StopReason::InsnLimit { pc: VEC + 0x280 });
+    assert_eq!(m.x.cpu.debugcause, 0x8);
+    assert_eq!(m.x.cpu.epc[6], CODE);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Engine: breakpoints, code invalidation, budgets, hooks
+
+#[test]
+fn breakpoint_stop_and_resume() {
+    let mut m = machine(s3());
+    let mut a = Asm::new(CODE);
+    a.movi(2, 1);
+    a.movi(3, 2);
+    a.movi(4, 3);
+    a.brk();
+    m.load(&mut a);
+    m.x.add_breakpoint(CODE + 3);
+    assert_eq!(m.run(CODE), StopReason::Breakpoint { pc: CODE + 3 });
+    assert_eq!((m.a(2), m.a(3)), (1, 0));
+    assert!(matches!(m.cont(), StopReason::Break { .. }));
+    assert_eq!(m.a(4), 3);
+}
+
+#[test]
+fn self_modifying_code_invalidates_blocks() {
+    let mut m = machine(s3());
+    let mut a = Asm::new(CODE);
+    a.movi(2, 1); // overwritten below with movi a2, 2
+    a.brk();
+    m.load(&mut a);
+    assert!(matches!(m.run(CODE), StopReason::Break { .. }));
+    assert_eq!(m.a(2), 1);
+    let mut p = Asm::new(CODE);
+    p.movi(2, 2);
+    let w = p.finish();
+    // Store the new instruction through the core: s16i + s8i.
+    let mut s = Asm::new(CODE + 0x200);
+    s.i24(rri8(2, 5, 3, 4, 0)); // s16i a4, a3, 0
+    s.i24(rri8(2, 4, 3, 5, 2)); // s8i a5, a3, 2
+    s.brk();
+    m.load(&mut s);
+    m.x.cpu.set_ar(3, CODE);
+    m.x.cpu.set_ar(4, w[0] as u32 | (w[1] as u32) << 8);
+    m.x.cpu.set_ar(5, w[2] as u32);
+    assert!(matches!(m.run(CODE + 0x200), StopReason::Break { .. }));
+    assert!(matches!(m.run(CODE), StopReason::Break { .. }));
+    assert_eq!(m.a(2), 2);
+}
+
+#[test]
+fn insn_budget_is_exact_and_hooks_fire() {
+    struct H {
+        blocks: Vec<u32>,
+        calls: u32,
+        rets: u32,
+    }
+    impl XtensaHooks for H {
+        fn block_start(&mut self, pc: u32, _c: u64) {
+            self.blocks.push(pc);
+        }
+        fn call(&mut self, _f: u32, _t: u32, _w: u32) {
+            self.calls += 1;
+        }
+        fn ret(&mut self, _f: u32, _t: u32) {
+            self.rets += 1;
+        }
+    }
+    let mut m = machine(XtensaConfig::esp8266());
+    let mut a = Asm::new(CODE);
+    let f = a.label();
+    a.movi(2, 1);
+    a.movi(3, 2);
+    a.call(0, f);
+    a.brk();
+    a.align4();
+    a.bind(f);
+    a.ret();
+    m.load(&mut a);
+    m.x.cpu.pc = CODE;
+    let mut h = H { blocks: vec![], calls: 0, rets: 0 };
+    assert_eq!(m.x.run(&mut m.mem, &mut h, 1, u64::MAX), StopReason::InsnLimit { pc: CODE + 3 });
+    assert_eq!(m.x.cpu.insns, 1);
+    assert!(matches!(m.x.run(&mut m.mem, &mut h, 100, u64::MAX), StopReason::Break { .. }));
+    assert_eq!((h.calls, h.rets), (1, 1));
+    assert_eq!(h.blocks.len(), 4);
+}
+
+#[test]
+fn bus_fault_stops() {
+    let mut m = machine(s3());
+    m.x.cpu.set_ar(3, 0x1000);
+    let mut a = Asm::new(CODE);
+    a.l32i(4, 3, 0);
+    m.load(&mut a);
+    assert_eq!(m.run(CODE), StopReason::BusFault { pc: CODE, addr: 0x1000, kind: AccessKind::Read });
+    assert_eq!(m.run(0x2000), StopReason::BusFault { pc: 0x2000, addr: 0x2000, kind: AccessKind::Fetch });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Disassembler
+
+#[test]
+fn disasm_text() {
+    let cfg = s3();
+    let d = |w: u32, pc: u32| disasm_word(w, pc, &cfg).0;
+    assert_eq!(d(rri8(2, 0xC, 2, 2, 1), 0), "addi a2, a2, 1");
+    assert_eq!(d(0x000031, 0x4008_0007), "l32r a3, 0x40040008");
+    assert_eq!(d((4 << 12) | (1 << 8) | (3 << 4) | 6, 0), "entry a1, 32");
+    assert_eq!(d(0x030320, 0), "rsr.sar a2");
+    assert_eq!(d(0x13e630, 0), "wsr.ps a3");
+    assert_eq!(d(0x242530, 0), "extui a2, a3, 5, 3");
+    assert_eq!(d(0x01d222, 0), "addmi a2, a2, 0x100");
+    assert_eq!(d(0xe002f6, 0x2c), "bgeui a2, 0x8000, 0x10");
+    assert_eq!(d(0x036c, 0), "movi.n a3, -32");
+    assert_eq!(d(0x00a822, 0), "movi a2, 0xfffff800");
+    assert_eq!(d(0xfc7217, 0x10), "bbci a2, 17, 0x10");
+    assert_eq!(d(rrr(4, 8, 0, 0, 2, 0) | (1 << 14), 0), "mula.dd.ll.ldinc m0, a2, m1, m2");
+    assert_eq!(d(rrr(0, 0xA, 0, 1, 2, 3), 0), "add.s f1, f2, f3");
+    assert_eq!(d(0xf00d, 0), "ret.n");
+}
+
+/// Cross-check mnemonics against GNU objdump on C compiled by the Debian LX106 cross compiler.
+#[test]
+fn objdump_crosscheck_lx106() {
+    use std::process::Command;
+    let have = |c: &str| Command::new(c).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    if !have("xtensa-lx106-elf-gcc") || !have("xtensa-lx106-elf-objdump") {
+        println!("note: xtensa-lx106-elf-gcc/objdump not installed; skipping cross-check");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("tigris-xt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("t.c");
+    std::fs::write(&src, CROSS_C).unwrap();
+    let obj = dir.join("t.o");
+    let asm_src = dir.join("t2.S");
+    std::fs::write(&asm_src, CROSS_S).unwrap();
+    let obj2 = dir.join("t2.o");
+    for opt in ["-O2", "-Os", "-O0"] {
+        let st = Command::new("xtensa-lx106-elf-gcc")
+            .args([opt, "-c", "-mlongcalls", "-o"])
+            .arg(&obj)
+            .arg(&src)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        check_objdump(&obj);
+    }
+    let st = Command::new("xtensa-lx106-elf-gcc").args(["-c", "-o"]).arg(&obj2).arg(&asm_src).status().unwrap();
+    assert!(st.success());
+    check_objdump(&obj2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn check_objdump(obj: &std::path::Path) {
+    let out = std::process::Command::new("xtensa-lx106-elf-objdump").arg("-d").arg(obj).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let cfg = XtensaConfig::esp8266();
+    let mut n = 0;
+    for line in text.lines() {
+        // "  1c:	404d00        	ssai	13"
+        let parts: Vec<&str> = line.split('\t').collect();
+        if parts.len() < 3 || !parts[0].trim_end().ends_with(':') {
+            continue;
+        }
+        let hex = parts[1].trim();
+        if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) || (hex.len() != 6 && hex.len() != 4) {
+            continue;
+        }
+        let addr = u32::from_str_radix(parts[0].trim().trim_end_matches(':'), 16).unwrap();
+        // objdump prints the instruction bytes as a little-endian number.
+        let w = u32::from_str_radix(hex, 16).unwrap();
+        let mnem = parts[2].trim();
+        let (txt, len) = disasm_word(w, addr, &cfg);
+        assert_eq!(len as usize * 2, hex.len(), "length of {} ({})", line, txt);
+        let ours = txt.split_whitespace().next().unwrap();
+        assert_eq!(ours, mnem, "mnemonic mismatch on '{}': ours '{}'", line, txt);
+        // Register operands must agree too (first operand token).
+        if parts.len() > 3 {
+            let theirs_ops: Vec<&str> = parts[3].split(", ").collect();
+            let ours_ops: Vec<String> =
+                txt.splitn(2, ' ').nth(1).unwrap_or("").split(", ").map(|s| s.to_string()).collect();
+            for (o, t) in ours_ops.iter().zip(theirs_ops.iter()) {
+                if t.starts_with('a') && t[1..].chars().all(|c| c.is_ascii_digit()) {
+                    assert_eq!(o, t, "operand mismatch on '{}': ours '{}'", line, txt);
+                }
+            }
+        }
+        n += 1;
+    }
+    println!("objdump cross-check: {} instructions agree in {}", n, obj.display());
+    assert!(n > 20, "too few instructions checked ({})", n);
+}
+
+const CROSS_C: &str = r#"
+typedef unsigned int u32; typedef int i32; typedef unsigned short u16; typedef signed char i8;
+struct s { u32 a; u16 b; i8 c; };
+extern void sink(u32);
+u32 crc(const unsigned char *p, int n) {
+    u32 c = 0xFFFFFFFF;
+    for (int i = 0; i < n; i++) { c ^= p[i]; for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320 & -(c & 1)); }
+    return ~c;
+}
+i32 dot(const short *a, const short *b, int n) { i32 s = 0; for (int i = 0; i < n; i++) s += a[i] * b[i]; return s; }
+u32 mix(u32 x, u32 y) { return (x << 7) | (y >> 25) | (x * y) | (x >> (y & 31)) | (u32)((i32)x >> 3); }
+int clz(u32 x) { return __builtin_clz(x); }
+void fill(struct s *v, int n) { for (int i = 0; i < n; i++) { v[i].a = i * 3; v[i].b = (u16)i; v[i].c = (i8)-i; sink(v[i].a + v[i].b + v[i].c); } }
+long long mul64(long long a, long long b) { return a * b; }
+int sw(int k) { switch (k) { case 0: return 5; case 1: return 7; case 2: return 11; case 3: return 13; case 4: return 17; default: return -1; } }
+u32 bits(u32 x) { return ((x >> 3) & 0x1F) + ((x & (1u << 20)) ? 1 : 0) + (x < 17 ? 2 : 0) + ((i32)x < -5 ? 4 : 0); }
+u32 lit(void) { return 0x12345678u + (u32)&sink; }
+"#;
+
+const CROSS_S: &str = r#"
+    .text
+    .align 4
+f:
+    rsr a2, sar
+    wsr a3, ps
+    xsr a4, epc1
+    rsr a2, ccount
+    wsr a2, ccompare0
+    rsr a2, litbase
+    wsr a2, intset
+    wsr a2, intclear
+    rsr a2, interrupt
+    rsr a2, excsave1
+    mul16s a2, a3, a4
+    mul16u a2, a3, a4
+    mull a2, a3, a4
+    nsa a2, a3
+    nsau a2, a3
+    ssai 13
+    ssa8l a2
+    ssa8b a2
+    ssl a2
+    ssr a2
+    src a2, a3, a4
+    sll a2, a3
+    srl a2, a3
+    sra a2, a3
+    rsil a2, 3
+    waiti 0
+    rfe
+    rfi 2
+    rfde
+    break 1, 2
+    break.n 1
+    syscall
+    simcall
+    ill
+    ill.n
+    nop
+    memw
+    isync
+    rsync
+    esync
+    dsync
+    extw
+    excw
+    wdtlb a2, a3
+    witlb a2, a3
+    rdtlb1 a2, a3
+    abs a2, a3
+    neg a2, a3
+    addx2 a2, a3, a4
+    subx8 a2, a3, a4
+    movi.n a2, 95
+    movi.n a2, -32
+    moveqz a2, a3, a4
+    movgez a2, a3, a4
+    bnone a2, a3, f
+    bany a2, a3, f
+    ball a2, a3, f
+    bnall a2, a3, f
+    bbc a2, a3, f
+    bbsi a2, 31, f
+    bltui a2, 65536, f
+    bgei a2, 256, f
+    blti a2, 1, f
+    bnei a2, 12, f
+    bltz a2, f
+    bgez a2, f
+    s16i a2, a3, 6
+    l16si a2, a3, 6
+    l16ui a2, a3, 254
+    s8i a2, a3, 255
+    l8ui a2, a3, 255
+    jx a2
+    callx0 a3
+"#;
+
+// ---------------------------------------------------------------------------------------------
+// Performance (run with: cargo test --release ... xtensa::tests::mips -- --ignored --nocapture)
+
+#[test]
+#[ignore]
+fn mips() {
+    let mut m = machine(s3());
+    let mut a = Asm::new(CODE);
+    // Outer loop with branch, inner ALU/load/store mix.
+    a.movi(3, 0);
+    a.movi(5, 0);
+    let top = a.here();
+    a.addi(3, 3, 1);
+    a.add(5, 5, 3);
+    a.i24(rrr(0, 0, 3, 7, 5, 3)); // xor
+    a.i24(rrr(0, 1, 4, 8, 3, 7)); // srli
+    a.add(5, 5, 8);
+    a.j(top);
+    m.load(&mut a);
+    let n = 300_000_000u64;
+    m.x.cpu.pc = CODE;
+    let t0 = std::time::Instant::now();
+    let _ = m.x.run(&mut m.mem, &mut NoHooks, n, u64::MAX);
+    let dt = t0.elapsed().as_secs_f64();
+    println!("ALU loop: {} insns in {:.3} s = {:.0} MIPS", m.x.cpu.insns, dt, m.x.cpu.insns as f64 / dt / 1e6);
+
+    // Windowed recursion benchmark (calls, window spills, memory).
+    let t0 = std::time::Instant::now();
+    let mut total = 0u64;
+    for _ in 0..2000 {
+        let (_, m) = windowed_recursion(2, 200);
+        total += m.x.cpu.insns;
+    }
+    let dt = t0.elapsed().as_secs_f64();
+    println!("windowed recursion: {} insns in {:.3} s = {:.0} MIPS", total, dt, total as f64 / dt / 1e6);
+
+    // Zero-overhead loop with loads/stores.
+    let mut m = machine(s3());
+    m.x.cpu.set_ar(4, DATA);
+    let mut a = Asm::new(CODE);
+    let outer = a.here();
+    a.movi(2, 1000);
+    let end = a.label();
+    a.loop_(8, 2, end);
+    a.l32i(5, 4, 0);
+    a.addi(5, 5, 1);
+    a.s32i(5, 4, 0);
+    a.bind(end);
+    a.j(outer);
+    m.load(&mut a);
+    m.x.cpu.pc = CODE;
+    let t0 = std::time::Instant::now();
+    let _ = m.x.run(&mut m.mem, &mut NoHooks, 200_000_000, u64::MAX);
+    let dt = t0.elapsed().as_secs_f64();
+    println!("LOOP l32i/addi/s32i: {} insns in {:.3} s = {:.0} MIPS", m.x.cpu.insns, dt, m.x.cpu.insns as f64 / dt / 1e6);
+}

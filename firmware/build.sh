@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# tigris-sim test and example firmware: build everything into firmware/build/.
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Usage: firmware/build.sh [--qemu] [-j N]
+#   --qemu   also build mps2-an386 variants that open the semihosting console
+#            with SYS_OPEN(":tt") (QEMU has no pre-opened handles 1/2), run them
+#            with qemu-system-arm and compare their output with the host output
+#   -j N     parallel jobs (default: number of CPUs)
+#
+# Outputs (see firmware/README.md):
+#   build/<board>/<program>.elf   (+ .map)   firmware for each board
+#   build/host/<program>          the portable programs built for the host
+#   build/host/<program>.out      their stdout = expected console output
+#   build/host/<program>.rc       their exit status
+#   ../examples/mps2-an386-demo.elf   the quick-start example (DWARF stripped,
+#                                     symbols kept); rewritten only if changed
+set -euo pipefail
+
+FW_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$FW_DIR")
+BUILD="$FW_DIR/build"
+EXAMPLE="$ROOT/examples/mps2-an386-demo.elf"
+CROSS=${CROSS_PREFIX:-arm-none-eabi-}
+CC="${CROSS}gcc"
+OBJCOPY="${CROSS}objcopy"
+HOSTCC=${HOSTCC:-gcc}
+JOBS=$(nproc 2>/dev/null || echo 2)
+RUN_QEMU=0
+
+while (($#)); do
+    case "$1" in
+        --qemu) RUN_QEMU=1 ;;
+        -j) JOBS=$2; shift ;;
+        -j*) JOBS=${1#-j} ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        *) echo "build.sh: unknown argument '$1'" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+die() { echo "build.sh: error: $*" >&2; exit 1; }
+
+# ------------------------------------------------------------------ toolchain
+if ! command -v "$CC" >/dev/null 2>&1; then
+    die "the cross compiler '$CC' was not found.
+  On Debian/Ubuntu install it with:
+      sudo apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi
+  (or put another arm-none-eabi toolchain on PATH, or set CROSS_PREFIX)."
+fi
+if ! echo '#include <stdio.h>' | "$CC" -mcpu=cortex-m4 -mthumb -x c -E - >/dev/null 2>&1; then
+    die "'$CC' has no C library headers.
+  On Debian/Ubuntu install newlib with:  sudo apt-get install libnewlib-arm-none-eabi"
+fi
+command -v "$OBJCOPY" >/dev/null 2>&1 || die "'$OBJCOPY' not found (it comes with binutils-arm-none-eabi)"
+command -v "$HOSTCC" >/dev/null 2>&1 || die "no host C compiler '$HOSTCC' (sudo apt-get install gcc)"
+
+# ------------------------------------------------------------------ configuration
+BOARDS=(mps2-an386 mps2-an500 stm32f446re stm32h753 nrf52840 rp2040 rp2350)
+PORTABLE=(sort crc32 matmul recursion strings_float demo exit_code)
+TIMING_BOARDS=(mps2-an386 mps2-an500 stm32f446re rp2040)
+CONSOLE_BOARDS=(mps2-an386 stm32f446re)
+IRQ_BOARDS=(mps2-an386 stm32f446re rp2040)
+FAULT_BOARDS=(mps2-an386)
+FAULTS=(fault_bad_address fault_undefined fault_stack_overflow fault_unhandled_irq
+        fault_endless_loop fault_busy_loop)
+
+cpu_flags() {
+    case "$1" in
+        mps2-an386|stm32f446re|nrf52840)
+            echo "-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard -DCORE_CORTEX_M4" ;;
+        mps2-an500|stm32h753)
+            echo "-mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard -DCORE_CORTEX_M7" ;;
+        rp2040)
+            echo "-mcpu=cortex-m0plus -mfloat-abi=soft -DCORE_CORTEX_M0PLUS" ;;
+        rp2350)
+            echo "-mcpu=cortex-m33 -mfpu=fpv5-sp-d16 -mfloat-abi=hard -DCORE_CORTEX_M33" ;;
+        *) die "unknown board $1" ;;
+    esac
+}
+
+board_define() { local b=${1^^}; echo "-DBOARD_${b//-/_}"; }
+
+# Paths inside debug info are relative to the repository root, so the ELFs
+# do not depend on where the repository is checked out.
+COMMON_FLAGS=(-mthumb -O2 -g -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration
+              -ffunction-sections -fdata-sections -ffp-contract=off
+              "-ffile-prefix-map=$ROOT/=" --specs=nano.specs
+              -I "$FW_DIR/common")
+LINK_FLAGS=(-nostartfiles -u _printf_float -Wl,--gc-sections -Wl,--no-warn-rwx-segments
+            -L "$FW_DIR/common")
+HOST_FLAGS=(-O2 -std=c11 -Wall -Wextra -ffp-contract=off)
+
+# ------------------------------------------------------------------ job pool
+# Each job runs in the background with its own log; its exit status goes to
+# a file, so failures are collected after all jobs have finished.
+JOBDIR="$BUILD/.jobs"
+job_seq=0
+job() {   # job <label> <command> [args...]
+    local label=$1; shift
+    while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+    job_seq=$((job_seq + 1))
+    local base="$JOBDIR/$(printf '%04d' "$job_seq")"
+    echo "$label" >"$base.label"
+    ( set +e; ( set -e; "$@" ) >"$base.log" 2>&1; echo $? >"$base.status" ) &
+}
+wait_jobs() {   # wait for all jobs; print the logs of failed ones and stop
+    wait || true
+    local failed=0 st
+    for st in "$JOBDIR"/*.status; do
+        [[ -e $st ]] || continue
+        if [[ $(cat "$st") != 0 ]]; then
+            failed=1
+            echo "---- FAILED: $(cat "${st%.status}.label")" >&2
+            cat "${st%.status}.log" >&2
+        elif [[ -s ${st%.status}.log ]]; then
+            cat "${st%.status}.log"
+        fi
+    done
+    ((failed == 0)) || die "build failed"
+    rm -f "$JOBDIR"/*
+}
+
+# ------------------------------------------------------------------ build steps
+# common runtime objects per board: startup.o, startup_zero_irq5.o, syscalls.o
+build_runtime() {   # <board> <outdir> [extra flags...]
+    local b=$1 out=$2; shift 2
+    local cflags=($(cpu_flags "$b") $(board_define "$b") "${COMMON_FLAGS[@]}" "$@")
+    mkdir -p "$out"
+    "$CC" "${cflags[@]}" -c "$FW_DIR/common/startup.S" -o "$out/startup.o"
+    "$CC" "${cflags[@]}" -DZERO_IRQ5_VECTOR -c "$FW_DIR/common/startup.S" -o "$out/startup_zero_irq5.o"
+    "$CC" "${cflags[@]}" -c "$FW_DIR/common/syscalls.c" -o "$out/syscalls.o"
+}
+
+link_elf() {   # <board> <objdir> <elf> <startup object> <sources...>
+    link_elf_ld "$1" "$FW_DIR/boards/$1.ld" "${@:2}"
+}
+
+link_elf_ld() {   # <board> <linker script> <objdir> <elf> <startup object> <sources...>
+    local b=$1 ld=$2 objdir=$3 elf=$4 startup=$5; shift 5
+    "$CC" $(cpu_flags "$b") $(board_define "$b") "${COMMON_FLAGS[@]}" "${LINK_FLAGS[@]}" \
+        -T "$ld" -Wl,-Map="${elf%.elf}.map" \
+        "$objdir/$startup" "$objdir/syscalls.o" "$@" -lm -o "$elf"
+}
+
+build_host() {   # <program>
+    local p=$1 out="$BUILD/host"
+    "$HOSTCC" "${HOST_FLAGS[@]}" "$FW_DIR/programs/$p.c" -o "$out/$p" -lm
+    local rc=0
+    "$out/$p" >"$out/$p.out" || rc=$?
+    echo "$rc" >"$out/$p.rc"
+}
+
+# ------------------------------------------------------------------ go
+case "$BUILD" in */firmware/build) ;; *) die "unexpected build directory $BUILD" ;; esac
+rm -rf "$BUILD"
+mkdir -p "$JOBDIR" "$BUILD/host"
+start=$SECONDS
+
+for b in "${BOARDS[@]}"; do
+    job "runtime $b" build_runtime "$b" "$BUILD/obj/$b"
+done
+for p in "${PORTABLE[@]}"; do
+    job "host $p" build_host "$p"
+done
+wait_jobs
+
+for b in "${BOARDS[@]}"; do
+    mkdir -p "$BUILD/$b"
+    for p in "${PORTABLE[@]}"; do
+        job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/programs/$p.c"
+    done
+done
+for b in "${TIMING_BOARDS[@]}"; do
+    srcs=("$FW_DIR/timing/timing.c" "$FW_DIR/timing/bench.S")
+    [[ $b == rp2040 ]] || srcs+=("$FW_DIR/timing/bench_div.S")
+    [[ $b == stm32f446re ]] && srcs+=("$FW_DIR/timing/flash_fetch.S")
+    job "$b timing" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/timing.elf" startup.o "${srcs[@]}"
+done
+for b in "${CONSOLE_BOARDS[@]}"; do
+    for p in console_uart console_itm; do
+        job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/console/$p.c"
+    done
+done
+for b in "${IRQ_BOARDS[@]}"; do
+    for p in systick svc pendsv; do
+        job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/interrupts/$p.c"
+    done
+done
+for b in "${FAULT_BOARDS[@]}"; do
+    for p in "${FAULTS[@]}"; do
+        st=startup.o
+        [[ $p == fault_unhandled_irq ]] && st=startup_zero_irq5.o
+        job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" "$st" "$FW_DIR/faults/$p.c"
+    done
+done
+wait_jobs
+
+# ------------------------------------------------------------------ example
+# The committed quick-start ELF: DWARF removed to keep it small, symbol table
+# kept (the profiler names functions from it).  Written only when it changed.
+"$OBJCOPY" --strip-debug "$BUILD/mps2-an386/demo.elf" "$BUILD/mps2-an386-demo.elf"
+size=$(stat -c %s "$BUILD/mps2-an386-demo.elf")
+((size < 200 * 1024)) || echo "build.sh: warning: example ELF is $size bytes (limit 200 KiB)" >&2
+mkdir -p "$(dirname "$EXAMPLE")"
+if ! cmp -s "$BUILD/mps2-an386-demo.elf" "$EXAMPLE"; then
+    cp "$BUILD/mps2-an386-demo.elf" "$EXAMPLE"
+    echo "updated ${EXAMPLE#$ROOT/} ($size bytes)"
+fi
+
+n_elf=$(find "$BUILD" -name '*.elf' -path "$BUILD/*/*" | wc -l)
+echo "built $n_elf ELF files and ${#PORTABLE[@]} host programs in $((SECONDS - start)) s -> ${BUILD#$ROOT/}/"
+
+# ------------------------------------------------------------------ optional QEMU check
+# QEMU is a second functional reference.  It has no pre-opened semihosting
+# handles, so these variants open ":tt" (-DSEMIHOST_OPEN_TT).  QEMU models
+# none of the boards' timing and no DWT/ITM; only outputs are compared.
+# Each run: <QEMU machine> <board whose CPU flags are used> <linker script>
+#   mps2-an386    Cortex-M4F  as built for mps2-an386
+#   mps2-an500    Cortex-M7   as built for mps2-an500
+#   netduinoplus2 STM32F405 (Cortex-M4F, flash 0x08000000, SRAM 0x20000000):
+#                 the stm32f446re memory map fits it
+#   mps2-an385    Cortex-M3 running code built for rp2040 (ARMv6-M Thumb-1,
+#                 soft float newlib) with the mps2-an386 memory map
+#   mps2-an505    Cortex-M33 running code built for rp2350 (FPv5-SP) with
+#                 the AN505 secure memory map written below
+qemu_run() {   # <machine> <elf> <stdout file> <expected stdout> <expected rc>
+    local m=$1 elf=$2 out=$3 want=$4 want_rc=$5 rc=0
+    timeout 60 qemu-system-arm -M "$m" -nographic -monitor none -serial null \
+        -semihosting-config enable=on,target=native -kernel "$elf" >"$out" 2>"${out%.out}.err" || rc=$?
+    if cmp -s "$out" "$want" && [[ $rc == "$want_rc" ]]; then
+        echo "qemu $m $(basename "$elf" .elf): output and exit code $rc match"
+    else
+        echo "qemu $m $(basename "$elf" .elf): MISMATCH (exit $rc, expected $want_rc)"
+        diff "$want" "$out" | head -20 || true
+        return 1
+    fi
+}
+
+if ((RUN_QEMU)); then
+    command -v qemu-system-arm >/dev/null 2>&1 ||
+        die "qemu-system-arm not found (sudo apt-get install qemu-system-arm)"
+    Q="$BUILD/qemu"
+    mkdir -p "$Q"
+    # Cortex-M33 on QEMU's mps2-an505 (QEMU hw/arm/mps2-tz.c; Arm AN505):
+    # SSRAM1 secure alias at 0x10000000 (4 MiB), SSRAM2 secure alias at
+    # 0x38000000 (2 MiB); the CPU boots in secure state from 0x10000000.
+    cat >"$Q/qemu-mps2-an505.ld" <<'LD'
+MEMORY
+{
+    SSRAM1_S (rx)  : ORIGIN = 0x10000000, LENGTH = 4M
+    SSRAM2_S (rwx) : ORIGIN = 0x38000000, LENGTH = 2M
+}
+REGION_ALIAS("CODE", SSRAM1_S);
+REGION_ALIAS("RAM", SSRAM2_S);
+INCLUDE sections.ld
+LD
+    QEMU_RUNS=("mps2-an386 mps2-an386 $FW_DIR/boards/mps2-an386.ld"
+               "mps2-an500 mps2-an500 $FW_DIR/boards/mps2-an500.ld"
+               "netduinoplus2 stm32f446re $FW_DIR/boards/stm32f446re.ld"
+               "mps2-an385 rp2040 $FW_DIR/boards/mps2-an386.ld"
+               "mps2-an505 rp2350 $Q/qemu-mps2-an505.ld")
+    for run in "${QEMU_RUNS[@]}"; do
+        read -r m b ld <<<"$run"
+        job "qemu runtime $m" build_runtime "$b" "$Q/$m/obj" -DSEMIHOST_OPEN_TT
+    done
+    wait_jobs
+    for run in "${QEMU_RUNS[@]}"; do
+        read -r m b ld <<<"$run"
+        for p in "${PORTABLE[@]}"; do
+            job "qemu link $m $p" link_elf_ld "$b" "$ld" "$Q/$m/obj" "$Q/$m/$p.elf" startup.o "$FW_DIR/programs/$p.c"
+        done
+        if [[ $m == mps2-an386 ]]; then
+            for p in svc pendsv systick; do
+                job "qemu link $m $p" link_elf_ld "$b" "$ld" "$Q/$m/obj" "$Q/$m/$p.elf" startup.o "$FW_DIR/interrupts/$p.c"
+            done
+        fi
+    done
+    wait_jobs
+    for run in "${QEMU_RUNS[@]}"; do
+        read -r m b ld <<<"$run"
+        for p in "${PORTABLE[@]}"; do
+            job "qemu run $m $p" qemu_run "$m" "$Q/$m/$p.elf" "$Q/$m/$p.out" \
+                "$BUILD/host/$p.out" "$(cat "$BUILD/host/$p.rc")"
+        done
+    done
+    # Interrupt programs: outputs the README documents (QEMU has no DWT, so
+    # systick's cycle count reads 0 there).
+    printf '%s\n' "svc: number=5 r0=0x1234 returned=0x1235 ipsr=11 calls=1" \
+        "svc: number=42 r0=0x0007 returned=0x0008 ipsr=11 calls=2" >"$Q/svc.expected"
+    printf '%s\n' "pendsv: round 1 handler_ran=1 ipsr=14" \
+        "pendsv: round 2 handler_ran=2 ipsr=14" >"$Q/pendsv.expected"
+    printf '%s\n' "systick: ticks=10 ipsr=15" "systick: cyccnt=0" >"$Q/systick.expected"
+    for p in svc pendsv systick; do
+        job "qemu run mps2-an386 $p" qemu_run mps2-an386 "$Q/mps2-an386/$p.elf" \
+            "$Q/mps2-an386/$p.out" "$Q/$p.expected" 0
+    done
+    wait_jobs
+fi

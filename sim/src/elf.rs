@@ -1,0 +1,189 @@
+//! ELF loading: PT_LOAD segments at their physical (load) address, symbols for attribution, and the
+//! start state from the Cortex-M vector table.
+
+use anyhow::{bail, Context, Result};
+use goblin::elf::{header, program_header::PT_LOAD, sym, Elf};
+use tigris_targets::Board;
+
+/// One loadable segment: file bytes, then zero fill up to `mem_size`.
+pub struct Segment {
+    pub index: usize,
+    pub addr: u32,
+    pub data: Vec<u8>,
+    pub mem_size: u32,
+    pub executable: bool,
+}
+
+/// A function or object symbol.
+#[derive(Debug, Clone)]
+pub struct Symbol {
+    pub name: String,
+    pub addr: u32,
+    pub size: u32,
+    pub is_function: bool,
+}
+
+pub struct Firmware {
+    pub segments: Vec<Segment>,
+    pub symbols: Vec<Symbol>,
+    pub entry: u32,
+    /// Address of the section named `.isr_vector`, `.vectors` or `.vector_table`, if any.
+    pub vector_section: Option<u32>,
+}
+
+const ARM_MACHINE: u16 = header::EM_ARM;
+const XTENSA_MACHINE: u16 = 94; // EM_XTENSA (ELF gABI machine list)
+
+fn machine_name(m: u16) -> String {
+    match m {
+        header::EM_ARM => "ARM".into(),
+        XTENSA_MACHINE => "Xtensa".into(),
+        header::EM_X86_64 => "x86-64".into(),
+        header::EM_386 => "x86".into(),
+        header::EM_AARCH64 => "AArch64".into(),
+        header::EM_RISCV => "RISC-V".into(),
+        other => format!("machine {other}"),
+    }
+}
+
+/// Parse `bytes` (read from `path`) as firmware for a core of the board.
+pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
+    if bytes.is_empty() {
+        bail!("{path}: the file is empty, not an ELF");
+    }
+    if bytes.len() < 4 || &bytes[..4] != b"\x7fELF" {
+        bail!("{path}: not an ELF file (no \\x7fELF magic)");
+    }
+    let elf = Elf::parse(bytes).map_err(|e| anyhow::anyhow!("{path}: corrupt or truncated ELF: {e}"))?;
+    let want = if board.core.kind.is_cortex_m() { ARM_MACHINE } else { XTENSA_MACHINE };
+    if elf.header.e_machine != want || elf.is_64 || !elf.little_endian {
+        bail!(
+            "{path}: ELF for {} ({}-bit, {} endian), but board `{}` has a {} core that needs a 32-bit little-endian {} ELF",
+            machine_name(elf.header.e_machine),
+            if elf.is_64 { 64 } else { 32 },
+            if elf.little_endian { "little" } else { "big" },
+            board.name,
+            board.core.kind.name(),
+            machine_name(want)
+        );
+    }
+    let mut segments = Vec::new();
+    for (index, ph) in elf.program_headers.iter().enumerate() {
+        if ph.p_type != PT_LOAD || ph.p_memsz == 0 {
+            continue;
+        }
+        let start = ph.p_offset as usize;
+        let end = start.checked_add(ph.p_filesz as usize).filter(|&e| e <= bytes.len()).with_context(|| {
+            format!(
+                "{path}: segment {index} claims file bytes 0x{:x}..0x{:x}, past the end of the file ({} bytes): truncated ELF",
+                ph.p_offset,
+                ph.p_offset + ph.p_filesz,
+                bytes.len()
+            )
+        })?;
+        if ph.p_filesz > ph.p_memsz || ph.p_paddr + ph.p_memsz > 1 << 32 {
+            bail!("{path}: segment {index} has inconsistent sizes (file 0x{:x}, memory 0x{:x})", ph.p_filesz, ph.p_memsz);
+        }
+        segments.push(Segment {
+            index,
+            addr: ph.p_paddr as u32,
+            data: bytes[start..end].to_vec(),
+            mem_size: ph.p_memsz as u32,
+            executable: ph.is_executable(),
+        });
+    }
+    if segments.is_empty() {
+        bail!("{path}: the ELF has no loadable (PT_LOAD) segment");
+    }
+    for s in &segments {
+        check_segment(path, s, board)?;
+    }
+    let mut symbols: Vec<Symbol> = elf
+        .syms
+        .iter()
+        .filter(|s| matches!(s.st_type(), sym::STT_FUNC | sym::STT_OBJECT) && s.st_value != 0 || s.st_type() == sym::STT_FUNC)
+        .filter_map(|s| {
+            let name = elf.strtab.get_at(s.st_name)?;
+            if name.is_empty() {
+                return None;
+            }
+            let is_function = s.st_type() == sym::STT_FUNC;
+            let addr = if is_function { s.st_value as u32 & !1 } else { s.st_value as u32 };
+            Some(Symbol { name: name.to_string(), addr, size: s.st_size as u32, is_function })
+        })
+        .collect();
+    symbols.sort_by(|a, b| (a.addr, !a.is_function, &a.name).cmp(&(b.addr, !b.is_function, &b.name)));
+    symbols.dedup_by(|a, b| a.addr == b.addr && a.is_function == b.is_function);
+    let vector_section = elf
+        .section_headers
+        .iter()
+        .find(|sh| matches!(elf.shdr_strtab.get_at(sh.sh_name), Some(".isr_vector" | ".vectors" | ".vector_table")))
+        .map(|sh| sh.sh_addr as u32);
+    Ok(Firmware { segments, symbols, entry: elf.entry as u32, vector_section })
+}
+
+/// A segment must lie inside one region of the board (its base or an alias).
+fn check_segment(path: &str, s: &Segment, board: &Board) -> Result<()> {
+    let last = s.addr as u64 + s.mem_size as u64 - 1;
+    let first = board.resolve(s.addr);
+    let end = board.resolve(last as u32);
+    match (first, end) {
+        (Some((a, _)), Some((b, _))) if a == b => Ok(()),
+        _ => bail!(
+            "{path}: segment {} (0x{:08x}-0x{:08x}, {} bytes) does not fit in one memory region of board `{}`.\nThe board's memory map:\n{}",
+            s.index,
+            s.addr,
+            last,
+            s.mem_size,
+            board.name,
+            board.memory_map()
+        ),
+    }
+}
+
+/// Function symbols in address order, for attributing a PC.
+pub struct SymbolMap {
+    functions: Vec<Symbol>,
+}
+
+impl SymbolMap {
+    pub fn new(symbols: &[Symbol]) -> Self {
+        let functions = symbols.iter().filter(|s| s.is_function).cloned().collect();
+        SymbolMap { functions }
+    }
+
+    pub fn len(&self) -> usize {
+        self.functions.len()
+    }
+
+    pub fn get(&self, i: usize) -> &Symbol {
+        &self.functions[i]
+    }
+
+    /// Index of the function containing `addr`: the nearest symbol at or below it whose size covers
+    /// it (a size of 0 covers up to the next symbol).
+    pub fn lookup(&self, addr: u32) -> Option<usize> {
+        let i = self.functions.partition_point(|s| s.addr <= addr).checked_sub(1)?;
+        let s = &self.functions[i];
+        let next = self.functions.get(i + 1).map(|n| n.addr).unwrap_or(u32::MAX);
+        let covers = if s.size > 0 { addr < s.addr.saturating_add(s.size) } else { addr < next };
+        covers.then_some(i)
+    }
+
+    /// Address range covered by function `i`.
+    pub fn range(&self, i: usize) -> (u32, u32) {
+        let s = &self.functions[i];
+        let end = if s.size > 0 {
+            s.addr.saturating_add(s.size)
+        } else {
+            self.functions.get(i + 1).map(|n| n.addr).unwrap_or(u32::MAX)
+        };
+        (s.addr, end)
+    }
+
+    /// `symbol+0xoff` for an address, when a function covers it.
+    pub fn describe(&self, addr: u32) -> Option<String> {
+        let s = &self.functions[self.lookup(addr)?];
+        Some(if addr == s.addr { s.name.clone() } else { format!("{}+0x{:x}", s.name, addr - s.addr) })
+    }
+}

@@ -1,0 +1,321 @@
+//! Machine assembly and the run loop: board + firmware -> core, then run under the user's limits,
+//! serving semihosting and collecting the profile into a report.
+
+use crate::elf::{self, Firmware, SymbolMap};
+use crate::profiler::Profiler;
+use crate::semihost::{Effect, Semihosting};
+use anyhow::{bail, Context, Result};
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::time::{Duration, Instant};
+use tigris_cores::cortex_m::CortexM;
+use tigris_cores::{Budget, Core, Entry, ExecObserver, Fault, FaultKind, Stop};
+use tigris_targets::{Board, RegionKind};
+use tigris_traces as traces;
+
+/// Options of one run.
+pub struct RunOptions {
+    pub max_cycles: u64,
+    pub max_instructions: u64,
+    pub timeout: Option<Duration>,
+    pub allow_host_fs: bool,
+    /// Where console output goes as it happens (None: only into the report).
+    pub live_console: Option<Box<dyn Write>>,
+}
+
+/// Cycles simulated between checks of the wall clock and console flushes.
+const SLICE_CYCLES: u64 = 20_000_000;
+
+/// A loaded machine, ready to run.
+pub struct Machine<'a> {
+    pub board: Board,
+    pub firmware: Firmware,
+    pub symbols: SymbolMap,
+    pub core: CortexM<'a>,
+    pub entry: Entry,
+    file_name: String,
+    sha256: String,
+}
+
+fn read_word(fw: &Firmware, addr: u32) -> Option<u32> {
+    fw.segments.iter().find_map(|s| {
+        let off = addr.checked_sub(s.addr)? as usize;
+        s.data.get(off..off + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    })
+}
+
+impl Machine<'_> {
+    pub fn load(path: &str, board: Board, entry_symbol: Option<&str>) -> Result<Self> {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read firmware {path}"))?;
+        let firmware = elf::parse(path, &bytes, &board)?;
+        if !board.core.kind.is_cortex_m() {
+            bail!(
+                "board `{}` has a {} core; the Xtensa simulator is not available yet (see issue: Xtensa ISS)",
+                board.name,
+                board.core.kind.name()
+            );
+        }
+        let code: Vec<(u32, Vec<u8>)> =
+            firmware.segments.iter().filter(|s| s.executable).map(|s| (s.addr, s.data.clone())).collect();
+        let mut core = CortexM::new(&board, &code).map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+        for s in &firmware.segments {
+            let mut image = s.data.clone();
+            image.resize(s.mem_size as usize, 0);
+            core.write_memory(s.addr, &image)
+                .map_err(|e| anyhow::anyhow!("{path}: loading segment {} at 0x{:08x}: {e}", s.index, s.addr))?;
+        }
+        let symbols = SymbolMap::new(&firmware.symbols);
+        let entry = Self::find_entry(path, &firmware, &board, entry_symbol)?;
+        core.reset(entry).map_err(|e| anyhow::anyhow!("reset: {e}"))?;
+        if let Some(table) = entry_vector_table(&firmware, &board) {
+            core.set_vector_table(table);
+        }
+        let file_name = std::path::Path::new(path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let sha256 = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        Ok(Machine { board, firmware, symbols, core, entry, file_name, sha256 })
+    }
+
+    /// Start state: the vector table's initial SP and reset vector, or `--entry SYMBOL`.
+    fn find_entry(path: &str, fw: &Firmware, board: &Board, symbol: Option<&str>) -> Result<Entry> {
+        let table = entry_vector_table(fw, board);
+        let top_of_ram = board
+            .regions
+            .iter()
+            .find(|r| r.kind == RegionKind::Sram && r.access.write)
+            .map(|r| (r.end() & !7) as u32)
+            .unwrap_or(0);
+        let sp_from_table = table.and_then(|t| read_word(fw, t));
+        if let Some(name) = symbol {
+            let s = fw.symbols.iter().find(|s| s.name == name && s.is_function).with_context(|| {
+                format!("{path}: --entry {name}: no function symbol of that name in the ELF")
+            })?;
+            return Ok(Entry { pc: s.addr, sp: sp_from_table.unwrap_or(top_of_ram) });
+        }
+        match (table, sp_from_table, table.and_then(|t| read_word(fw, t + 4))) {
+            (Some(_), Some(sp), Some(reset)) if reset & 1 == 1 => Ok(Entry { pc: reset & !1, sp }),
+            (Some(t), _, reset) => bail!(
+                "{path}: the vector table at 0x{t:08x} has no Thumb reset vector (word 1 = {}); use --entry SYMBOL",
+                reset.map(|r| format!("0x{r:08x}")).unwrap_or("outside the loaded image".into())
+            ),
+            (None, _, _) => Ok(Entry { pc: fw.entry & !1, sp: top_of_ram }),
+        }
+    }
+
+    /// Run to completion or a limit; console output is streamed to `opts.live_console`.
+    pub fn run(&mut self, mut opts: RunOptions) -> Result<traces::Report> {
+        let mut profiler = Profiler::new(&self.symbols);
+        let mut semihosting = Semihosting::new(opts.allow_host_fs, self.board.core.clock_hz);
+        let started = Instant::now();
+        let mut console = Vec::new();
+        let outcome;
+        let mut fault = None;
+        loop {
+            let used_cycles = self.core.cycles();
+            let used_insns = self.core.instructions();
+            let budget = Budget {
+                cycles: SLICE_CYCLES.min(opts.max_cycles.saturating_sub(used_cycles)),
+                instructions: opts.max_instructions.saturating_sub(used_insns),
+            };
+            let stop = self.core.run(budget, &mut profiler).map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
+            let mut out = self.core.take_console();
+            if matches!(stop, Stop::Semihosting) {
+                let effect = semihosting.handle(&mut self.core);
+                out.append(&mut semihosting.output);
+                flush(&mut opts.live_console, &out, &mut console);
+                match effect {
+                    Ok(Effect::Continue) => continue,
+                    Ok(Effect::Exit(code)) => {
+                        outcome = traces::Outcome::Exited { code };
+                        break;
+                    }
+                    Err(e) => {
+                        let pc = self.core.pc();
+                        fault = Some(Fault {
+                            kind: FaultKind::BadRead,
+                            pc,
+                            address: None,
+                            detail: format!("semihosting request with a bad pointer: {e}"),
+                        });
+                        outcome = traces::Outcome::Fault;
+                        break;
+                    }
+                }
+            }
+            flush(&mut opts.live_console, &out, &mut console);
+            match stop {
+                Stop::Fault(f) => {
+                    fault = Some(f);
+                    outcome = traces::Outcome::Fault;
+                    break;
+                }
+                Stop::Budget | Stop::Semihosting => {}
+            }
+            if self.core.cycles() >= opts.max_cycles {
+                outcome = traces::Outcome::Limit { limit: "max_cycles".into() };
+                break;
+            }
+            if self.core.instructions() >= opts.max_instructions {
+                outcome = traces::Outcome::Limit { limit: "max_instructions".into() };
+                break;
+            }
+            if opts.timeout.is_some_and(|t| started.elapsed() >= t) {
+                outcome = traces::Outcome::Limit { limit: "timeout".into() };
+                break;
+            }
+        }
+        semihosting.close();
+        let fault_report = fault.map(|f| self.describe_fault(&f, &profiler));
+        profiler.finish();
+        let mut report = self.report(outcome, fault_report, &profiler, String::from_utf8_lossy(&console).into_owned());
+        report.notes = semihosting.notes;
+        Ok(report)
+    }
+
+    fn describe_fault(&self, f: &Fault, profiler: &Profiler) -> traces::FaultReport {
+        let sp = self.core.register(13);
+        let near_stack = f.address.is_some_and(|a| a.abs_diff(sp) < 1024);
+        let kind = match f.kind {
+            FaultKind::BadRead | FaultKind::BadWrite if near_stack => "stack overflow".to_string(),
+            k => k.name().to_string(),
+        };
+        let message = if kind == "stack overflow" {
+            format!("{} (SP = 0x{sp:08x}: the stack ran out of its RAM region)", f.detail)
+        } else {
+            f.detail.clone()
+        };
+        let mut backtrace = vec![format!("#0 0x{:08x} {}", f.pc, self.symbols.describe(f.pc).unwrap_or("??".into()))];
+        for (i, (_, ret)) in profiler.call_stack().iter().filter(|(_, r)| *r != 0).take(8).enumerate() {
+            let call_site = ret.wrapping_sub(2);
+            backtrace.push(format!("#{} 0x{call_site:08x} {}", i + 1, self.symbols.describe(call_site).unwrap_or("??".into())));
+        }
+        traces::FaultReport {
+            kind,
+            pc: f.pc,
+            location: self.symbols.describe(f.pc),
+            address: f.address,
+            instruction: self.core.disassemble(f.pc),
+            message,
+            backtrace,
+            registers: self.core.registers().into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
+        }
+    }
+
+    fn report(
+        &self,
+        outcome: traces::Outcome,
+        fault: Option<traces::FaultReport>,
+        profiler: &Profiler,
+        console: String,
+    ) -> traces::Report {
+        let cycles = self.core.cycles();
+        let instructions = self.core.instructions();
+        let mut functions: Vec<traces::FunctionProfile> = profiler
+            .stats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.self_cycles > 0 || s.inclusive_cycles > 0)
+            .map(|(i, s)| {
+                let (name, address) = if i == profiler.unknown() {
+                    ("(no symbol)".to_string(), 0)
+                } else {
+                    let sym = self.symbols.get(i);
+                    (sym.name.clone(), sym.addr)
+                };
+                traces::FunctionProfile {
+                    name,
+                    address,
+                    calls: s.calls,
+                    self_cycles: s.self_cycles,
+                    inclusive_cycles: s.inclusive_cycles,
+                    self_instructions: s.self_instructions,
+                    inclusive_instructions: s.inclusive_instructions,
+                }
+            })
+            .collect();
+        functions.sort_by(|a, b| b.self_cycles.cmp(&a.self_cycles).then(a.address.cmp(&b.address)));
+        let regions: Vec<traces::RegionProfile> = self
+            .core
+            .memory()
+            .regions
+            .iter()
+            .map(|r| traces::RegionProfile {
+                name: r.spec.name.clone(),
+                kind: r.spec.kind.name().to_string(),
+                base: r.spec.base,
+                size: r.spec.size,
+                reads: r.counters.reads,
+                writes: r.counters.writes,
+                read_bytes: r.counters.read_bytes,
+                write_bytes: r.counters.write_bytes,
+                fetches: r.counters.fetches,
+                stall_cycles: r.counters.stall_cycles,
+                icache_hits: r.counters.icache_hits,
+                icache_misses: r.counters.icache_misses,
+                dcache_hits: r.counters.dcache_hits,
+                dcache_misses: r.counters.dcache_misses,
+            })
+            .collect();
+        let stall_cycles = regions.iter().map(|r| r.stall_cycles).sum();
+        traces::Report {
+            schema: traces::SCHEMA.into(),
+            schema_version: traces::SCHEMA_VERSION,
+            tool: traces::Tool { name: "tigris-sim".into(), version: env!("CARGO_PKG_VERSION").into() },
+            firmware: traces::Firmware {
+                file: self.file_name.clone(),
+                sha256: self.sha256.clone(),
+                entry: self.entry.pc,
+                initial_sp: self.entry.sp,
+            },
+            board: traces::BoardInfo {
+                name: self.board.name.clone(),
+                core: self.board.core.kind.name().into(),
+                clock_hz: self.board.core.clock_hz,
+            },
+            outcome,
+            totals: traces::Totals {
+                cycles,
+                instructions,
+                cpi: if instructions > 0 { cycles as f64 / instructions as f64 } else { 0.0 },
+                seconds: cycles as f64 / self.board.core.clock_hz as f64,
+                stall_cycles,
+            },
+            console,
+            functions,
+            regions,
+            fault,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Run with no observer work at all (for the speed benchmark's reference figure).
+    pub fn run_raw(&mut self, max_instructions: u64, observer: &mut dyn ExecObserver) -> Result<()> {
+        loop {
+            let budget = Budget { cycles: u64::MAX, instructions: max_instructions.saturating_sub(self.core.instructions()) };
+            match self.core.run(budget, observer).map_err(|e| anyhow::anyhow!("{e}"))? {
+                Stop::Semihosting => {
+                    let mut sh = Semihosting::new(false, self.board.core.clock_hz);
+                    if let Effect::Exit(_) = sh.handle(&mut self.core).map_err(|e| anyhow::anyhow!("{e}"))? {
+                        return Ok(());
+                    }
+                }
+                Stop::Budget => return Ok(()),
+                Stop::Fault(f) => bail!("firmware fault: {}", f.detail),
+            }
+        }
+    }
+}
+
+fn entry_vector_table(fw: &Firmware, board: &Board) -> Option<u32> {
+    fw.vector_section.or(board.vector_table)
+}
+
+fn flush(live: &mut Option<Box<dyn Write>>, bytes: &[u8], keep: &mut Vec<u8>) {
+    if bytes.is_empty() {
+        return;
+    }
+    if let Some(w) = live {
+        let _ = w.write_all(bytes);
+        let _ = w.flush();
+    }
+    keep.extend_from_slice(bytes);
+}

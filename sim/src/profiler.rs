@@ -1,0 +1,207 @@
+//! Attributes cycles and instructions to functions from the block stream of a core: self and
+//! inclusive figures over a shadow call stack that follows calls, returns, tail calls and exceptions.
+
+use crate::elf::SymbolMap;
+use tigris_cores::{ExecObserver, Flow};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FunctionStats {
+    pub calls: u64,
+    pub self_cycles: u64,
+    pub self_instructions: u64,
+    pub inclusive_cycles: u64,
+    pub inclusive_instructions: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    /// Function index, or `UNKNOWN` for code no symbol covers.
+    function: usize,
+    /// Where this frame returns to (0 when it is not a call).
+    return_to: u32,
+    exception: bool,
+    entry_cycles: u64,
+    entry_instructions: u64,
+}
+
+pub struct Profiler<'s> {
+    symbols: &'s SymbolMap,
+    /// Per function; the last entry collects code outside every symbol.
+    pub stats: Vec<FunctionStats>,
+    /// How many frames of each function are open (inclusive time counts only the outermost).
+    open: Vec<u32>,
+    stack: Vec<Frame>,
+    last_cycles: u64,
+    last_instructions: u64,
+    /// Address range of the function on top of the stack.
+    range: (u32, u32),
+    pub current_pc: u32,
+}
+
+impl<'s> Profiler<'s> {
+    pub fn new(symbols: &'s SymbolMap) -> Self {
+        let n = symbols.len() + 1;
+        Profiler {
+            symbols,
+            stats: vec![FunctionStats::default(); n],
+            open: vec![0; n],
+            stack: Vec::new(),
+            last_cycles: 0,
+            last_instructions: 0,
+            range: (1, 0),
+            current_pc: 0,
+        }
+    }
+
+    pub fn unknown(&self) -> usize {
+        self.symbols.len()
+    }
+
+    fn function_at(&self, pc: u32) -> usize {
+        self.symbols.lookup(pc).unwrap_or(self.unknown())
+    }
+
+    fn push(&mut self, function: usize, return_to: u32, exception: bool, cycles: u64, instructions: u64) {
+        self.stats[function].calls += 1;
+        self.open[function] += 1;
+        self.stack.push(Frame { function, return_to, exception, entry_cycles: cycles, entry_instructions: instructions });
+    }
+
+    fn close(&mut self, frame: Frame, cycles: u64, instructions: u64) {
+        self.open[frame.function] -= 1;
+        if self.open[frame.function] == 0 {
+            let s = &mut self.stats[frame.function];
+            s.inclusive_cycles += cycles - frame.entry_cycles;
+            s.inclusive_instructions += instructions - frame.entry_instructions;
+        }
+    }
+
+    fn pop_to(&mut self, depth: usize, cycles: u64, instructions: u64) {
+        while self.stack.len() > depth {
+            let f = self.stack.pop().expect("depth below length");
+            self.close(f, cycles, instructions);
+        }
+    }
+
+    fn set_range(&mut self) {
+        self.range = match self.stack.last() {
+            Some(f) if f.function != self.unknown() => self.symbols.range(f.function),
+            _ => (1, 0),
+        };
+    }
+
+    /// Close every open frame at the end of a run.
+    pub fn finish(&mut self) {
+        let (c, i) = (self.last_cycles, self.last_instructions);
+        self.pop_to(0, c, i);
+    }
+
+    /// Innermost first: (function index, return address of the frame) for a backtrace.
+    pub fn call_stack(&self) -> Vec<(usize, u32)> {
+        self.stack.iter().rev().map(|f| (f.function, f.return_to)).collect()
+    }
+}
+
+impl ExecObserver for Profiler<'_> {
+    fn block(&mut self, pc: u32, flow: Flow, cycles: u64, instructions: u64) {
+        let top = self.stack.last().map(|f| f.function).unwrap_or(self.unknown());
+        let s = &mut self.stats[top];
+        s.self_cycles += cycles - self.last_cycles;
+        s.self_instructions += instructions - self.last_instructions;
+        self.last_cycles = cycles;
+        self.last_instructions = instructions;
+        self.current_pc = pc;
+        match flow {
+            Flow::Jump => {
+                if pc >= self.range.0 && pc < self.range.1 {
+                    return;
+                }
+                let f = self.function_at(pc);
+                if self.stack.is_empty() {
+                    self.push(f, 0, false, cycles, instructions);
+                } else if f != top {
+                    // A branch into another function: a tail call (or a jump between symbols). It
+                    // replaces the current frame and keeps its return address.
+                    let old = self.stack.pop().expect("non-empty");
+                    self.close(old, cycles, instructions);
+                    self.push(f, old.return_to, old.exception, cycles, instructions);
+                }
+            }
+            Flow::Call { return_to } => {
+                let f = self.function_at(pc);
+                self.push(f, return_to, false, cycles, instructions);
+            }
+            Flow::Return => {
+                // Unwind to the frame this return address belongs to (skipping frames left by tail
+                // calls or longjmp); a return that matches nothing is treated as a jump.
+                match self.stack.iter().rposition(|f| f.return_to == pc && !f.exception) {
+                    Some(i) => self.pop_to(i, cycles, instructions),
+                    None => return self.block(pc, Flow::Jump, cycles, instructions),
+                }
+                if self.stack.is_empty() {
+                    let f = self.function_at(pc);
+                    self.push(f, 0, false, cycles, instructions);
+                }
+            }
+            Flow::ExceptionEntry { .. } => {
+                let f = self.function_at(pc);
+                self.push(f, 0, true, cycles, instructions);
+            }
+            Flow::ExceptionReturn => {
+                if let Some(i) = self.stack.iter().rposition(|f| f.exception) {
+                    self.pop_to(i, cycles, instructions);
+                }
+                let f = self.function_at(pc);
+                if self.stack.last().map(|t| t.function) != Some(f) {
+                    return self.block(pc, Flow::Jump, cycles, instructions);
+                }
+            }
+        }
+        self.set_range();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::elf::Symbol;
+
+    fn symbols() -> SymbolMap {
+        let f = |name: &str, addr: u32| Symbol { name: name.into(), addr, size: 0x100, is_function: true };
+        SymbolMap::new(&[f("main", 0x1000), f("a", 0x2000), f("b", 0x3000), f("isr", 0x4000)])
+    }
+
+    #[test]
+    fn self_and_inclusive_follow_calls_tail_calls_and_exceptions() {
+        let syms = symbols();
+        let mut p = Profiler::new(&syms);
+        p.block(0x1000, Flow::Jump, 0, 0); // main
+        p.block(0x2000, Flow::Call { return_to: 0x1010 }, 10, 5); // main -> a
+        p.block(0x3000, Flow::Jump, 30, 15); // a tail-calls b
+        p.block(0x4000, Flow::ExceptionEntry { number: 15 }, 40, 20); // interrupt in b
+        p.block(0x3010, Flow::ExceptionReturn, 60, 25);
+        p.block(0x1010, Flow::Return, 70, 30); // b returns to main
+        p.block(0x1020, Flow::Jump, 100, 40);
+        p.finish();
+        let s = |i: usize| p.stats[i];
+        assert_eq!((s(0).self_cycles, s(0).inclusive_cycles), (10 + 30, 100));
+        assert_eq!((s(1).self_cycles, s(1).inclusive_cycles, s(1).calls), (20, 20, 1));
+        assert_eq!((s(2).self_cycles, s(2).inclusive_cycles), (10 + 10, 40), "b runs 30..70, 20 of it in the ISR");
+        assert_eq!((s(3).self_cycles, s(3).inclusive_cycles), (20, 20));
+    }
+
+    #[test]
+    fn recursion_counts_inclusive_time_once() {
+        let syms = symbols();
+        let mut p = Profiler::new(&syms);
+        p.block(0x1000, Flow::Jump, 0, 0);
+        p.block(0x2000, Flow::Call { return_to: 0x1004 }, 10, 1);
+        p.block(0x2000, Flow::Call { return_to: 0x2010 }, 20, 2); // a calls itself
+        p.block(0x2010, Flow::Return, 30, 3);
+        p.block(0x1004, Flow::Return, 40, 4);
+        p.finish();
+        assert_eq!(p.stats[1].inclusive_cycles, 30);
+        assert_eq!(p.stats[1].self_cycles, 30);
+        assert_eq!(p.stats[1].calls, 2);
+    }
+}

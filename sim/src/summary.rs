@@ -1,0 +1,145 @@
+//! The text views: the run summary printed after a run and the board listing.
+
+use std::fmt::Write;
+use tigris_targets::Board;
+use tigris_traces::{Outcome, Report};
+
+/// 1234567 -> "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn duration(seconds: f64) -> String {
+    if seconds >= 1.0 {
+        format!("{seconds:.3} s")
+    } else if seconds >= 1e-3 {
+        format!("{:.3} ms", seconds * 1e3)
+    } else {
+        format!("{:.3} us", seconds * 1e6)
+    }
+}
+
+/// The concise summary printed on stdout after a run.
+pub fn text(r: &Report, top: usize) -> String {
+    let mut o = String::new();
+    let t = &r.totals;
+    let _ = writeln!(o, "\n== tigris-sim: {} on {} ({} @ {} MHz)", r.firmware.file, r.board.name, r.board.core, r.board.clock_hz as f64 / 1e6);
+    let end = match &r.outcome {
+        Outcome::Exited { code } => format!("exited with code {code}"),
+        Outcome::Limit { limit } => format!("stopped by the {} limit", limit.replace('_', "-")),
+        Outcome::Fault => "FAULT".to_string(),
+    };
+    let _ = writeln!(
+        o,
+        "{end}: {} cycles = {} at {} MHz, {} instructions, CPI {:.3}, {} memory stall cycles",
+        thousands(t.cycles),
+        duration(t.seconds),
+        r.board.clock_hz as f64 / 1e6,
+        thousands(t.instructions),
+        t.cpi,
+        thousands(t.stall_cycles)
+    );
+    if let Some(f) = &r.fault {
+        let _ = writeln!(o, "\nfault: {} at 0x{:08x} {}", f.kind, f.pc, f.location.as_deref().unwrap_or("(no symbol)"));
+        if let Some(i) = &f.instruction {
+            let _ = writeln!(o, "  instruction: {i}");
+        }
+        if let Some(a) = f.address {
+            let _ = writeln!(o, "  address:     0x{a:08x}");
+        }
+        let _ = writeln!(o, "  {}", f.message);
+        let _ = writeln!(o, "  backtrace:");
+        for line in &f.backtrace {
+            let _ = writeln!(o, "    {line}");
+        }
+        let regs: Vec<String> = f.registers.iter().map(|(n, v)| format!("{n}=0x{v:08x}")).collect();
+        for chunk in regs.chunks(6) {
+            let _ = writeln!(o, "  {}", chunk.join(" "));
+        }
+    }
+    let _ = writeln!(o, "\nmemory regions:");
+    let _ = writeln!(o, "  {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}", "region", "reads", "writes", "bytes read", "bytes written", "stall cycles");
+    for g in r.regions.iter().filter(|g| g.reads + g.writes + g.fetches > 0) {
+        let _ = writeln!(
+            o,
+            "  {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            g.name,
+            thousands(g.reads),
+            thousands(g.writes),
+            thousands(g.read_bytes),
+            thousands(g.write_bytes),
+            thousands(g.stall_cycles)
+        );
+    }
+    let _ = writeln!(o, "\ntop functions by self cycles:");
+    let _ = writeln!(o, "  {:>6} {:>14} {:>14} {:>10}  function", "self%", "self cycles", "incl. cycles", "calls");
+    for f in r.functions.iter().take(top) {
+        let share = if t.cycles > 0 { 100.0 * f.self_cycles as f64 / t.cycles as f64 } else { 0.0 };
+        let _ = writeln!(
+            o,
+            "  {:>5.1}% {:>14} {:>14} {:>10}  {}",
+            share,
+            thousands(f.self_cycles),
+            thousands(f.inclusive_cycles),
+            thousands(f.calls),
+            f.name
+        );
+    }
+    for n in &r.notes {
+        let _ = writeln!(o, "note: {n}");
+    }
+    o
+}
+
+/// Every parameter of a board, for `tigris-sim boards show`.
+pub fn board_details(b: &Board) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{} ({})\n  {}", b.name, b.origin, b.summary);
+    let _ = writeln!(o, "core: {}  clock {} Hz  fpu {}", b.core.kind.name(), b.core.clock_hz, b.core.fpu);
+    if let Some(v) = b.vector_table {
+        let _ = writeln!(o, "vector table: 0x{v:08x}");
+    }
+    let _ = writeln!(o, "memory map:\n{}", b.memory_map().trim_end());
+    for r in &b.regions {
+        let _ = write!(
+            o,
+            "  {}: read wait states {}, write wait states {}, bus {} bytes, prefetch {}",
+            r.name, r.read_wait_states, r.write_wait_states, r.bus_bytes, r.prefetch
+        );
+        for (label, c) in [("icache", r.icache), ("dcache", r.dcache)] {
+            if let Some(c) = c {
+                let _ = write!(o, ", {label} {} B {}-way {}-byte lines", c.size, c.ways, c.line_bytes);
+            }
+        }
+        if r.miss_cycles > 0 {
+            let _ = write!(o, ", line refill {} cycles", r.miss_cycles);
+        }
+        o.push('\n');
+    }
+    if let Some(u) = b.console.uart {
+        let _ = write!(o, "console UART: data 0x{:08x}", u.data);
+        if let Some(s) = u.status {
+            let _ = write!(o, ", status 0x{s:08x} reads 0x{:x}", u.status_ready);
+        }
+        o.push('\n');
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(1234567), "1,234,567");
+        assert_eq!(super::thousands(100), "100");
+    }
+}
