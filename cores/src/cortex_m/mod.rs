@@ -335,7 +335,7 @@ impl<'a> CortexM<'a> {
                 }
                 let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0);
                 let _ = uc.reg_write(RegisterARM::R0, 0);
-                let _ = uc.reg_write(RegisterARM::PC, pc + 2);
+                let _ = uc.reg_write(RegisterARM::PC, (pc + 2) | 1);
             })
             .map_err(engine("interrupt hook"))?;
         Ok(())
@@ -418,12 +418,14 @@ impl<'a> CortexM<'a> {
                 ppb::PPB_BASE as u64,
                 ppb::PPB_SIZE as u64,
                 Some(|uc: &mut Unicorn<State>, offset: u64, _size: usize| {
+                    clear_stale_it_state(uc);
                     let pc = uc.pc_read().unwrap_or(0) as u32;
                     let st = uc.get_data_mut();
                     let now = st.cycles_at(pc);
                     st.ppb.read(ppb::PPB_BASE + offset as u32, now) as u64
                 }),
                 Some(|uc: &mut Unicorn<State>, offset: u64, size: usize, value: u64| {
+                    clear_stale_it_state(uc);
                     let pc = uc.pc_read().unwrap_or(0) as u32;
                     let st = uc.get_data_mut();
                     let now = st.cycles_at(pc);
@@ -456,6 +458,7 @@ impl<'a> CortexM<'a> {
         for (lo, hi, region) in ranges {
             self.uc
                 .add_mem_hook(HookType::MEM_READ | HookType::MEM_WRITE, lo as u64, hi as u64, move |uc, ty, addr, size, _| {
+                    clear_stale_it_state(uc);
                     let st = uc.get_data_mut();
                     let stall = st.mem.regions[region].data_access(addr as u32, size as u32, ty == MemType::WRITE);
                     st.cycles += stall as u64;
@@ -716,6 +719,15 @@ impl<'a> CortexM<'a> {
     fn fault(&self, kind: FaultKind, pc: u32, address: Option<u32>, detail: String) -> Stop {
         Stop::Fault(Fault { kind, pc, address, detail })
     }
+}
+
+/// Unicorn syncs the CPU state before calling a memory hook, which also restores the IT-block bits
+/// of the current instruction into the CPU, while the translated block assumes they stay zero until
+/// it exits (it writes the right value itself then). Left as they are, the stale bits make the next
+/// block execute as if inside an IT block (unicorn-engine issue #2309). Writing EPSR with only the
+/// Thumb bit restores what the translated code expects.
+fn clear_stale_it_state(uc: &mut Unicorn<State>) {
+    let _ = uc.reg_write(RegisterARM::EPSR, 1 << 24);
 }
 
 fn gp_register(n: usize) -> RegisterARM {

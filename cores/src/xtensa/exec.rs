@@ -19,6 +19,8 @@ struct Block {
     start: u32,
     n: u32,
     bp: bool,
+    /// Highest AR pane named by any instruction of the block (window-overflow pre-check).
+    max_pane: u8,
 }
 
 struct BlockCache {
@@ -62,15 +64,6 @@ pub struct Xtensa {
     cache: BlockCache,
     breakpoints: HashSet<u32>,
     bp_resume: Option<u32>,
-}
-
-macro_rules! mem {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(stop) => return stop,
-        }
-    };
 }
 
 impl Xtensa {
@@ -216,7 +209,12 @@ impl Xtensa {
             hooks.block_start(pc, cpu.cycles);
             let n = (blk.n as u64).min(insn_end - cpu.insns) as usize;
             let insns = &self.cache.insns[blk.start as usize..blk.start as usize + n];
-            if let Some(stop) = cpu.exec_block(bus, hooks, insns, pc) {
+            let r = if blk.max_pane > cpu.win_limit {
+                cpu.exec_block::<B, H, true>(bus, hooks, insns, pc)
+            } else {
+                cpu.exec_block::<B, H, false>(bus, hooks, insns, pc)
+            };
+            if let Some(stop) = r {
                 return stop;
             }
         }
@@ -261,7 +259,8 @@ fn build_block<B: XtensaBus>(
         }
     }
     let idx = cache.blocks.len() as u32;
-    cache.blocks.push(Block { start: start as u32, n: (end - start) as u32, bp: bps.contains(&pc) });
+    let max_pane = cache.insns[start..end].iter().map(|i| i.pane).max().unwrap_or(0);
+    cache.blocks.push(Block { start: start as u32, n: (end - start) as u32, bp: bps.contains(&pc), max_pane });
     cache.map.insert(pc, idx);
     Ok(idx)
 }
@@ -398,7 +397,9 @@ impl Cpu {
     }
 
     /// Execute a decoded block starting at `pc0`. Sets `self.pc` for the next block.
-    pub(crate) fn exec_block<B: XtensaBus, H: XtensaHooks>(
+    /// `WCHK`: the block names a pane above the current window limit, so check each instruction.
+    #[inline(always)]
+    pub(crate) fn exec_block<B: XtensaBus, H: XtensaHooks, const WCHK: bool>(
         &mut self,
         bus: &mut B,
         hooks: &mut H,
@@ -407,13 +408,25 @@ impl Cpu {
     ) -> Option<StopReason> {
         use Op::*;
         let mut pc = pc0;
+        // Instruction and cycle counts are kept in locals and added once per block exit.
+        let mut n: u64 = 0;
+        let mut cyc: u64 = 0;
+        let res: Option<StopReason> = 'ex: {
+        macro_rules! mm {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(stop) => break 'ex stop,
+                }
+            };
+        }
         for insn in insns {
-            if insn.pane > self.win_limit {
+            if WCHK && insn.pane > self.win_limit {
                 self.window_overflow(hooks, pc);
-                return None;
+                break 'ex None;
             }
-            self.cycles += insn.cost as u64;
-            self.insns += 1;
+            cyc += insn.cost as u64;
+            n += 1;
             let next = pc.wrapping_add(insn.len as u32);
             let (r, s, t) = (insn.r as u32, insn.s as u32, insn.t as u32);
             let imm = insn.imm;
@@ -426,18 +439,13 @@ impl Cpu {
                 ($cond:expr) => {{
                     if $cond {
                         self.take(imm);
-                        return None;
+                        break 'ex None;
                     }
                 }};
             }
             macro_rules! exc {
                 ($c:expr) => {
-                    return self.raise_exception(hooks, $c, pc, None)
-                };
-            }
-            macro_rules! fpchk {
-                () => {
-                    mem!(self.fp_enabled(hooks, pc))
+                    break 'ex self.raise_exception(hooks, $c, pc, None)
                 };
             }
             match insn.op {
@@ -560,38 +568,38 @@ impl Cpu {
                 }
                 // ---- loads / stores ----
                 L8ui => {
-                    let v = mem!(self.load(bus, hooks, a!(s).wrapping_add(imm), 1, pc));
+                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 1, pc));
                     self.set_ar(t, v)
                 }
                 L16ui => {
-                    let v = mem!(self.load(bus, hooks, a!(s).wrapping_add(imm), 2, pc));
+                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 2, pc));
                     self.set_ar(t, v)
                 }
                 L16si => {
-                    let v = mem!(self.load(bus, hooks, a!(s).wrapping_add(imm), 2, pc));
+                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 2, pc));
                     self.set_ar(t, v as u16 as i16 as i32 as u32)
                 }
                 L32i | L32iN | L32ai | L32e => {
-                    let v = mem!(self.load(bus, hooks, a!(s).wrapping_add(imm), 4, pc));
+                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 4, pc));
                     self.set_ar(t, v)
                 }
-                S8i => mem!(self.store(bus, hooks, a!(s).wrapping_add(imm), 1, a!(t), pc)),
-                S16i => mem!(self.store(bus, hooks, a!(s).wrapping_add(imm), 2, a!(t), pc)),
+                S8i => mm!(self.store(bus, hooks, a!(s).wrapping_add(imm), 1, a!(t), pc)),
+                S16i => mm!(self.store(bus, hooks, a!(s).wrapping_add(imm), 2, a!(t), pc)),
                 S32i | S32iN | S32ri | S32e | S32nb => {
-                    mem!(self.store(bus, hooks, a!(s).wrapping_add(imm), 4, a!(t), pc))
+                    mm!(self.store(bus, hooks, a!(s).wrapping_add(imm), 4, a!(t), pc))
                 }
                 L32r => {
                     // §2.2: ((PC + 3) & ~3) + offset, or (LITBASE & ~0xFFF) + offset when LITBASE[0] = 1
                     let base = if self.litbase & 1 != 0 { self.litbase & 0xFFFF_F000 } else { pc.wrapping_add(3) & !3 };
-                    let v = mem!(self.load(bus, hooks, base.wrapping_add(imm), 4, pc));
+                    let v = mm!(self.load(bus, hooks, base.wrapping_add(imm), 4, pc));
                     self.set_ar(t, v)
                 }
                 S32c1i => {
                     // §2.7: old = mem; if old == SCOMPARE1 store at; at = old
                     let addr = a!(s).wrapping_add(imm);
-                    let old = mem!(self.load(bus, hooks, addr, 4, pc));
+                    let old = mm!(self.load(bus, hooks, addr, 4, pc));
                     if old == self.scompare1 {
-                        mem!(self.store(bus, hooks, addr, 4, a!(t), pc));
+                        mm!(self.store(bus, hooks, addr, 4, a!(t), pc));
                     }
                     self.set_ar(t, old)
                 }
@@ -624,26 +632,26 @@ impl Cpu {
                 Bt => br!(self.getb(insn.s)),
                 J => {
                     self.take(imm);
-                    return None;
+                    break 'ex None;
                 }
                 Jx => {
                     let tgt = a!(s);
                     self.take(tgt);
-                    return None;
+                    break 'ex None;
                 }
                 // ---- calls / returns ----
                 Call0 => {
                     self.set_ar(0, next);
                     hooks.call(pc, imm, 0);
                     self.take(imm);
-                    return None;
+                    break 'ex None;
                 }
                 Callx0 => {
                     let tgt = a!(s);
                     self.set_ar(0, next);
                     hooks.call(pc, tgt, 0);
                     self.take(tgt);
-                    return None;
+                    break 'ex None;
                 }
                 Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
                     // §3.3: target first; a[4n] = n<<30 | (PC+3)[29:0]; PS.CALLINC = n
@@ -659,13 +667,13 @@ impl Cpu {
                     self.ps = (self.ps & !PS_CALLINC) | (n << PS_CALLINC_SHIFT);
                     hooks.call(pc, tgt, 4 * n);
                     self.take(tgt);
-                    return None;
+                    break 'ex None;
                 }
                 Ret | RetN => {
                     let tgt = a!(0);
                     hooks.ret(pc, tgt);
                     self.take(tgt);
-                    return None;
+                    break 'ex None;
                 }
                 Retw | RetwN => {
                     let a0 = a!(0);
@@ -676,7 +684,7 @@ impl Cpu {
                     let caller = self.wb.wrapping_sub(n) & 15;
                     if self.ws & (1 << caller) == 0 {
                         self.window_underflow(hooks, pc, n);
-                        return None;
+                        break 'ex None;
                     }
                     let tgt = (pc & 0xC000_0000) | (a0 & 0x3FFF_FFFF);
                     self.ws &= !(1 << self.wb);
@@ -684,7 +692,7 @@ impl Cpu {
                     self.update_win_limit();
                     hooks.ret(pc, tgt);
                     self.take(tgt);
-                    return None;
+                    break 'ex None;
                 }
                 Entry => {
                     // §3.3 ENTRY
@@ -694,7 +702,7 @@ impl Cpu {
                     let callinc = (self.ps & PS_CALLINC) >> PS_CALLINC_SHIFT;
                     if callinc as u8 > self.win_limit {
                         self.window_overflow(hooks, pc);
-                        return None;
+                        break 'ex None;
                     }
                     let v = a!(s).wrapping_sub(imm);
                     self.set_ar(4 * callinc + (s & 3), v);
@@ -702,7 +710,7 @@ impl Cpu {
                     self.ws |= 1 << self.wb;
                     self.update_win_limit();
                     self.pc = next;
-                    return None;
+                    break 'ex None;
                 }
                 Movsp => {
                     // Alloca if WS[WB−1..WB−3] are all clear (§3.3)
@@ -728,7 +736,7 @@ impl Cpu {
                     self.ps_changed();
                     self.pc = self.epc[1];
                     self.cycles += self.t_taken;
-                    return None;
+                    break 'ex None;
                 }
                 // ---- zero-overhead loops (§3.4) ----
                 Loop | Loopnez | Loopgtz => {
@@ -743,9 +751,85 @@ impl Cpu {
                     };
                     if skip {
                         self.take(imm);
-                        return None;
+                        break 'ex None;
                     }
                 }
+                Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => {}
+                _ => {
+                    // Rare instructions run out of line; counters are synchronised first.
+                    self.insns += n;
+                    self.cycles += cyc;
+                    n = 0;
+                    cyc = 0;
+                    match self.exec_slow(bus, hooks, insn, pc, next) {
+                        Flow::Next => {}
+                        Flow::Exit(x) => break 'ex x,
+                    }
+                }
+            }
+            // Zero-overhead loop-back on fall-through (§3.4).
+            if next == self.lend && self.lcount != 0 && self.ps & PS_EXCM == 0 {
+                self.lcount -= 1;
+                self.pc = self.lbeg;
+                break 'ex None;
+            }
+            pc = next;
+        }
+        self.pc = pc;
+        None
+        };
+        self.insns += n;
+        self.cycles += cyc;
+        res
+    }
+}
+
+/// Result of an out-of-line instruction.
+pub(crate) enum Flow {
+    Next,
+    Exit(Option<StopReason>),
+}
+
+impl Cpu {
+    /// Special registers, exceptions, booleans, MAC16 and FPU: executed out of line to keep the
+    /// hot loop small.
+    #[inline(never)]
+    fn exec_slow<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        insn: &Insn,
+        pc: u32,
+        next: u32,
+    ) -> Flow {
+        use Op::*;
+        let (r, s, t) = (insn.r as u32, insn.s as u32, insn.t as u32);
+        let imm = insn.imm;
+        macro_rules! a {
+            ($i:expr) => {
+                self.ar(($i) as u32)
+            };
+        }
+        macro_rules! ms {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(stop) => return Flow::Exit(stop),
+                }
+            };
+        }
+        macro_rules! exc {
+            ($c:expr) => {
+                return Flow::Exit(self.raise_exception(hooks, $c, pc, None))
+            };
+        }
+        macro_rules! fpchk {
+            () => {
+                ms!(self.fp_enabled(hooks, pc))
+            };
+        }
+        let _ = next;
+        match insn.op {
                 // ---- special registers ----
                 Rsr => {
                     let v = self.read_sr(imm);
@@ -787,19 +871,19 @@ impl Cpu {
                     self.ps_changed();
                     self.waiting = true;
                     self.pc = next;
-                    return None;
+                    return Flow::Exit(None);
                 }
                 Rfe => {
                     self.ps &= !PS_EXCM;
                     self.ps_changed();
                     self.pc = self.epc[1];
                     self.cycles += self.t_taken;
-                    return None;
+                    return Flow::Exit(None);
                 }
                 Rfde => {
                     self.pc = self.depc;
                     self.cycles += self.t_taken;
-                    return None;
+                    return Flow::Exit(None);
                 }
                 Rfi => {
                     let n = s as usize;
@@ -810,20 +894,20 @@ impl Cpu {
                     self.set_ps(v);
                     self.pc = self.epc[n];
                     self.cycles += self.t_taken;
-                    return None;
+                    return Flow::Exit(None);
                 }
                 Syscall => exc!(cause::SYSCALL),
                 Simcall => {
                     self.pc = next;
                     let args = [a!(2), a!(3), a!(4), a!(5), a!(6)];
-                    return Some(StopReason::Simcall { pc, args });
+                    return Flow::Exit(Some(StopReason::Simcall { pc, args }));
                 }
                 Break | BreakN => {
                     if self.break_stops {
                         self.pc = pc;
                         self.insns -= 1;
                         self.cycles -= insn.cost as u64;
-                        return Some(StopReason::Break { pc, s: insn.s, t: insn.t, len: insn.len });
+                        return Flow::Exit(Some(StopReason::Break { pc, s: insn.s, t: insn.t, len: insn.len }));
                     }
                     let dl = self.cfg.debug_level;
                     if self.cintlevel() < dl {
@@ -835,10 +919,9 @@ impl Cpu {
                         self.ps_changed();
                         self.pc = self.vecbase.wrapping_add(self.cfg.vec.level[dl as usize]);
                         hooks.exception(64 + dl, pc, self.pc);
-                        return None;
+                        return Flow::Exit(None);
                     }
                 }
-                Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => {}
                 Rer => self.set_ar(t, 0),
                 Wer => {}
                 Witlb | Wdtlb => {
@@ -894,7 +977,7 @@ impl Cpu {
                         MulaDaLdinc | MulaDdLdinc | Ldinc | MulaDaLddec | MulaDdLddec | Lddec => {
                             let inc = matches!(insn.op, MulaDaLdinc | MulaDdLdinc | Ldinc);
                             let p = if inc { a!(s).wrapping_add(4) } else { a!(s).wrapping_sub(4) };
-                            let v = mem!(self.load(bus, hooks, p, 4, pc));
+                            let v = ms!(self.load(bus, hooks, p, 4, pc));
                             self.set_ar(s, p);
                             self.m[mw] = v;
                         }
@@ -910,7 +993,7 @@ impl Cpu {
                         Lsx => (a!(s).wrapping_add(a!(t)), None, r),
                         _ => (a!(s), Some(a!(s).wrapping_add(a!(t))), r),
                     };
-                    let v = mem!(self.load(bus, hooks, addr, 4, pc));
+                    let v = ms!(self.load(bus, hooks, addr, 4, pc));
                     self.fr[fr as usize] = v;
                     if let Some(u) = upd {
                         self.set_ar(s, u);
@@ -925,7 +1008,7 @@ impl Cpu {
                         _ => (a!(s), Some(a!(s).wrapping_add(a!(t))), r),
                     };
                     let v = self.fr[fr as usize];
-                    mem!(self.store(bus, hooks, addr, 4, v, pc));
+                    ms!(self.store(bus, hooks, addr, 4, v, pc));
                     if let Some(u) = upd {
                         self.set_ar(s, u);
                     }
@@ -1048,16 +1131,8 @@ impl Cpu {
                         self.fr[r as usize] = self.fr[s as usize];
                     }
                 }
-            }
-            // Zero-overhead loop-back on fall-through (§3.4).
-            if next == self.lend && self.lcount != 0 && self.ps & PS_EXCM == 0 {
-                self.lcount -= 1;
-                self.pc = self.lbeg;
-                return None;
-            }
-            pc = next;
+                _ => unreachable!("fast-path op {:?} in exec_slow", insn.op),
         }
-        self.pc = pc;
-        None
+        Flow::Next
     }
 }
