@@ -502,27 +502,25 @@ impl<'a> CortexM<'a> {
 
     /// Find divide and sleep instructions in the firmware's code and hook exactly those addresses:
     /// divides get their operand-dependent cost, sleeps end the slice so time can jump ahead.
+    /// The scan matches encodings at every halfword (ARMv7-M ARM: SDIV/UDIV encoding T1, WFI/WFE
+    /// encodings T1 and T2) instead of disassembling linearly, which literal pools can desynchronise;
+    /// a match inside data or inside another instruction is harmless because it never executes.
     fn hook_special_instructions(&mut self, code_ranges: &[(u32, Vec<u8>)]) -> Result<(), CoreError> {
         let mut divides = Vec::new();
         let mut sleeps = Vec::new();
-        {
-            let st = self.uc.get_data();
-            for (base, bytes) in code_ranges {
-                let mut offset = 0usize;
-                while offset + 2 <= bytes.len() {
-                    let chunk = &bytes[offset..(offset + 4).min(bytes.len())];
-                    let Ok(list) = st.cs.disasm_count(chunk, (*base as usize + offset) as u64, 1) else { break };
-                    let Some(insn) = list.iter().next() else {
-                        offset += 2;
-                        continue;
-                    };
-                    let d = timing::decode(&st.cs, insn);
-                    match d.class {
-                        Class::Div => divides.push((d.addr, d.div_operands, d.text.starts_with("sdiv"))),
-                        Class::Wfi => sleeps.push(d.addr),
-                        _ => {}
+        for (base, bytes) in code_ranges {
+            let half = |i: usize| bytes.get(i..i + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+            for offset in (0..bytes.len().saturating_sub(1)).step_by(2) {
+                let addr = base + offset as u32;
+                let (Some(h1), h2) = (half(offset), half(offset + 2)) else { continue };
+                if h1 == 0xBF30 || h1 == 0xBF20 || (h1 == 0xF3AF && matches!(h2, Some(0x8003 | 0x8002))) {
+                    sleeps.push(addr);
+                }
+                if let Some(h2) = h2 {
+                    let signed = h1 & 0xFFF0 == 0xFB90;
+                    if (signed || h1 & 0xFFF0 == 0xFBB0) && h2 & 0xF0F0 == 0xF0F0 {
+                        divides.push((addr, Some(((h1 & 0xF) as u8, (h2 & 0xF) as u8)), signed));
                     }
-                    offset += d.len as usize;
                 }
             }
         }
@@ -544,7 +542,9 @@ impl<'a> CortexM<'a> {
         for addr in sleeps {
             self.uc
                 .add_code_hook(addr as u64, addr as u64, move |uc, _, _| {
+                    // Step over the sleep ourselves: Unicorn would halt the CPU and stay halted.
                     uc.get_data_mut().pending = Pending::Idle { pc: addr };
+                    let _ = uc.reg_write(RegisterARM::PC, ((addr + 2) | 1) as u64);
                     let _ = uc.emu_stop();
                 })
                 .map_err(engine("sleep hook"))?;
@@ -651,6 +651,7 @@ impl<'a> CortexM<'a> {
             (false, false) => 0xFFFF_FFF9,
         };
         self.set_reg(RegisterARM::LR, exc_return)?;
+        self.set_reg(RegisterARM::IPSR, number)?;
         self.set_reg(RegisterARM::PC, handler & !1)?;
         let kind = self.kind;
         let st = self.uc.get_data_mut();
@@ -672,6 +673,8 @@ impl<'a> CortexM<'a> {
                 detail: format!("branch to EXC_RETURN value 0x{exc_return:08x} outside any exception handler"),
             }));
         };
+        let resumed = self.active.last().map(|a| a.number).unwrap_or(0);
+        self.set_reg(RegisterARM::IPSR, resumed)?;
         let mut sp = self.reg(RegisterARM::SP);
         if exc_return & 4 != 0 {
             let control = self.reg(RegisterARM::CONTROL);
@@ -945,11 +948,9 @@ impl CortexM<'_> {
     /// The core sleeps (WFI) or spins on itself at `pc`: jump to the next timer event, or report an
     /// endless loop when nothing can ever wake it.
     fn idle(&mut self, pc: u32) -> Result<Option<Stop>, CoreError> {
+        // The sleep hook already stepped over WFI/WFE; a spin stays on its branch.
         let sleeping = self.disassemble(pc).is_some_and(|t| t.starts_with("wf"));
         if self.exception_to_take().is_some() {
-            if sleeping {
-                self.set_reg(RegisterARM::PC, pc + 2)?; // WFI completes when an exception is pending
-            }
             return Ok(None);
         }
         let now = self.cycles();
@@ -957,13 +958,7 @@ impl CortexM<'_> {
         let next = self.uc.get_data().ppb.next_systick_event(now);
         match next {
             Some(t) if self.uc.get_data().ppb.has_event_source() && !masked => {
-                let st = self.uc.get_data_mut();
-                st.cycles = t.max(now);
-                if sleeping {
-                    self.set_reg(RegisterARM::PC, pc + 2)?;
-                } else {
-                    self.set_reg(RegisterARM::PC, pc)?;
-                }
+                self.uc.get_data_mut().cycles = t.max(now);
                 Ok(None)
             }
             _ => {

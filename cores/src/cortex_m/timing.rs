@@ -63,8 +63,6 @@ pub(crate) struct Decoded {
     pub is_return: bool,
     /// Register-offset store (cannot pipeline).
     pub reg_offset: bool,
-    /// Divide: (dividend register, divisor register).
-    pub div_operands: Option<(u8, u8)>,
     pub text: String,
 }
 
@@ -179,11 +177,6 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
     let is_return = (name == "bx" && regs_in_order.first() == Some(&Some(14)))
         || (writes_pc && matches!(class, Class::Multiple(_)) && (name == "pop" || addr_regs == 1 << 13))
         || (writes_pc && class == Class::Load && addr_regs == 1 << 13);
-    let div_operands = match (class, regs_in_order.as_slice()) {
-        (Class::Div, [_, Some(n), Some(m)]) => Some((*n, *m)),
-        (Class::Div, [Some(d), Some(m)]) => Some((*d, *m)),
-        _ => None,
-    };
     Decoded {
         addr: insn.address() as u32,
         len: insn.len() as u32,
@@ -195,7 +188,6 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
         is_call,
         is_return,
         reg_offset,
-        div_operands,
         text,
     }
 }

@@ -121,21 +121,9 @@ impl FlatMemory {
     }
 }
 
-impl XtensaBus for FlatMemory {
-    #[inline]
-    fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
-        let ri = self.find(addr).ok_or(BusFault { addr })?;
-        let r = &self.regions[ri];
-        let off = (addr - r.base) as usize;
-        if off + size as usize <= r.data.len() {
-            let d = &r.data[off..];
-            return Ok(match size {
-                1 => d[0] as u32,
-                2 => u16::from_le_bytes([d[0], d[1]]) as u32,
-                _ => u32::from_le_bytes([d[0], d[1], d[2], d[3]]),
-            });
-        }
-        // Access straddling a region end.
+impl FlatMemory {
+    #[cold]
+    fn read_slow(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
         let mut v = 0u32;
         for i in 0..size {
             let a = addr.wrapping_add(i);
@@ -144,34 +132,69 @@ impl XtensaBus for FlatMemory {
         Ok(v)
     }
 
-    #[inline]
-    fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
-        let ri = self.find(addr).ok_or(BusFault { addr })?;
-        let r = &mut self.regions[ri];
-        if !r.writable {
-            return Err(BusFault { addr });
-        }
-        let off = (addr - r.base) as usize;
-        if off + size as usize <= r.data.len() {
-            let bytes = value.to_le_bytes();
-            r.data[off..off + size as usize].copy_from_slice(&bytes[..size as usize]);
-            let c0 = off >> 8;
-            let c1 = (off + size as usize - 1) >> 8;
-            for c in [c0, c1] {
-                if r.code[c >> 6] & (1 << (c & 63)) != 0 {
-                    for w in r.code.iter_mut() {
-                        *w = 0;
-                    }
-                    self.generation += 1;
-                    break;
-                }
+    #[cold]
+    fn write_slow(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+        if size == 1 {
+            let ri = self.find(addr).ok_or(BusFault { addr })?;
+            let r = &mut self.regions[ri];
+            if !r.writable {
+                return Err(BusFault { addr });
             }
+            let off = (addr - r.base) as usize;
+            r.data[off] = value as u8;
+            self.note_code_write(ri, off);
             return Ok(());
         }
         for i in 0..size {
-            self.write(addr.wrapping_add(i), 1, value >> (8 * i))?;
+            self.write_slow(addr.wrapping_add(i), 1, value >> (8 * i))?;
         }
         Ok(())
+    }
+
+    #[inline(always)]
+    fn note_code_write(&mut self, ri: usize, off: usize) {
+        let r = &mut self.regions[ri];
+        let c = off >> 8;
+        if r.code[c >> 6] & (1 << (c & 63)) != 0 {
+            for w in r.code.iter_mut() {
+                *w = 0;
+            }
+            self.generation += 1;
+        }
+    }
+}
+
+impl XtensaBus for FlatMemory {
+    #[inline(always)]
+    fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
+        if let Some(r) = self.regions.get(self.last) {
+            let off = addr.wrapping_sub(r.base) as usize;
+            if off + 4 <= r.data.len() {
+                let d = &r.data[off..off + 4];
+                let w = u32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+                return Ok(match size {
+                    1 => w & 0xFF,
+                    2 => w & 0xFFFF,
+                    _ => w,
+                });
+            }
+        }
+        self.read_slow(addr, size)
+    }
+
+    #[inline(always)]
+    fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+        let last = self.last;
+        if let Some(r) = self.regions.get_mut(last) {
+            let off = addr.wrapping_sub(r.base) as usize;
+            if r.writable && off + 4 <= r.data.len() && (off & 255) <= 252 {
+                let bytes = value.to_le_bytes();
+                r.data[off..off + size as usize].copy_from_slice(&bytes[..size as usize]);
+                self.note_code_write(last, off);
+                return Ok(());
+            }
+        }
+        self.write_slow(addr, size, value)
     }
 
     #[inline]

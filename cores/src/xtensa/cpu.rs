@@ -178,6 +178,7 @@ pub struct Cpu {
     // Hot-path copies of configuration values.
     pub(crate) align_exc: bool,
     pub(crate) t_taken: u64,
+    pub(crate) nmi_mask: u32,
 }
 
 impl Cpu {
@@ -245,6 +246,7 @@ impl Cpu {
             bus_fault_exceptions: false,
             align_exc: cfg.unaligned_exception,
             t_taken: cfg.timing.taken_branch as u64,
+            nmi_mask: cfg.level_mask(cfg.nmi_level),
             cfg,
         };
         c.update_timers();
@@ -357,7 +359,8 @@ impl Cpu {
     #[inline]
     pub(crate) fn ps_changed(&mut self) {
         self.update_win_limit();
-        self.irq_check = true;
+        // A lower level can only unmask something when a line is pending.
+        self.irq_check |= self.interrupt != 0;
     }
 
     /// CINTLEVEL = max(PS.INTLEVEL, PS.EXCM ? EXCM_LEVEL : 0) (§3.2).
@@ -459,7 +462,7 @@ impl Cpu {
     /// Take the highest pending enabled interrupt if its level exceeds CINTLEVEL (§3.2).
     pub(crate) fn check_interrupts<H: XtensaHooks>(&mut self, hooks: &mut H) -> Option<StopReason> {
         self.irq_check = false;
-        let nmi_mask = self.cfg.level_mask_cached(self.cfg.nmi_level);
+        let nmi_mask = self.nmi_mask;
         let pend = (self.interrupt & self.intenable) | (self.interrupt & nmi_mask);
         if pend == 0 {
             return None;
@@ -668,13 +671,5 @@ impl Cpu {
             233 => self.fsr = v & 0xF80,
             _ => {}
         }
-    }
-}
-
-impl XtensaConfig {
-    #[inline]
-    pub(crate) fn level_mask_cached(&self, level: u32) -> u32 {
-        // Only used for the NMI level, which has a single line on all three cores.
-        self.level_mask(level)
     }
 }

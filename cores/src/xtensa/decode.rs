@@ -140,7 +140,7 @@ impl Insn {
                 | UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa
                 | MulsDa | MulDd | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc
                 | MulaDdLddec | Ldinc | Lddec | Rer | Ritlb0 | Ritlb1 | Rdtlb0 | Rdtlb1 | Pitlb
-                | Pdtlb
+                | Pdtlb | Entry
         )
     }
 

@@ -209,16 +209,31 @@ impl Xtensa {
             hooks.block_start(pc, cpu.cycles);
             let n = (blk.n as u64).min(insn_end - cpu.insns) as usize;
             let insns = &self.cache.insns[blk.start as usize..blk.start as usize + n];
+            let lim = BlockLimits {
+                insn_room: insn_end - cpu.insns,
+                cycle_limit: cycle_end.min(cpu.next_timer),
+                generation: self.cache.generation,
+                max_pane: blk.max_pane,
+            };
             let r = if blk.max_pane > cpu.win_limit {
-                cpu.exec_block::<B, H, true>(bus, hooks, insns, pc)
+                cpu.exec_block::<B, H, true>(bus, hooks, insns, pc, lim)
             } else {
-                cpu.exec_block::<B, H, false>(bus, hooks, insns, pc)
+                cpu.exec_block::<B, H, false>(bus, hooks, insns, pc, lim)
             };
             if let Some(stop) = r {
                 return stop;
             }
         }
     }
+}
+
+/// Bounds within which `exec_block` may re-run a zero-overhead loop body without returning.
+#[derive(Clone, Copy)]
+pub(crate) struct BlockLimits {
+    insn_room: u64,
+    cycle_limit: u64,
+    generation: u64,
+    max_pane: u8,
 }
 
 /// Decode the block starting at `pc` into the cache.
@@ -405,6 +420,7 @@ impl Cpu {
         hooks: &mut H,
         insns: &[Insn],
         pc0: u32,
+        lim: BlockLimits,
     ) -> Option<StopReason> {
         use Op::*;
         let mut pc = pc0;
@@ -420,6 +436,7 @@ impl Cpu {
                 }
             };
         }
+        'restart: loop {
         for insn in insns {
             if WCHK && insn.pane > self.win_limit {
                 self.window_overflow(hooks, pc);
@@ -709,8 +726,11 @@ impl Cpu {
                     self.set_wb(self.wb + callinc);
                     self.ws |= 1 << self.wb;
                     self.update_win_limit();
-                    self.pc = next;
-                    break 'ex None;
+                    // The block continues in the new window unless it names panes now out of reach.
+                    if !WCHK && lim.max_pane > self.win_limit {
+                        self.pc = next;
+                        break 'ex None;
+                    }
                 }
                 Movsp => {
                     // Alloca if WS[WB−1..WB−3] are all clear (§3.3)
@@ -770,10 +790,24 @@ impl Cpu {
             // Zero-overhead loop-back on fall-through (§3.4).
             if next == self.lend && self.lcount != 0 && self.ps & PS_EXCM == 0 {
                 self.lcount -= 1;
+                // Stay in this block when the loop body starts here and no event can be due.
+                if self.lbeg == pc0
+                    && !self.irq_check
+                    && lim.max_pane <= self.win_limit
+                    && n + insns.len() as u64 <= lim.insn_room
+                    && self.cycles + cyc < lim.cycle_limit
+                    && bus.code_generation() == lim.generation
+                {
+                    pc = pc0;
+                    hooks.block_start(pc0, self.cycles + cyc);
+                    continue 'restart;
+                }
                 self.pc = self.lbeg;
                 break 'ex None;
             }
             pc = next;
+        }
+        break 'restart;
         }
         self.pc = pc;
         None

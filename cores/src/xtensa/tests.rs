@@ -1658,4 +1658,129 @@ fn mips() {
     let _ = m.x.run(&mut m.mem, &mut NoHooks, 200_000_000, u64::MAX);
     let dt = t0.elapsed().as_secs_f64();
     println!("LOOP l32i/addi/s32i: {} insns in {:.3} s = {:.0} MIPS", m.x.cpu.insns, dt, m.x.cpu.insns as f64 / dt / 1e6);
+
+    // Real compiled firmware (crc, sort, recursion, division helpers), both ABIs.
+    if let Some((call0, windowed, _)) = build_bench() {
+        for (name, elf, cfg) in [("call0/LX106", &call0, XtensaConfig::esp8266()), ("windowed/LX7", &windowed, s3())] {
+            let mut total = 0u64;
+            let t0 = std::time::Instant::now();
+            for _ in 0..200 {
+                let (_, x) = run_fw(cfg.clone(), elf);
+                total += x.cpu.insns;
+            }
+            let dt = t0.elapsed().as_secs_f64();
+            println!("firmware {}: {} insns in {:.3} s = {:.0} MIPS (incl. 256 KiB memory setup per run)", name, total, dt, total as f64 / dt / 1e6);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real firmware: firmware/xtensa/bench.c built with the Debian LX106 GCC, in the call0 ABI and
+// (through windowed_prelude.S) in the windowed ABI; the host build of the same C gives the answer.
+
+fn fw_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../firmware/xtensa")
+}
+
+fn tool_ok(c: &str) -> bool {
+    std::process::Command::new(c).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+fn sh(cmd: &mut std::process::Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{:?}: {}", cmd, e));
+    assert!(out.status.success(), "{:?} failed: {}", cmd, String::from_utf8_lossy(&out.stderr));
+}
+
+/// Build the firmware; returns (call0 ELF, windowed ELF, expected checksum) or None without tools.
+fn build_bench() -> Option<(Vec<u8>, Vec<u8>, u32)> {
+    use std::process::Command;
+    if !tool_ok("xtensa-lx106-elf-gcc") || !tool_ok("cc") {
+        println!("note: xtensa-lx106-elf-gcc or host cc missing; skipping firmware test");
+        return None;
+    }
+    let fw = fw_dir();
+    let dir = std::env::temp_dir().join(format!("tigris-xtfw-{}-{:?}", std::process::id(), std::thread::current().id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let inc = format!("-Wa,-I{}", fw.display());
+    let gcc = "xtensa-lx106-elf-gcc";
+    // call0
+    let e0 = dir.join("b0.elf");
+    sh(Command::new(gcc)
+        .args(["-O2", "-ffreestanding", "-nostdlib", "-T"])
+        .arg(fw.join("link.ld"))
+        .arg("-o")
+        .arg(&e0)
+        .arg(fw.join("start_call0.S"))
+        .arg(fw.join("bench.c"))
+        .arg("-lgcc"));
+    // windowed
+    let s = dir.join("bw.s");
+    sh(Command::new(gcc).args(["-O2", "-ffreestanding", "-mabi=windowed", "-S", "-o"]).arg(&s).arg(fw.join("bench.c")));
+    let body = std::fs::read_to_string(&s).unwrap();
+    let big_s = dir.join("bw.S");
+    std::fs::write(&big_s, format!(".include \"windowed_prelude.S\"\n{}", body)).unwrap();
+    let bo = dir.join("bw.o");
+    sh(Command::new(gcc).args(["-c", &inc, "-o"]).arg(&bo).arg(&big_s));
+    let so = dir.join("sw.o");
+    sh(Command::new(gcc).args(["-c", &inc, "-o"]).arg(&so).arg(fw.join("start_windowed.S")));
+    let ew = dir.join("bw.elf");
+    sh(Command::new(gcc).args(["-nostdlib", "-T"]).arg(fw.join("link.ld")).arg("-o").arg(&ew).arg(&so).arg(&bo).arg("-lgcc"));
+    // host
+    let host = dir.join("host");
+    sh(Command::new("cc").args(["-O2", "-DHOST", "-o"]).arg(&host).arg(fw.join("bench.c")));
+    let out = Command::new(&host).output().unwrap();
+    let expected: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let r = (std::fs::read(&e0).unwrap(), std::fs::read(&ew).unwrap(), expected);
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(r)
+}
+
+/// Minimal ELF32 loader: PT_LOAD segments to their physical address; returns the entry point.
+fn load_elf(mem: &mut FlatMemory, elf: &[u8]) -> u32 {
+    let u16at = |o: usize| u16::from_le_bytes([elf[o], elf[o + 1]]) as usize;
+    let u32at = |o: usize| u32::from_le_bytes([elf[o], elf[o + 1], elf[o + 2], elf[o + 3]]);
+    assert_eq!(&elf[..4], b"\x7fELF");
+    let entry = u32at(0x18);
+    let phoff = u32at(0x1C) as usize;
+    let (phentsize, phnum) = (u16at(0x2A), u16at(0x2C));
+    for i in 0..phnum {
+        let ph = phoff + i * phentsize;
+        if u32at(ph) != 1 {
+            continue;
+        }
+        let (off, paddr, filesz, memsz) = (u32at(ph + 4) as usize, u32at(ph + 12), u32at(ph + 16) as usize, u32at(ph + 20) as usize);
+        let mut seg = elf[off..off + filesz].to_vec();
+        seg.resize(memsz, 0);
+        assert!(mem.load(paddr, &seg));
+    }
+    entry
+}
+
+fn run_fw(cfg: XtensaConfig, elf: &[u8]) -> (u32, Xtensa) {
+    let mut mem = FlatMemory::new();
+    mem.add_region(0x4000_0000, 256 * 1024, true);
+    let entry = load_elf(&mut mem, elf);
+    let mut x = Xtensa::new(cfg);
+    x.cpu.pc = entry;
+    let stop = x.run(&mut mem, &mut NoHooks, 100_000_000, u64::MAX);
+    assert!(matches!(stop, StopReason::Break { s: 1, t: 15, .. }), "stop {:?} a2={:#x}", stop, x.cpu.ar(2));
+    (x.cpu.ar(2), x)
+}
+
+#[test]
+fn firmware_call0_and_windowed_match_host() {
+    let Some((call0, windowed, expected)) = build_bench() else { return };
+    for cfg in [XtensaConfig::esp8266(), XtensaConfig::esp32(), XtensaConfig::esp32s3()] {
+        let core = cfg.core;
+        let (v, x) = run_fw(cfg, &call0);
+        assert_eq!(v, expected, "call0 firmware on {:?}", core);
+        println!("call0 on {:?}: {} insns, {} cycles", core, x.cpu.insns, x.cpu.cycles);
+    }
+    for cfg in [XtensaConfig::esp32(), XtensaConfig::esp32s3()] {
+        let core = cfg.core;
+        let (v, x) = run_fw(cfg, &windowed);
+        assert_eq!(v, expected, "windowed firmware on {:?}", core);
+        assert_eq!(x.cpu.windowbase(), 0);
+        println!("windowed on {:?}: {} insns, {} cycles", core, x.cpu.insns, x.cpu.cycles);
+    }
 }
