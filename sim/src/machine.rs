@@ -165,7 +165,7 @@ impl Machine<'_> {
         }
         semihosting.close();
         let fault_report = fault.map(|f| self.describe_fault(&f, &profiler));
-        profiler.finish();
+        profiler.finish(self.core.cycles(), self.core.instructions());
         let mut report = self.report(outcome, fault_report, &profiler, String::from_utf8_lossy(&console).into_owned());
         report.notes = semihosting.notes;
         Ok(report)

@@ -139,7 +139,8 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(path) = &args.report {
         std::fs::write(path, report.to_json()).map_err(|e| anyhow::anyhow!("cannot write report {path}: {e}"))?;
     }
-    print!("{}", summary::text(&report, args.top));
+    // A closed pipe (e.g. `| head`) is not an error worth a panic.
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), summary::text(&report, args.top).as_bytes());
     Ok(match &report.outcome {
         tigris_traces::Outcome::Exited { code } => ExitCode::from((*code & 0xFF) as u8),
         tigris_traces::Outcome::Limit { .. } => ExitCode::from(EXIT_LIMIT),

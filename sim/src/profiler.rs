@@ -90,10 +90,14 @@ impl<'s> Profiler<'s> {
         };
     }
 
-    /// Close every open frame at the end of a run.
-    pub fn finish(&mut self) {
-        let (c, i) = (self.last_cycles, self.last_instructions);
-        self.pop_to(0, c, i);
+    /// Charge what ran since the last block to the code running then, and close every open frame.
+    pub fn finish(&mut self, cycles: u64, instructions: u64) {
+        let top = self.stack.last().map(|f| f.function).unwrap_or(self.unknown());
+        self.stats[top].self_cycles += cycles - self.last_cycles;
+        self.stats[top].self_instructions += instructions - self.last_instructions;
+        self.last_cycles = cycles;
+        self.last_instructions = instructions;
+        self.pop_to(0, cycles, instructions);
     }
 
     /// Innermost first: (function index, return address of the frame) for a backtrace.
@@ -182,7 +186,7 @@ mod tests {
         p.block(0x3010, Flow::ExceptionReturn, 60, 25);
         p.block(0x1010, Flow::Return, 70, 30); // b returns to main
         p.block(0x1020, Flow::Jump, 100, 40);
-        p.finish();
+        p.finish(100, 40);
         let s = |i: usize| p.stats[i];
         assert_eq!((s(0).self_cycles, s(0).inclusive_cycles), (10 + 30, 100));
         assert_eq!((s(1).self_cycles, s(1).inclusive_cycles, s(1).calls), (20, 20, 1));
@@ -199,7 +203,7 @@ mod tests {
         p.block(0x2000, Flow::Call { return_to: 0x2010 }, 20, 2); // a calls itself
         p.block(0x2010, Flow::Return, 30, 3);
         p.block(0x1004, Flow::Return, 40, 4);
-        p.finish();
+        p.finish(40, 4);
         assert_eq!(p.stats[1].inclusive_cycles, 30);
         assert_eq!(p.stats[1].self_cycles, 30);
         assert_eq!(p.stats[1].calls, 2);

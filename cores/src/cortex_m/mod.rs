@@ -94,6 +94,8 @@ struct State {
     console: Vec<u8>,
     pending: Pending,
     observer: Option<*mut dyn ExecObserver>,
+    /// (PC, address, cycle) of the last system-register read, to serve a repeated hook call once.
+    last_ppb_read: Option<(u32, u32, u64)>,
     /// Addresses with a divide/sleep code hook.
     hooked: HashSet<u32>,
     /// Region index of each watched address range, for fetch pricing.
@@ -197,9 +199,14 @@ impl State {
             insns.iter().flat_map(|list| list.iter()).map(|i| timing::decode(&self.cs, i)).collect();
         let mut cycles = 0u32;
         let mut prefix = Vec::with_capacity(decoded.len());
+        let dual_issue = matches!(self.kind, CoreKind::CortexM7 | CoreKind::CortexM33);
+        let mut paired = false;
         for (i, d) in decoded.iter().enumerate() {
             prefix.push((d.addr, cycles));
-            let mut c = timing::cost(self.kind, d, i.checked_sub(1).map(|j| &decoded[j]));
+            // The second instruction of a dual-issued pair cannot pair again with the next one.
+            let prev = if paired { None } else { i.checked_sub(1).map(|j| &decoded[j]) };
+            let mut c = timing::cost(self.kind, d, prev);
+            paired = dual_issue && c == 0 && prev.is_some();
             if d.class == Class::Div && !self.hooked.contains(&d.addr) {
                 c += timing::DIV_UNKNOWN_OPERANDS - 2;
             }
@@ -209,9 +216,7 @@ impl State {
         let end = match last {
             Some(d) if d.is_call => BlockEnd::Call,
             Some(d) if d.is_return => BlockEnd::Return,
-            Some(d) if d.class == Class::CondBranch || (d.class == Class::Branch && d.text.contains(|c: char| c == ' ') && is_conditional(&d.text)) => {
-                BlockEnd::Conditional { addr: d.addr }
-            }
+            Some(d) if d.class == Class::CondBranch => BlockEnd::Conditional { addr: d.addr },
             _ => BlockEnd::Plain,
         };
         let spins = decoded.len() == 1
@@ -250,14 +255,6 @@ impl State {
             spins,
         }
     }
-}
-
-/// Whether a branch mnemonic carries a condition code (b<cc> outside an IT block).
-fn is_conditional(text: &str) -> bool {
-    let mnemonic = text.split_whitespace().next().unwrap_or("");
-    let m = mnemonic.trim_end_matches(".w").trim_end_matches(".n");
-    const CONDS: [&str; 14] = ["eq", "ne", "hs", "cs", "lo", "cc", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt"];
-    m.len() == 3 && m.starts_with('b') && (CONDS.contains(&&m[1..]) || m == "bgt" || m == "ble")
 }
 
 impl<'a> CortexM<'a> {
@@ -305,6 +302,7 @@ impl<'a> CortexM<'a> {
             pending: Pending::None,
             observer: None,
             hooked: HashSet::new(),
+            last_ppb_read: None,
             fetch_regions,
         };
         let mut uc = Unicorn::new_with_data(Arch::ARM, Mode::THUMB | Mode::MCLASS, state)
@@ -413,28 +411,10 @@ impl<'a> CortexM<'a> {
                 )
                 .map_err(engine("map UART"))?;
         }
-        self.uc
-            .mmio_map(
-                ppb::PPB_BASE as u64,
-                ppb::PPB_SIZE as u64,
-                Some(|uc: &mut Unicorn<State>, offset: u64, _size: usize| {
-                    clear_stale_it_state(uc);
-                    let pc = uc.pc_read().unwrap_or(0) as u32;
-                    let st = uc.get_data_mut();
-                    let now = st.cycles_at(pc);
-                    st.ppb.read(ppb::PPB_BASE + offset as u32, now) as u64
-                }),
-                Some(|uc: &mut Unicorn<State>, offset: u64, size: usize, value: u64| {
-                    clear_stale_it_state(uc);
-                    let pc = uc.pc_read().unwrap_or(0) as u32;
-                    let st = uc.get_data_mut();
-                    let now = st.cycles_at(pc);
-                    st.ppb.write(ppb::PPB_BASE + offset as u32, size, value as u32, now);
-                    // A write may pend an exception or change the timer: re-check at the next block.
-                    st.deadline_cycles = 0;
-                }),
-            )
-            .map_err(engine("map PPB"))?;
+        // The system registers are plain memory with a hook: Unicorn syncs the PC before memory hooks
+        // (not before MMIO callbacks), so counter reads are exact to the instruction. A read is
+        // answered by writing the register's value where the load will find it.
+        self.uc.mem_map(ppb::PPB_BASE as u64, ppb::PPB_SIZE as u64, Prot(Prot::READ.0 | Prot::WRITE.0)).map_err(engine("map PPB"))?;
         Ok(())
     }
 
@@ -454,6 +434,29 @@ impl<'a> CortexM<'a> {
                 }
             })
             .map_err(engine("block hook"))?;
+        self.uc
+            .add_mem_hook(HookType::MEM_READ | HookType::MEM_WRITE, ppb::PPB_BASE as u64, (ppb::PPB_BASE + ppb::PPB_SIZE - 1) as u64, |uc, ty, addr, size, value| {
+                clear_stale_it_state(uc);
+                let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0) as u32;
+                let st = uc.get_data_mut();
+                let now = st.cycles_at(pc);
+                let addr = addr as u32;
+                if ty == MemType::READ && st.last_ppb_read == Some((pc, addr, now)) {
+                    return true; // Unicorn may call a read hook twice for one load: read once
+                }
+                if ty == MemType::WRITE {
+                    st.ppb.write(addr, size, value as u32, now);
+                    // A write may pend an exception or change the timer: re-check at the next block.
+                    st.deadline_cycles = 0;
+                } else {
+                    let word = addr & !3;
+                    let v = st.ppb.read(word, now);
+                    st.last_ppb_read = Some((pc, addr, now));
+                    let _ = uc.mem_write(word as u64, &v.to_le_bytes());
+                }
+                true
+            })
+            .map_err(engine("system register hook"))?;
         let ranges = self.uc.get_data().mem.watched_ranges();
         for (lo, hi, region) in ranges {
             self.uc
@@ -469,7 +472,6 @@ impl<'a> CortexM<'a> {
         }
         self.uc
             .add_mem_hook(HookType::MEM_UNMAPPED | HookType::MEM_PROT, 1, 0, |uc, ty, addr, _size, _| {
-                let pc = uc.pc_read().unwrap_or(0) as u32;
                 let st = uc.get_data_mut();
                 let addr = addr as u32;
                 st.pending = match ty {
@@ -478,7 +480,6 @@ impl<'a> CortexM<'a> {
                     MemType::READ_UNMAPPED | MemType::READ_PROT => Pending::Fault(FaultKind::BadRead, addr),
                     _ => Pending::Fault(FaultKind::BadWrite, addr),
                 };
-                let _ = pc;
                 false
             })
             .map_err(engine("fault hook"))?;

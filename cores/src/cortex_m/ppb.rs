@@ -350,8 +350,9 @@ mod tests {
         let mut p = Ppb::new(0, false);
         p.write(SYST_RVR, 4, 99, 0);
         p.write(SYST_CSR, 4, 7, 1000);
-        assert_eq!(p.read(SYST_CVR, 1000), 0); // just loaded: reloads to 99 on the next tick
-        assert_eq!(p.read(SYST_CVR, 1001), 99);
+        assert_eq!(p.read(SYST_CVR, 1000), 99, "loaded with RELOAD when enabled");
+        assert_eq!(p.read(SYST_CVR, 1099), 0);
+        assert_eq!(p.read(SYST_CVR, 1100), 99, "wraps to RELOAD");
         assert_eq!(p.next_systick_event(1000), Some(1100));
         p.advance(1100);
         assert_eq!(p.most_urgent_pending(), Some(EXC_SYSTICK));

@@ -168,6 +168,9 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
         }
     }
     let mut class = class_of(&name, list_len, double_fp);
+    if class == Class::Branch && is_conditional(mnemonic) {
+        class = Class::CondBranch;
+    }
     if name == "vmov" && regs_in_order.iter().filter(|r| r.is_some()).count() >= 2 {
         class = Class::FpMovePair; // VMOV between two core registers and FP registers
     }
@@ -190,6 +193,13 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
         reg_offset,
         text,
     }
+}
+
+/// Whether a branch mnemonic carries a condition code (`beq`, `bne.w`, ...).
+pub(crate) fn is_conditional(mnemonic: &str) -> bool {
+    const CONDS: [&str; 16] = ["eq", "ne", "hs", "cs", "lo", "cc", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le"];
+    let m = mnemonic.trim_end_matches(".w").trim_end_matches(".n");
+    m.len() == 3 && m.starts_with('b') && CONDS.contains(&&m[1..])
 }
 
 /// Pipeline refill after a taken branch instruction (B, BL, BX, B<cc> taken, CBZ taken).

@@ -301,6 +301,31 @@ impl Cpu {
         self.update_win_limit();
     }
 
+    /// Window increment of the call that reached the current PC (PS.CALLINC; 0 without windows).
+    fn hle_callinc(&self) -> u32 {
+        if self.cfg.windowed {
+            (self.ps & PS_CALLINC) >> PS_CALLINC_SHIFT
+        } else {
+            0
+        }
+    }
+
+    /// Argument `i` of a call trapped at the callee's first instruction, before its ENTRY
+    /// (fact sheet §5.3): the caller's a(4n+2+i) with n = PS.CALLINC; a(2+i) for CALL0-ABI code.
+    pub fn call_arg(&self, i: u32) -> u32 {
+        self.ar(4 * self.hle_callinc() + 2 + i)
+    }
+
+    /// Complete a trapped call without running it (high-level emulation, §5.3): the result goes to
+    /// a(4n+2) and PC = (PC & 0xC0000000) | (a(4n) & 0x3FFFFFFF); WINDOWBASE/WINDOWSTART unchanged.
+    /// For CALL0-ABI code this is a2 = value, PC = a0. Add the stub's cost to `cycles` yourself.
+    pub fn hle_return(&mut self, value: u32) {
+        let n = self.hle_callinc();
+        self.set_ar(4 * n + 2, value);
+        let ra = self.ar(4 * n);
+        self.pc = if n == 0 { ra } else { (self.pc & 0xC000_0000) | (ra & 0x3FFF_FFFF) };
+    }
+
     /// Current CCOUNT.
     #[inline]
     pub fn ccount(&self) -> u32 {

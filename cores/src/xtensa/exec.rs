@@ -198,11 +198,9 @@ impl Xtensa {
                 }
             };
             let blk = self.cache.blocks[idx as usize];
-            if blk.bp {
-                if bp_skip != Some(pc) {
-                    self.bp_resume = Some(pc);
-                    return StopReason::Breakpoint { pc };
-                }
+            if blk.bp && bp_skip != Some(pc) {
+                self.bp_resume = Some(pc);
+                return StopReason::Breakpoint { pc };
             }
             bp_skip = None;
             let cpu = &mut self.cpu;

@@ -7,6 +7,24 @@
 //! - [`bus`]: the memory trait the simulator implements ([`XtensaBus`]) and a flat test memory.
 //!
 //! Facts (encodings, semantics, timing assumptions) come from `facts/xtensa.md`; comments cite its sections.
+//!
+//! ```ignore
+//! let mut mem = FlatMemory::new();                 // or the simulator's own `XtensaBus`
+//! mem.add_region(0x4000_0000, 0x40000, true);
+//! let mut core = Xtensa::new(XtensaConfig::esp32s3());
+//! core.cpu.pc = entry;
+//! match core.run(&mut mem, &mut NoHooks, u64::MAX, 1_000_000) {
+//!     StopReason::Simcall { args, .. } => { /* semihosting; core.cpu.set_ar(2, result) */ }
+//!     StopReason::Breakpoint { .. } => { /* HLE: core.cpu.call_arg(i), core.cpu.hle_return(v) */ }
+//!     other => println!("stopped: {:?} after {} cycles", other, core.cpu.cycles),
+//! }
+//! ```
+//!
+//! Engine notes: instructions are decoded once into blocks (ending at control flow, special-register
+//! writes and exceptions, at most 64 instructions) cached by start PC; the cache is flushed when
+//! `XtensaBus::code_generation` changes or on `invalidate*`. Interrupts, timers, bus stalls and cycle
+//! budgets are checked between blocks; instruction budgets are exact. Window overflow checks are
+//! done per instruction only in blocks that name a register pane beyond the current limit.
 
 pub mod bus;
 pub mod config;

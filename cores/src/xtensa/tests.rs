@@ -1,5 +1,7 @@
 //! Tests built from hand-assembled instruction words (field layouts of fact sheet xtensa.md §2).
 
+#![allow(clippy::identity_op, clippy::manual_is_multiple_of, clippy::manual_split_once)]
+
 use super::cpu::*;
 use super::*;
 
@@ -1255,6 +1257,7 @@ fn ccompare1_level3_interrupt_and_waiti() {
     a.wsr(3, 228);
     a.i24(rrr(0, 0, 0, 7, 0, 0)); // waiti 0
     a.movi(5, 1);
+    a.brk();
     m.load(&mut a);
     let stop = m.run(CODE);
     assert_eq!(stop.pc(), VEC + 0x1C0, "level-3 vector");
@@ -1262,6 +1265,40 @@ fn ccompare1_level3_interrupt_and_waiti() {
     assert_eq!(m.x.cpu.ps() & PS_INTLEVEL, 3);
     assert!(m.x.cpu.idle_cycles > 900);
     assert_eq!(m.x.cpu.ccount(), 1000 + m.x.cpu.cfg.timing.exception);
+
+    // Same again with a handler: WSR CCOMPARE1 acknowledges the line, RFI 3 returns after WAITI.
+    let mut m = machine(s3());
+    let mut h = Asm::new(VEC + 0x1C0);
+    h.rsr(9, 241);
+    h.wsr(9, 241); // rewrite CCOMPARE1: clears line 15
+    h.rsr(8, 226); // INTERRUPT after acknowledge
+    h.i24(rrr(0, 0, 0, 3, 3, 1)); // rfi 3
+    m.load(&mut h);
+    m.load(&mut a_clone(&a));
+    assert!(matches!(m.run(CODE), StopReason::Break { pc, .. } if pc == CODE + 6 * 3 + 3));
+    assert_eq!(m.a(5), 1);
+    assert_eq!(m.a(8) & (1 << 15), 0);
+    assert_eq!(m.x.cpu.ps() & (PS_INTLEVEL | PS_EXCM), 0, "PS restored from EPS3");
+}
+
+fn a_clone(a: &Asm) -> Asm {
+    Asm { base: a.base, buf: a.buf.clone(), labels: a.labels.clone(), fixups: a.fixups.clone() }
+}
+
+#[test]
+fn lx106_level1_interrupt_user_vector() {
+    let mut m = machine(XtensaConfig::esp8266());
+    m.x.cpu.set_ps(PS_UM);
+    let mut a = Asm::new(CODE);
+    a.movi(2, 1 << 7);
+    a.wsr(2, 228); // INTENABLE: software line 7
+    a.wsr(2, 226); // INTSET
+    a.movi(3, 1);
+    m.load(&mut a);
+    let stop = m.run(CODE);
+    assert_eq!(stop.pc(), VEC + 0x50, "ESP8266 user vector");
+    assert_eq!(m.x.cpu.exccause, cause::LEVEL1_INTERRUPT);
+    assert_eq!(m.x.cpu.epc[1], CODE + 9, "taken after the WSR that raised it");
 }
 
 #[test]
@@ -1313,6 +1350,34 @@ fn breakpoint_stop_and_resume() {
     assert_eq!((m.a(2), m.a(3)), (1, 0));
     assert!(matches!(m.cont(), StopReason::Break { .. }));
     assert_eq!(m.a(4), 3);
+}
+
+#[test]
+fn hle_of_trapped_windowed_call() {
+    // call8 to a "ROM function" that is trapped by a breakpoint and emulated: strlen-like stub.
+    let mut m = machine(s3());
+    let rom = CODE + 0x400;
+    let mut a = Asm::new(CODE);
+    let f = a.label();
+    a.movi(10, 11);
+    a.movi(11, 31);
+    a.call(2, f);
+    a.add(2, 10, 10);
+    a.brk();
+    a.labels[f.0] = Some(rom);
+    m.load(&mut a);
+    let mut r = Asm::new(rom);
+    r.entry(1, 32);
+    r.retw();
+    m.load(&mut r);
+    m.x.add_breakpoint(rom);
+    assert_eq!(m.run(CODE), StopReason::Breakpoint { pc: rom });
+    assert_eq!((m.x.cpu.call_arg(0), m.x.cpu.call_arg(1)), (11, 31));
+    let sum = m.x.cpu.call_arg(0) + m.x.cpu.call_arg(1);
+    m.x.cpu.hle_return(sum);
+    assert!(matches!(m.cont(), StopReason::Break { .. }));
+    assert_eq!(m.a(2), 84);
+    assert_eq!(m.x.cpu.windowbase(), 0);
 }
 
 #[test]

@@ -1,0 +1,247 @@
+//! End-to-end tests: the real binary on the firmware built by `firmware/build.sh`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BOARDS: [&str; 7] = ["mps2-an386", "mps2-an500", "stm32f446re", "stm32h753", "nrf52840", "rp2040", "rp2350"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn elf(board: &str, program: &str) -> String {
+    let p = root().join("firmware/build").join(board).join(format!("{program}.elf"));
+    assert!(p.exists(), "{} is missing: run `bash firmware/build.sh` first (the README's test command does)", p.display());
+    p.to_string_lossy().into_owned()
+}
+
+fn sim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tigris-sim")).args(args).current_dir(root()).output().expect("run tigris-sim")
+}
+
+/// Run and return (exit code, report JSON, stdout).
+fn run(board: &str, elf: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let report = std::env::temp_dir().join(format!("tigris-test-{}-{}.json", board, std::process::id() as u64 * 1000 + rand_suffix(elf, extra)));
+    let report_s = report.to_string_lossy().into_owned();
+    let mut args = vec!["run", "--quiet", "--board", board, elf, "--report", &report_s];
+    args.extend_from_slice(extra);
+    let out = sim(&args);
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("no report: {}", String::from_utf8_lossy(&out.stderr)));
+    let _ = std::fs::remove_file(&report);
+    (out.status.code().unwrap_or(-1), serde_json::from_str(&text).unwrap(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn rand_suffix(a: &str, b: &[&str]) -> u64 {
+    a.bytes().chain(b.iter().flat_map(|s| s.bytes())).fold(7u64, |h, c| h.wrapping_mul(31).wrapping_add(c as u64)) % 1000
+}
+
+#[test]
+fn portable_programs_print_what_the_host_prints_on_every_board() {
+    for program in ["sort", "crc32", "matmul", "recursion", "strings_float", "demo", "exit_code"] {
+        let expected = std::fs::read_to_string(root().join("firmware/build/host").join(format!("{program}.out"))).unwrap();
+        let want_code = if program == "exit_code" { 42 } else { 0 };
+        for board in BOARDS {
+            let (code, r, _) = run(board, &elf(board, program), &[]);
+            assert_eq!(r["console"].as_str().unwrap(), expected, "{program} on {board}");
+            assert_eq!(code, want_code, "{program} on {board}");
+            assert_eq!(r["outcome"]["kind"], "exited");
+            assert!(r["totals"]["cycles"].as_u64().unwrap() > 0 && r["totals"]["instructions"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+/// BENCH lines: name -> cycles.
+fn benches(board: &str) -> std::collections::HashMap<String, i64> {
+    let (code, r, _) = run(board, &elf(board, "timing"), &[]);
+    assert_eq!(code, 0);
+    r["console"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() == 4 && f[0] == "BENCH").then(|| (f[1].to_string(), f[2].parse().unwrap()))
+        })
+        .collect()
+}
+
+fn assert_near(b: &std::collections::HashMap<String, i64>, name: &str, expected: i64, tolerance: i64) {
+    let got = b[name];
+    assert!((got - expected).abs() <= tolerance, "{name}: measured {got} cycles, the TRM facts give {expected} (tolerance {tolerance})");
+}
+
+/// Cortex-M4 TRM (facts/cortex-m.md §2a): pipelined loads 1 cycle after the first (2), dependent
+/// loads 2, taken branch 1+P with P=2, untaken conditional 1, UDIV 2 + one per 3.2 quotient bits
+/// (100/7: 4, 0xFFFFFFFF/3: 12), NOP 1, MUL 1. Tolerance: 2 cycles per 32 instructions, for the
+/// frame around each sequence.
+#[test]
+fn cortex_m4_microbenchmarks_follow_the_trm() {
+    for board in ["mps2-an386", "stm32f446re"] {
+        let b = benches(board);
+        assert_near(&b, "ldr_independent", 33, 2);
+        assert_near(&b, "ldr_dependent", 64, 2);
+        assert_near(&b, "branch_taken", 96, 2);
+        assert_near(&b, "bcond_not_taken", 32, 2);
+        assert_near(&b, "udiv_small", 128, 2);
+        assert_near(&b, "udiv_large", 384, 2);
+        assert_near(&b, "nop", 64, 1);
+        assert_near(&b, "mul", 32, 1);
+    }
+}
+
+/// Cortex-M0+ (facts §2c): loads 2 cycles, no pipelining; B 2; untaken B<cc> 1.
+#[test]
+fn cortex_m0plus_microbenchmarks_follow_the_facts() {
+    let b = benches("rp2040");
+    assert_near(&b, "ldr_independent", 64, 2);
+    assert_near(&b, "ldr_dependent", 64, 2);
+    assert_near(&b, "branch_taken", 64, 2);
+    assert_near(&b, "bcond_not_taken", 32, 2);
+    assert_near(&b, "nop", 64, 1);
+}
+
+/// 512 straight-line 16-bit instructions from flash with 5 wait states: the prefetch buffer hides
+/// the wait states of every 16-byte line after the first (8 cycles of work per line > 5 + 1), so
+/// flash costs the SRAM time plus one line's 5 wait states (+-2).
+#[test]
+fn flash_wait_states_and_prefetch_on_stm32f446re() {
+    let b = benches("stm32f446re");
+    assert_near(&b, "flash_fetch_sram", 512, 2);
+    assert_near(&b, "flash_fetch_flash", 512 + 5, 2);
+}
+
+#[test]
+fn systick_interrupts_wake_wfi_and_the_cycle_counter_agrees() {
+    for board in ["mps2-an386", "stm32f446re", "rp2040"] {
+        let (code, r, _) = run(board, &elf(board, "systick"), &[]);
+        let console = r["console"].as_str().unwrap();
+        assert_eq!(code, 0, "{board}: {console}");
+        assert!(console.contains("systick: ticks=10 ipsr=15"), "{board}: {console}");
+        if let Some(line) = console.lines().find(|l| l.starts_with("systick: cyccnt=")) {
+            let cyc: u64 = line["systick: cyccnt=".len()..].trim().parse().unwrap();
+            // 10 periods of LOAD+1 = 10000 cycles, plus the few instructions around them.
+            assert!((100_000..100_200).contains(&cyc), "{board}: cyccnt {cyc}");
+        }
+    }
+}
+
+#[test]
+fn svc_and_pendsv_handlers_run_with_their_exception_number() {
+    for board in ["mps2-an386", "rp2040"] {
+        let (_, r, _) = run(board, &elf(board, "svc"), &[]);
+        assert!(r["console"].as_str().unwrap().contains("svc: number=5 r0=0x1234 returned=0x1235 ipsr=11 calls=1"));
+        let (_, r, _) = run(board, &elf(board, "pendsv"), &[]);
+        assert!(r["console"].as_str().unwrap().contains("pendsv: round 2 handler_ran=2 ipsr=14"));
+    }
+}
+
+#[test]
+fn uart_and_itm_reach_the_console() {
+    for board in ["mps2-an386", "stm32f446re"] {
+        let (_, r, _) = run(board, &elf(board, "console_uart"), &[]);
+        assert!(r["console"].as_str().unwrap().contains("console_uart: hello from the UART"), "{board}");
+        let (_, r, _) = run(board, &elf(board, "console_itm"), &[]);
+        assert!(r["console"].as_str().unwrap().contains("console_itm: hello from ITM port 0"), "{board}");
+    }
+}
+
+#[test]
+fn faults_are_reported_with_kind_location_and_backtrace() {
+    let cases = [
+        ("fault_bad_address", "bad read", Some(0x7000_0000u64)),
+        ("fault_undefined", "undefined instruction", None),
+        ("fault_stack_overflow", "stack overflow", None),
+        ("fault_unhandled_irq", "unhandled exception", Some(0x54)),
+        ("fault_endless_loop", "endless loop", None),
+    ];
+    for (program, kind, address) in cases {
+        let (code, r, stdout) = run("mps2-an386", &elf("mps2-an386", program), &[]);
+        assert_eq!(code, 125, "{program}");
+        let f = &r["fault"];
+        assert_eq!(f["kind"], kind, "{program}: {f}");
+        assert!(f["location"].as_str().is_some_and(|l| !l.is_empty()), "{program}: {f}");
+        assert!(!f["backtrace"].as_array().unwrap().is_empty());
+        if let Some(a) = address {
+            assert_eq!(f["address"].as_u64(), Some(a), "{program}");
+        }
+        assert!(stdout.contains(&format!("fault: {kind}")), "{program}: {stdout}");
+    }
+}
+
+#[test]
+fn limits_stop_a_busy_loop_with_their_own_exit_code() {
+    let (code, r, _) = run("mps2-an386", &elf("mps2-an386", "fault_busy_loop"), &["--max-cycles", "1000000"]);
+    assert_eq!(code, 124);
+    assert_eq!(r["outcome"]["limit"], "max_cycles");
+    let (code, r, _) = run("mps2-an386", &elf("mps2-an386", "fault_busy_loop"), &["--max-instructions", "50000"]);
+    assert_eq!(code, 124);
+    assert_eq!(r["outcome"]["limit"], "max_instructions");
+}
+
+#[test]
+fn reports_are_byte_identical_across_runs() {
+    let dir = std::env::temp_dir();
+    let a = dir.join("tigris-det-a.json");
+    let b = dir.join("tigris-det-b.json");
+    for p in [&a, &b] {
+        let out = sim(&["run", "--quiet", "examples/mps2-an386-demo.elf", "--report", &p.to_string_lossy()]);
+        assert!(out.status.success());
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+#[test]
+fn profile_attributes_cycles_to_functions() {
+    let (_, r, stdout) = run("mps2-an386", &elf("mps2-an386", "crc32"), &[]);
+    let total = r["totals"]["cycles"].as_u64().unwrap();
+    let funcs = r["functions"].as_array().unwrap();
+    let self_sum: u64 = funcs.iter().map(|f| f["self_cycles"].as_u64().unwrap()).sum();
+    assert_eq!(self_sum, total, "self cycles add up to the total");
+    let main = funcs.iter().find(|f| f["name"] == "main").unwrap();
+    assert!(main["inclusive_cycles"].as_u64().unwrap() > total * 9 / 10);
+    assert!(funcs.iter().any(|f| f["name"] == "crc32_bitwise" && f["calls"].as_u64().unwrap() >= 6));
+    assert!(stdout.contains("top functions by self cycles"));
+}
+
+fn expect_input_error(args: &[&str], needle: &str) {
+    let out = sim(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: expected `{needle}` in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let dir = std::env::temp_dir();
+    let empty = dir.join("tigris-empty.elf");
+    std::fs::write(&empty, b"").unwrap();
+    let junk = dir.join("tigris-junk.elf");
+    std::fs::write(&junk, b"hello, not an elf").unwrap();
+    let demo = std::fs::read(root().join("examples/mps2-an386-demo.elf")).unwrap();
+    let truncated = dir.join("tigris-truncated.elf");
+    std::fs::write(&truncated, &demo[..demo.len() / 3]).unwrap();
+    let board = dir.join("tigris-bad-board.toml");
+    std::fs::write(&board, "name = \"x\"\nsummary = \"s\"\n[core]\nkind = \"cortex-m4\"\nclock_hz = 10\nspeed = 3\n").unwrap();
+    expect_input_error(&["run", "/nonexistent/fw.elf"], "cannot read firmware /nonexistent/fw.elf");
+    expect_input_error(&["run", &empty.to_string_lossy()], "the file is empty");
+    expect_input_error(&["run", &junk.to_string_lossy()], "not an ELF file");
+    expect_input_error(&["run", &truncated.to_string_lossy()], "truncated");
+    expect_input_error(&["run", "/bin/true"], "ELF for x86-64");
+    expect_input_error(&["run", "--board", "rp2040", "examples/mps2-an386-demo.elf"], "does not fit in one memory region");
+    expect_input_error(&["run", "--board", "nosuch", "examples/mps2-an386-demo.elf"], "unknown board `nosuch`");
+    expect_input_error(&["run", "--board", &board.to_string_lossy(), "examples/mps2-an386-demo.elf"], "speed");
+    expect_input_error(&["run", "--entry", "no_such_fn", "examples/mps2-an386-demo.elf"], "no function symbol");
+}
+
+#[test]
+fn boards_lists_and_shows() {
+    let out = sim(&["boards"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for b in BOARDS {
+        assert!(text.contains(b), "{text}");
+    }
+    let out = sim(&["boards", "show", "stm32f446re"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("read wait states 5") && text.contains("180000000"), "{text}");
+}
