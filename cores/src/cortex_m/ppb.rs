@@ -50,6 +50,8 @@ pub(crate) struct Ppb {
     systick_reload: u32,
     /// Cycle at which the counter was last loaded with RELOAD.
     systick_epoch: u64,
+    /// Wraps since the epoch already turned into COUNTFLAG and an exception.
+    systick_wraps_seen: u64,
     dwt_ctrl: u32,
     /// CYCCNT = cycles - cyccnt_base while counting; frozen value otherwise.
     cyccnt_base: u64,
@@ -72,6 +74,7 @@ impl Ppb {
             systick_csr: 0,
             systick_reload: 0,
             systick_epoch: 0,
+            systick_wraps_seen: 0,
             dwt_ctrl: 0x4000_0000, // NUMCOMP field; CYCCNTENA clear at reset
             cyccnt_base: 0,
             cyccnt_frozen: 0,
@@ -100,13 +103,17 @@ impl Ppb {
     }
 
     /// Account for SysTick wraps up to `now`: COUNTFLAG, and the exception when TICKINT is set.
+    /// Each wrap is seen once, however often time is looked at.
     pub fn advance(&mut self, now: u64) {
-        if let Some(next) = self.next_systick_event(now.saturating_sub(1)) {
-            if next <= now {
-                self.systick_csr |= 1 << 16;
-                if self.systick_csr & 2 != 0 {
-                    self.pending[EXC_SYSTICK as usize] = true;
-                }
+        if !self.systick_running() || self.systick_reload == 0 {
+            return;
+        }
+        let wraps = now.saturating_sub(self.systick_epoch) / (self.systick_reload as u64 + 1);
+        if wraps > self.systick_wraps_seen {
+            self.systick_wraps_seen = wraps;
+            self.systick_csr |= 1 << 16;
+            if self.systick_csr & 2 != 0 {
+                self.pending[EXC_SYSTICK as usize] = true;
             }
         }
     }
@@ -253,12 +260,14 @@ impl Ppb {
                 self.systick_csr = (self.systick_csr & (1 << 16)) | (value & 0x7);
                 if self.systick_running() && !was_running {
                     self.systick_epoch = now;
+                    self.systick_wraps_seen = 0;
                 }
             }
             SYST_RVR => self.systick_reload = value & 0x00FF_FFFF,
             // Any write clears the counter, which reloads on the next tick.
             SYST_CVR => {
                 self.systick_epoch = now;
+                self.systick_wraps_seen = 0;
                 self.systick_csr &= !(1 << 16);
             }
             a if (NVIC_ISER..NVIC_ISER + 0x40).contains(&a) => {
