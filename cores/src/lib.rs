@@ -44,6 +44,8 @@ impl ExecObserver for NoObserver {
 pub struct Entry {
     pub pc: u32,
     pub sp: u32,
+    /// Where the exception vectors are, when the firmware image says (Cortex-M VTOR).
+    pub vector_table: Option<u32>,
 }
 
 /// Limits of one `run` call; the core stops at the first block boundary past either.

@@ -31,7 +31,7 @@ pub struct Machine<'a> {
     pub board: Board,
     pub firmware: Firmware,
     pub symbols: SymbolMap,
-    pub core: CortexM<'a>,
+    pub core: Box<dyn Core + 'a>,
     pub entry: Entry,
     file_name: String,
     sha256: String,
@@ -48,16 +48,7 @@ impl Machine<'_> {
     pub fn load(path: &str, board: Board, entry_symbol: Option<&str>) -> Result<Self> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read firmware {path}"))?;
         let firmware = elf::parse(path, &bytes, &board)?;
-        if !board.core.kind.is_cortex_m() {
-            bail!(
-                "board `{}` has a {} core; the Xtensa simulator is not available yet (see issue: Xtensa ISS)",
-                board.name,
-                board.core.kind.name()
-            );
-        }
-        let code: Vec<(u32, Vec<u8>)> =
-            firmware.segments.iter().filter(|s| s.executable).map(|s| (s.addr, s.data.clone())).collect();
-        let mut core = CortexM::new(&board, &code).map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+        let mut core = build_core(&board, &firmware)?;
         for s in &firmware.segments {
             let mut image = s.data.clone();
             image.resize(s.mem_size as usize, 0);
@@ -67,9 +58,6 @@ impl Machine<'_> {
         let symbols = SymbolMap::new(&firmware.symbols);
         let entry = Self::find_entry(path, &firmware, &board, entry_symbol)?;
         core.reset(entry).map_err(|e| anyhow::anyhow!("reset: {e}"))?;
-        if let Some(table) = entry_vector_table(&firmware, &board) {
-            core.set_vector_table(table);
-        }
         let file_name = std::path::Path::new(path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let sha256 = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
         Ok(Machine { board, firmware, symbols, core, entry, file_name, sha256 })
@@ -89,15 +77,15 @@ impl Machine<'_> {
             let s = fw.symbols.iter().find(|s| s.name == name && s.is_function).with_context(|| {
                 format!("{path}: --entry {name}: no function symbol of that name in the ELF")
             })?;
-            return Ok(Entry { pc: s.addr, sp: sp_from_table.unwrap_or(top_of_ram) });
+            return Ok(Entry { pc: s.addr, sp: sp_from_table.unwrap_or(top_of_ram), vector_table: table });
         }
         match (table, sp_from_table, table.and_then(|t| read_word(fw, t + 4))) {
-            (Some(_), Some(sp), Some(reset)) if reset & 1 == 1 => Ok(Entry { pc: reset & !1, sp }),
+            (Some(_), Some(sp), Some(reset)) if reset & 1 == 1 => Ok(Entry { pc: reset & !1, sp, vector_table: table }),
             (Some(t), _, reset) => bail!(
                 "{path}: the vector table at 0x{t:08x} has no Thumb reset vector (word 1 = {}); use --entry SYMBOL",
                 reset.map(|r| format!("0x{r:08x}")).unwrap_or("outside the loaded image".into())
             ),
-            (None, _, _) => Ok(Entry { pc: fw.entry & !1, sp: top_of_ram }),
+            (None, _, _) => Ok(Entry { pc: fw.entry & !1, sp: top_of_ram, vector_table: None }),
         }
     }
 
@@ -119,7 +107,7 @@ impl Machine<'_> {
             let stop = self.core.run(budget, &mut profiler).map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
             let mut out = self.core.take_console();
             if matches!(stop, Stop::Semihosting) {
-                let effect = semihosting.handle(&mut self.core);
+                let effect = semihosting.handle(self.core.as_mut());
                 out.append(&mut semihosting.output);
                 flush(&mut opts.live_console, &out, &mut console);
                 match effect {
@@ -294,7 +282,7 @@ impl Machine<'_> {
             match self.core.run(budget, observer).map_err(|e| anyhow::anyhow!("{e}"))? {
                 Stop::Semihosting => {
                     let mut sh = Semihosting::new(false, self.board.core.clock_hz);
-                    if let Effect::Exit(_) = sh.handle(&mut self.core).map_err(|e| anyhow::anyhow!("{e}"))? {
+                    if let Effect::Exit(_) = sh.handle(self.core.as_mut()).map_err(|e| anyhow::anyhow!("{e}"))? {
                         return Ok(());
                     }
                 }
@@ -303,6 +291,21 @@ impl Machine<'_> {
             }
         }
     }
+}
+
+/// The core backend for the board's core kind.
+fn build_core<'a>(board: &Board, firmware: &Firmware) -> Result<Box<dyn Core + 'a>> {
+    if !board.core.kind.is_cortex_m() {
+        bail!(
+            "board `{}` has a {} core; running Xtensa firmware is not wired into the simulator yet",
+            board.name,
+            board.core.kind.name()
+        );
+    }
+    let code: Vec<(u32, Vec<u8>)> =
+        firmware.segments.iter().filter(|s| s.executable).map(|s| (s.addr, s.data.clone())).collect();
+    let core = CortexM::new(board, &code).map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+    Ok(Box::new(core))
 }
 
 fn entry_vector_table(fw: &Firmware, board: &Board) -> Option<u32> {

@@ -553,11 +553,6 @@ impl<'a> CortexM<'a> {
         Ok(())
     }
 
-    /// Where the vector table is (VTOR), as the boot code before the firmware would have set it.
-    pub fn set_vector_table(&mut self, addr: u32) {
-        self.uc.get_data_mut().ppb.vtor = addr;
-    }
-
     fn reg(&self, r: RegisterARM) -> u32 {
         self.uc.reg_read(r).unwrap_or(0) as u32
     }
@@ -774,6 +769,10 @@ impl Core for CortexM<'_> {
     }
 
     fn reset(&mut self, entry: Entry) -> Result<(), CoreError> {
+        // VTOR as the boot code before the firmware would have left it.
+        if let Some(table) = entry.vector_table {
+            self.uc.get_data_mut().ppb.vtor = table;
+        }
         self.set_reg(RegisterARM::SP, entry.sp)?;
         self.set_reg(RegisterARM::LR, 0xFFFF_FFFF)?;
         self.set_reg(RegisterARM::PC, entry.pc & !1)?;
