@@ -81,6 +81,7 @@ fn cortex_m4_microbenchmarks_follow_the_trm() {
         assert_near(&b, "ldr_independent", 33, 2);
         assert_near(&b, "ldr_dependent", 64, 2);
         assert_near(&b, "branch_taken", 96, 2);
+        assert_near(&b, "bcond_taken", 96, 2);
         assert_near(&b, "bcond_not_taken", 32, 2);
         assert_near(&b, "udiv_small", 128, 2);
         assert_near(&b, "udiv_large", 384, 2);
@@ -89,13 +90,14 @@ fn cortex_m4_microbenchmarks_follow_the_trm() {
     }
 }
 
-/// Cortex-M0+ (facts §2c): loads 2 cycles, no pipelining; B 2; untaken B<cc> 1.
+/// Cortex-M0+ (facts §2c): loads 2 cycles, no pipelining; B 2; B<cc> 2 taken, 1 untaken.
 #[test]
 fn cortex_m0plus_microbenchmarks_follow_the_facts() {
     let b = benches("rp2040");
     assert_near(&b, "ldr_independent", 64, 2);
     assert_near(&b, "ldr_dependent", 64, 2);
     assert_near(&b, "branch_taken", 64, 2);
+    assert_near(&b, "bcond_taken", 64, 2);
     assert_near(&b, "bcond_not_taken", 32, 2);
     assert_near(&b, "nop", 64, 1);
 }

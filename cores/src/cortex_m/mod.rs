@@ -35,8 +35,9 @@ enum BlockEnd {
     Plain,
     Call,
     Return,
-    /// Conditional branch at `addr`: taken when the next block is not the fall-through.
-    Conditional { addr: u32 },
+    /// Conditional branch at `addr`: taken when the next block is not the fall-through. When its
+    /// target *is* the fall-through, the flags decide: `cond` is its condition code.
+    Conditional { addr: u32, cond: Option<timing::Condition> },
 }
 
 /// Costs of one basic block, computed once.
@@ -128,14 +129,18 @@ fn page_align(size: u64) -> u64 {
 impl State {
     /// Per-block work: charge the block, apply the dynamic terms of the previous one, report flow.
     #[inline]
-    fn on_block(&mut self, addr: u32) -> bool {
+    /// `flags` is the APSR when the previous block ended with a branch to its own fall-through.
+    fn on_block(&mut self, addr: u32, flags: Option<u32>) -> bool {
         let Some(block) = self.blocks.get(&addr) else { return false };
         // Dynamic term of the previous block's conditional branch.
         let mut extra = 0u64;
         let mut flow = Flow::Jump;
         match self.prev_end {
-            BlockEnd::Conditional { addr: branch } => {
-                let taken = addr != self.prev_fallthrough;
+            BlockEnd::Conditional { addr: branch, cond } => {
+                let taken = match (cond, flags) {
+                    (Some(c), Some(apsr)) => c.holds(apsr),
+                    _ => addr != self.prev_fallthrough,
+                };
                 if self.kind == CoreKind::CortexM7 {
                     let slot = &mut self.predictor[(branch as usize >> 1) & 1023];
                     let predicted_taken = *slot >= 2;
@@ -216,7 +221,10 @@ impl State {
         let end = match last {
             Some(d) if d.is_call => BlockEnd::Call,
             Some(d) if d.is_return => BlockEnd::Return,
-            Some(d) if d.class == Class::CondBranch => BlockEnd::Conditional { addr: d.addr },
+            Some(d) if d.class == Class::CondBranch => BlockEnd::Conditional {
+                addr: d.addr,
+                cond: timing::branch_to_next(d).then(|| timing::Condition::of(&d.text)).flatten(),
+            },
             _ => BlockEnd::Plain,
         };
         let spins = decoded.len() == 1
@@ -422,12 +430,14 @@ impl<'a> CortexM<'a> {
         self.uc
             .add_block_hook(1, 0, |uc, addr, size| {
                 let addr = addr as u32;
-                if !uc.get_data_mut().on_block(addr) {
+                let flags = matches!(uc.get_data().prev_end, BlockEnd::Conditional { cond: Some(_), .. })
+                    .then(|| uc.reg_read(RegisterARM::APSR).unwrap_or(0) as u32);
+                if !uc.get_data_mut().on_block(addr, flags) {
                     let code = uc.mem_read_as_vec(addr as u64, size as usize).unwrap_or_default();
                     let st = uc.get_data_mut();
                     let block = st.build_block(addr, &code);
                     st.blocks.insert(addr, block);
-                    st.on_block(addr);
+                    st.on_block(addr, flags);
                 }
                 if uc.get_data().pending != Pending::None {
                     let _ = uc.emu_stop();

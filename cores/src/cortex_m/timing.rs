@@ -202,6 +202,52 @@ pub(crate) fn is_conditional(mnemonic: &str) -> bool {
     m.len() == 3 && m.starts_with('b') && CONDS.contains(&&m[1..])
 }
 
+/// Condition code of a conditional branch, evaluated on the APSR flags (ARMv7-M ARM A7.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Condition(u8);
+
+impl Condition {
+    /// The condition of a `b<cc>` mnemonic at the start of `text`.
+    pub fn of(text: &str) -> Option<Condition> {
+        const NAMES: [&str; 14] = ["eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le"];
+        let m = text.split_whitespace().next()?.trim_end_matches(".w").trim_end_matches(".n");
+        let cc = m.strip_prefix('b')?;
+        let cc = match cc {
+            "cs" => "hs",
+            "cc" => "lo",
+            other => other,
+        };
+        NAMES.iter().position(|n| *n == cc).map(|i| Condition(i as u8))
+    }
+
+    pub fn holds(self, apsr: u32) -> bool {
+        let (n, z, c, v) = (apsr >> 31 & 1 == 1, apsr >> 30 & 1 == 1, apsr >> 29 & 1 == 1, apsr >> 28 & 1 == 1);
+        match self.0 {
+            0 => z,
+            1 => !z,
+            2 => c,
+            3 => !c,
+            4 => n,
+            5 => !n,
+            6 => v,
+            7 => !v,
+            8 => c && !z,
+            9 => !c || z,
+            10 => n == v,
+            11 => n != v,
+            12 => !z && n == v,
+            _ => z || n != v,
+        }
+    }
+}
+
+/// Whether a branch's target is the instruction right after it (taken or not, the next block is the
+/// same, so only the flags tell).
+pub(crate) fn branch_to_next(d: &Decoded) -> bool {
+    let target = d.text.rsplit('#').next().and_then(|t| u32::from_str_radix(t.trim().trim_start_matches("0x"), 16).ok());
+    target == Some(d.addr + d.len)
+}
+
 /// Pipeline refill after a taken branch instruction (B, BL, BX, B<cc> taken, CBZ taken).
 /// Cortex-M4 TRM (facts §2a): P = 1..3 "depending on the alignment and width of the target
 /// instruction"; ASSUMPTION: 2, the middle of that range. M0+ (facts §2c): taken B<cc> = 2, so P = 1.
@@ -408,6 +454,17 @@ fn dual_issues(prev: Option<&Decoded>, cur: &Decoded, only_16_bit: bool) -> bool
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conditions_follow_the_flags() {
+        let nzcv = |n: u32, z: u32, c: u32, v: u32| n << 31 | z << 30 | c << 29 | v << 28;
+        assert!(Condition::of("beq #0x10").unwrap().holds(nzcv(0, 1, 0, 0)));
+        assert!(!Condition::of("bne.w #0x10").unwrap().holds(nzcv(0, 1, 0, 0)));
+        assert!(Condition::of("bhi #0x10").unwrap().holds(nzcv(0, 0, 1, 0)));
+        assert!(Condition::of("blt #0x10").unwrap().holds(nzcv(1, 0, 0, 0)));
+        assert!(Condition::of("bcc #0x10").unwrap().holds(nzcv(0, 0, 0, 0)));
+        assert!(Condition::of("bl #0x10").is_none());
+    }
 
     #[test]
     fn divide_cost_spans_the_trm_range() {
