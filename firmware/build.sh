@@ -299,3 +299,81 @@ LD
     done
     wait_jobs
 fi
+
+# ------------------------------------------------------------------ Xtensa (ESP32-S3, ESP32, ESP8266)
+# Debian's gcc-xtensa-lx106 has no C library here, so the programs that only need integer printf and a
+# few string functions link against firmware/xtensa/libc (output and exit over SIMCALL); matmul and
+# strings_float need floating-point printf, libm and soft-float helpers the LX106 libgcc lacks.
+# Every board gets call0-ABI builds (<program>.elf); esp32 and esp32s3 also get windowed-ABI builds
+# (<program>-windowed.elf), made by assembling GCC's -mabi=windowed output with windowed_prelude.S
+# (see firmware/xtensa/README.md).  Skipped with a note when the cross compiler is missing.
+XT_CC=${XT_CROSS_PREFIX:-xtensa-lx106-elf-}gcc
+XT_OBJCOPY=${XT_CROSS_PREFIX:-xtensa-lx106-elf-}objcopy
+XT_DIR="$FW_DIR/xtensa"
+XT_BOARDS=(esp32s3 esp32 esp8266)
+XT_WINDOWED_BOARDS=(esp32s3 esp32)
+XT_PROGRAMS=(sort crc32 recursion demo exit_code)
+XT_FAULTS=(fault_illegal fault_bad_address)
+XT_EXAMPLE="$ROOT/examples/esp32s3-demo.elf"
+XT_CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -ffreestanding -fno-builtin -ffp-contract=off
+           "-ffile-prefix-map=$ROOT/=" -isystem "$XT_DIR/libc/include")
+
+XT_LDFLAGS=()
+
+xt_rom_printf() {   # <elf>: ESP32-S3 program calling ets_printf at its ROM address (facts/xtensa.md §5.3)
+    XT_CFLAGS+=(-mlongcalls)
+    XT_LDFLAGS=(-Wl,--defsym=ets_printf=0x400005d0)
+    xt_windowed esp32s3 rom_printf "$1"
+}
+
+xt_source() {   # <program or fault name>: its C file
+    if [[ -e $FW_DIR/programs/$1.c ]]; then echo "$FW_DIR/programs/$1.c"; else echo "$XT_DIR/faults/$1.c"; fi
+}
+
+xt_call0() {   # <board> <program> <elf>
+    "$XT_CC" "${XT_CFLAGS[@]}" -nostdlib -L "$XT_DIR" -T "$XT_DIR/$1.ld" -Wl,-Map="${3%.elf}.map" \
+        "$XT_DIR/start_call0.S" "$XT_DIR/libc/libc.c" "$(xt_source "$2")" -lgcc -o "$3"
+}
+
+xt_windowed() {   # <board> <program> <elf> [extra start-file flags...]
+    local b=$1 p=$2 elf=$3; shift 3
+    local tmp="${elf%.elf}.objs"
+    mkdir -p "$tmp"
+    local objs=() src name
+    for src in "$XT_DIR/libc/libc.c" "$(xt_source "$p")"; do
+        name=$(basename "$src" .c)
+        "$XT_CC" "${XT_CFLAGS[@]}" -mabi=windowed -S -o "$tmp/$name.s" "$src"
+        { echo '.include "windowed_prelude.S"'; cat "$tmp/$name.s"; } >"$tmp/$name.S"
+        "$XT_CC" -c "-Wa,-I$XT_DIR" -o "$tmp/$name.o" "$tmp/$name.S"
+        objs+=("$tmp/$name.o")
+    done
+    "$XT_CC" -c "-Wa,-I$XT_DIR" "$@" -o "$tmp/start.o" "$XT_DIR/start_windowed.S"
+    "$XT_CC" -nostdlib -L "$XT_DIR" -T "$XT_DIR/$b.ld" -Wl,-Map="${elf%.elf}.map" "${XT_LDFLAGS[@]}" \
+        "$tmp/start.o" "${objs[@]}" -lgcc -o "$elf"
+    rm -rf "$tmp"
+}
+
+if command -v "$XT_CC" >/dev/null 2>&1; then
+    for b in "${XT_BOARDS[@]}"; do
+        mkdir -p "$BUILD/$b"
+        for p in "${XT_PROGRAMS[@]}" "${XT_FAULTS[@]}"; do
+            job "$b $p (call0)" xt_call0 "$b" "$p" "$BUILD/$b/$p.elf"
+        done
+    done
+    for b in "${XT_WINDOWED_BOARDS[@]}"; do
+        for p in "${XT_PROGRAMS[@]}" "${XT_FAULTS[@]}"; do
+            job "$b $p (windowed)" xt_windowed "$b" "$p" "$BUILD/$b/$p-windowed.elf"
+        done
+        job "$b fault_window (windowed)" xt_windowed "$b" fault_window "$BUILD/$b/fault_window-windowed.elf" -DNO_VECBASE
+    done
+    job "esp32s3 rom_printf (windowed)" xt_rom_printf "$BUILD/esp32s3/rom_printf-windowed.elf"
+    wait_jobs
+    "$XT_OBJCOPY" --strip-debug "$BUILD/esp32s3/demo-windowed.elf" "$BUILD/esp32s3-demo.elf"
+    if ! cmp -s "$BUILD/esp32s3-demo.elf" "$XT_EXAMPLE"; then
+        cp "$BUILD/esp32s3-demo.elf" "$XT_EXAMPLE"
+        echo "updated ${XT_EXAMPLE#$ROOT/} ($(stat -c %s "$XT_EXAMPLE") bytes)"
+    fi
+    echo "built Xtensa firmware for ${XT_BOARDS[*]} -> ${BUILD#$ROOT/}/<board>/"
+else
+    echo "build.sh: note: $XT_CC not found; Xtensa firmware skipped (sudo apt-get install gcc-xtensa-lx106)" >&2
+fi

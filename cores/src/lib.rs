@@ -106,10 +106,24 @@ pub struct Fault {
 pub enum Stop {
     /// The budget of this call was used up; call `run` again to continue.
     Budget,
-    /// A semihosting request (Cortex-M `BKPT 0xAB`): operation in register 0, argument in register 1.
-    /// Answer it with [`Core::finish_semihosting`].
+    /// A semihosting request in the core's convention ([`Core::semihosting_abi`]): Cortex-M
+    /// `BKPT 0xAB` with the operation in register 0 and the argument in register 1, or Xtensa
+    /// `SIMCALL` with the call number in a2 and arguments in a3..a5. Answer it with
+    /// [`Core::finish_semihosting`].
     Semihosting,
+    /// Execution reached an address registered with [`Core::set_traps`], before running it (a call
+    /// the simulator emulates at high level). Complete it with [`Core::return_from_call`].
+    Trap { pc: u32 },
     Fault(Fault),
+}
+
+/// The calling convention of a core's semihosting requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SemihostingAbi {
+    /// Arm semihosting v2.0: operation in r0, parameter (block pointer) in r1, result in r0.
+    Arm,
+    /// Xtensa ISS / QEMU `SIMCALL`: call number in a2, arguments in a3..a5, result in a2, errno in a3.
+    XtensaSimcall,
 }
 
 /// Simulator-side failure of a core (not a firmware fault).
@@ -145,4 +159,43 @@ pub trait Core {
     fn take_console(&mut self) -> Vec<u8>;
     /// Disassembly of the instruction at `addr`, if it can be read and decoded.
     fn disassemble(&self, addr: u32) -> Option<String>;
+
+    /// Convention of the requests behind [`Stop::Semihosting`].
+    fn semihosting_abi(&self) -> SemihostingAbi {
+        SemihostingAbi::Arm
+    }
+    /// Write general register `n` (semihosting replies that return more than one value).
+    fn set_register(&mut self, n: usize, _value: u32) -> Result<(), CoreError> {
+        Err(CoreError::Engine(format!("this core does not support writing register {n} from the simulator")))
+    }
+    /// The stack pointer (r13 on Cortex-M).
+    fn stack_pointer(&self) -> u32 {
+        self.register(13)
+    }
+    /// Bytes of the call instruction that precedes a return address (backtraces).
+    fn call_instruction_bytes(&self) -> u32 {
+        2
+    }
+    /// Stop with [`Stop::Trap`] whenever execution reaches one of `addrs`.
+    fn set_traps(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
+        if addrs.is_empty() {
+            return Ok(());
+        }
+        Err(CoreError::Engine("this core does not support high-level emulation traps".into()))
+    }
+    /// Argument `i` (0-based) of the call stopped at a trap, in the core's calling convention.
+    fn call_argument(&self, i: u32) -> u32 {
+        self.register(i as usize)
+    }
+    /// Word `i` of the call's stack-passed arguments (after the register arguments).
+    fn stack_argument(&self, i: u32) -> Result<u32, CoreError> {
+        let mut b = [0u8; 4];
+        self.read_memory(self.stack_pointer().wrapping_add(4 * i), &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+    /// Complete the call stopped at a trap without running it: return `value` to the caller and
+    /// charge `cycles` for the emulated function.
+    fn return_from_call(&mut self, _value: u32, _cycles: u64) -> Result<(), CoreError> {
+        Err(CoreError::Engine("this core does not support high-level emulation traps".into()))
+    }
 }

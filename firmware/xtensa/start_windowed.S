@@ -82,8 +82,10 @@ _vectors:
     .literal_position
     .align 4
 _start:
+#ifndef NO_VECBASE          /* -DNO_VECBASE: leave VECBASE at reset (fault test: no window handlers) */
     movi    a0, _vectors
     wsr     a0, vecbase
+#endif
     movi    a1, _stack_top
     movi    a2, _stack_top + 48     /* "caller SP" slot of the bottom frame, for OF8/OF12 */
     addi    a3, a1, -12

@@ -31,6 +31,9 @@ pub struct RegionCounters {
 pub struct RegionModel {
     pub spec: Region,
     pub counters: RegionCounters,
+    /// Whether the core reports every data access here (a core may skip regions that cost nothing,
+    /// for speed); when false, `reads`/`writes` and their bytes are not known.
+    pub traffic_counted: bool,
     icache: Option<Cache>,
     dcache: Option<Cache>,
     /// Bytes per instruction-fetch unit: the I-cache line, else the flash line.
@@ -46,6 +49,7 @@ impl RegionModel {
             icache: spec.icache.map(Cache::new),
             dcache: spec.dcache.map(Cache::new),
             counters: RegionCounters::default(),
+            traffic_counted: true,
             fetch_unit,
             last_fetch_unit: None,
             spec,

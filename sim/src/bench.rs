@@ -17,7 +17,7 @@ fn timed_runs(path: &str, board: &str, repeat: u32, profiled: bool) -> Result<(f
     let mut total = 0.0;
     let mut instructions = 0;
     for _ in 0..repeat {
-        let mut m = Machine::load(path, tigris_targets::load(board)?, None)?;
+        let mut m = Machine::load(path, tigris_targets::load(board)?, None, false)?;
         let symbols = SymbolMap::new(&m.firmware.symbols);
         let mut profiler = Profiler::new(&symbols);
         let start = Instant::now();
@@ -35,7 +35,7 @@ fn timed_runs(path: &str, board: &str, repeat: u32, profiled: bool) -> Result<(f
 fn timed_unicorn(path: &str, board: &str, repeat: u32) -> Result<f64> {
     let mut total = 0.0;
     for _ in 0..repeat {
-        let m = Machine::load(path, tigris_targets::load(board)?, None)?;
+        let m = Machine::load(path, tigris_targets::load(board)?, None, false)?;
         let mut raw = CortexM::bare(&m.board).map_err(|e| anyhow::anyhow!("{e}"))?;
         for s in &m.firmware.segments {
             let mut image = s.data.clone();

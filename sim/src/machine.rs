@@ -2,6 +2,7 @@
 //! serving semihosting and collecting the profile into a report.
 
 use crate::elf::{self, Firmware, SymbolMap};
+use crate::hle::Hle;
 use crate::profiler::Profiler;
 use crate::semihost::{Effect, Semihosting};
 use anyhow::{bail, Context, Result};
@@ -9,6 +10,7 @@ use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::time::{Duration, Instant};
 use tigris_cores::cortex_m::CortexM;
+use tigris_cores::xtensa::XtensaBackend;
 use tigris_cores::{Budget, Core, Entry, ExecObserver, Fault, FaultKind, Stop};
 use tigris_targets::{Board, RegionKind};
 use tigris_traces as traces;
@@ -33,6 +35,7 @@ pub struct Machine<'a> {
     pub symbols: SymbolMap,
     pub core: Box<dyn Core + 'a>,
     pub entry: Entry,
+    hle: Hle,
     file_name: String,
     sha256: String,
 }
@@ -45,10 +48,11 @@ fn read_word(fw: &Firmware, addr: u32) -> Option<u32> {
 }
 
 impl Machine<'_> {
-    pub fn load(path: &str, board: Board, entry_symbol: Option<&str>) -> Result<Self> {
+    /// `memory_stats`: count every data access, also to regions that cost nothing (slower on Cortex-M).
+    pub fn load(path: &str, board: Board, entry_symbol: Option<&str>, memory_stats: bool) -> Result<Self> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read firmware {path}"))?;
         let firmware = elf::parse(path, &bytes, &board)?;
-        let mut core = build_core(&board, &firmware)?;
+        let mut core = build_core(&board, &firmware, memory_stats)?;
         for s in &firmware.segments {
             let mut image = s.data.clone();
             image.resize(s.mem_size as usize, 0);
@@ -58,9 +62,11 @@ impl Machine<'_> {
         let symbols = SymbolMap::new(&firmware.symbols);
         let entry = Self::find_entry(path, &firmware, &board, entry_symbol)?;
         core.reset(entry).map_err(|e| anyhow::anyhow!("reset: {e}"))?;
+        let hle = Hle::new(&board, &firmware);
+        core.set_traps(&hle.addresses()).map_err(|e| anyhow::anyhow!("setting up ROM emulation: {e}"))?;
         let file_name = std::path::Path::new(path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let sha256 = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-        Ok(Machine { board, firmware, symbols, core, entry, file_name, sha256 })
+        Ok(Machine { board, firmware, symbols, core, entry, hle, file_name, sha256 })
     }
 
     /// Start state: the vector table's initial SP and reset vector, or `--entry SYMBOL`.
@@ -72,6 +78,17 @@ impl Machine<'_> {
             .find(|r| r.kind == RegionKind::Sram && r.access.write)
             .map(|r| (r.end() & !7) as u32)
             .unwrap_or(0);
+        if !board.core.kind.is_cortex_m() {
+            // Xtensa: no vector table to read; the start code sets up its own stack, and a1 starts at
+            // the top of the first RAM region as a boot loader would leave it.
+            let pc = match symbol {
+                Some(name) => fw.symbols.iter().find(|s| s.name == name && s.is_function).map(|s| s.addr).with_context(
+                    || format!("{path}: --entry {name}: no function symbol of that name in the ELF"),
+                )?,
+                None => fw.entry,
+            };
+            return Ok(Entry { pc, sp: top_of_ram, vector_table: None });
+        }
         let sp_from_table = table.and_then(|t| read_word(fw, t));
         if let Some(name) = symbol {
             let s = fw.symbols.iter().find(|s| s.name == name && s.is_function).with_context(|| {
@@ -106,6 +123,31 @@ impl Machine<'_> {
             };
             let stop = self.core.run(budget, &mut profiler).map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
             let mut out = self.core.take_console();
+            if let Stop::Trap { pc } = stop {
+                let served = self.hle.handle(self.core.as_mut(), pc, &mut out);
+                flush(&mut opts.live_console, &out, &mut console);
+                match served {
+                    Ok(true) => continue,
+                    Ok(false) => {
+                        fault = Some(Fault {
+                            kind: FaultKind::Breakpoint,
+                            pc,
+                            address: None,
+                            detail: format!("stopped at 0x{pc:08x}, an address no emulated function claims"),
+                        });
+                    }
+                    Err(e) => {
+                        fault = Some(Fault {
+                            kind: FaultKind::BadRead,
+                            pc,
+                            address: None,
+                            detail: format!("emulated ROM call with a bad pointer: {e}"),
+                        });
+                    }
+                }
+                outcome = traces::Outcome::Fault;
+                break;
+            }
             if matches!(stop, Stop::Semihosting) {
                 let effect = semihosting.handle(self.core.as_mut());
                 out.append(&mut semihosting.output);
@@ -136,7 +178,7 @@ impl Machine<'_> {
                     outcome = traces::Outcome::Fault;
                     break;
                 }
-                Stop::Budget | Stop::Semihosting => {}
+                Stop::Budget | Stop::Semihosting | Stop::Trap { .. } => {}
             }
             if self.core.cycles() >= opts.max_cycles {
                 outcome = traces::Outcome::Limit { limit: "max_cycles".into() };
@@ -160,7 +202,7 @@ impl Machine<'_> {
     }
 
     fn describe_fault(&self, f: &Fault, profiler: &Profiler) -> traces::FaultReport {
-        let sp = self.core.register(13);
+        let sp = self.core.stack_pointer();
         let near_stack = f.address.is_some_and(|a| a.abs_diff(sp) < 1024);
         let kind = match f.kind {
             FaultKind::BadRead | FaultKind::BadWrite if near_stack => "stack overflow".to_string(),
@@ -173,7 +215,7 @@ impl Machine<'_> {
         };
         let mut backtrace = vec![format!("#0 0x{:08x} {}", f.pc, self.symbols.describe(f.pc).unwrap_or("??".into()))];
         for (i, (_, ret)) in profiler.call_stack().iter().filter(|(_, r)| *r != 0).take(8).enumerate() {
-            let call_site = ret.wrapping_sub(2);
+            let call_site = ret.wrapping_sub(self.core.call_instruction_bytes());
             backtrace.push(format!("#{} 0x{call_site:08x} {}", i + 1, self.symbols.describe(call_site).unwrap_or("??".into())));
         }
         traces::FaultReport {
@@ -231,10 +273,10 @@ impl Machine<'_> {
                 kind: r.spec.kind.name().to_string(),
                 base: r.spec.base,
                 size: r.spec.size,
-                reads: r.counters.reads,
-                writes: r.counters.writes,
-                read_bytes: r.counters.read_bytes,
-                write_bytes: r.counters.write_bytes,
+                reads: r.traffic_counted.then_some(r.counters.reads),
+                writes: r.traffic_counted.then_some(r.counters.writes),
+                read_bytes: r.traffic_counted.then_some(r.counters.read_bytes),
+                write_bytes: r.traffic_counted.then_some(r.counters.write_bytes),
                 fetches: r.counters.fetches,
                 stall_cycles: r.counters.stall_cycles,
                 icache_hits: r.counters.icache_hits,
@@ -286,6 +328,12 @@ impl Machine<'_> {
                         return Ok(());
                     }
                 }
+                Stop::Trap { pc } => {
+                    let mut out = Vec::new();
+                    if !self.hle.handle(self.core.as_mut(), pc, &mut out).map_err(|e| anyhow::anyhow!("{e}"))? {
+                        bail!("stopped at 0x{pc:08x}, an address no emulated function claims");
+                    }
+                }
                 Stop::Budget => return Ok(()),
                 Stop::Fault(f) => bail!("firmware fault: {}", f.detail),
             }
@@ -294,17 +342,14 @@ impl Machine<'_> {
 }
 
 /// The core backend for the board's core kind.
-fn build_core<'a>(board: &Board, firmware: &Firmware) -> Result<Box<dyn Core + 'a>> {
+fn build_core<'a>(board: &Board, firmware: &Firmware, memory_stats: bool) -> Result<Box<dyn Core + 'a>> {
     if !board.core.kind.is_cortex_m() {
-        bail!(
-            "board `{}` has a {} core; running Xtensa firmware is not wired into the simulator yet",
-            board.name,
-            board.core.kind.name()
-        );
+        let core = XtensaBackend::new(board).map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+        return Ok(Box::new(core));
     }
     let code: Vec<(u32, Vec<u8>)> =
         firmware.segments.iter().filter(|s| s.executable).map(|s| (s.addr, s.data.clone())).collect();
-    let core = CortexM::new(board, &code).map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+    let core = CortexM::new(board, &code, memory_stats).map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
     Ok(Box::new(core))
 }
 

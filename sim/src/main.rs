@@ -2,6 +2,7 @@
 
 mod bench;
 mod elf;
+mod hle;
 mod machine;
 mod profiler;
 mod semihost;
@@ -78,6 +79,10 @@ struct RunArgs {
     /// Let semihosting open, read and write host files.
     #[arg(long)]
     allow_host_fs: bool,
+    /// Count every data access, also to memory that costs nothing (zero-wait SRAM). Slower on
+    /// Cortex-M: Unicorn then takes its slow path for every load and store.
+    #[arg(long)]
+    memory_stats: bool,
     /// Do not stream the firmware's console output while it runs.
     #[arg(long)]
     quiet: bool,
@@ -126,7 +131,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             anyhow::bail!("--timeout must be a positive number of seconds, not {t}");
         }
     }
-    let mut machine = machine::Machine::load(&args.elf, board, args.entry.as_deref())?;
+    let mut machine = machine::Machine::load(&args.elf, board, args.entry.as_deref(), args.memory_stats)?;
     let live: Option<Box<dyn std::io::Write>> = if args.quiet { None } else { Some(Box::new(std::io::stdout())) };
     let opts = machine::RunOptions {
         max_cycles: args.max_cycles,

@@ -1,10 +1,17 @@
-//! ARM semihosting (Arm "Semihosting for AArch32 and AArch64", v2.0): console output and exit are
-//! always served; operations that touch host files are refused unless `--allow-host-fs`. Time
-//! queries answer in simulated time so runs stay deterministic.
+//! Semihosting in two conventions sharing one console and host-file layer:
+//! - Arm semihosting (Arm "Semihosting for AArch32 and AArch64", v2.0): operation in r0, parameter
+//!   block in r1, result in r0;
+//! - the Xtensa ISS `SIMCALL` interface that QEMU also serves: call number in a2, arguments in
+//!   a3..a5, result in a2 and errno in a3; numbers as in Linux
+//!   `arch/xtensa/platforms/iss/include/platform/simcall-iss.h`, open flags as in ESP-IDF
+//!   `components/esp32/include/xtensa/simcall-fcntl.h`.
+//!
+//! Console output and exit are always served; operations that touch host files are refused unless
+//! `--allow-host-fs`. Time queries answer in simulated time so runs stay deterministic.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
-use tigris_cores::{Core, CoreError};
+use tigris_cores::{Core, CoreError, SemihostingAbi};
 
 const SYS_OPEN: u32 = 0x01;
 const SYS_CLOSE: u32 = 0x02;
@@ -36,6 +43,36 @@ const FIRST_FILE_HANDLE: u32 = 3;
 const ENOENT: u32 = 2;
 const EPERM: u32 = 1;
 const EBADF: u32 = 9;
+const EINVAL: u32 = 22;
+const ENOSYS: u32 = 88; // newlib sys/errno.h (the ISS errno values follow newlib)
+
+/// Xtensa ISS simcall numbers (simcall-iss.h).
+mod simc {
+    pub const EXIT: u32 = 1;
+    pub const READ: u32 = 3;
+    pub const WRITE: u32 = 4;
+    pub const OPEN: u32 = 5;
+    pub const CLOSE: u32 = 6;
+    pub const LSEEK: u32 = 19;
+    pub const ISATTY: u32 = 21;
+    pub const ARGC: u32 = 1000;
+    pub const ARGV_SIZE: u32 = 1001;
+    /// simcall-fcntl.h open flags; the access mode is the low 2 bits (0 read, 1 write, 2 both).
+    pub const O_APPEND: u32 = 0x0008;
+    pub const O_CREAT: u32 = 0x0100;
+    pub const O_TRUNC: u32 = 0x0200;
+    pub const O_EXCL: u32 = 0x0400;
+}
+
+/// How a host file is opened, in neutral terms both conventions translate to.
+struct OpenMode {
+    read: bool,
+    write: bool,
+    append: bool,
+    create: bool,
+    truncate: bool,
+    exclusive: bool,
+}
 
 /// What a semihosting call asks of the run.
 pub enum Effect {
@@ -100,9 +137,149 @@ impl Semihosting {
         u32::MAX
     }
 
-    /// Serve the request the core stopped on (operation in r0, argument in r1), answer it, and say
-    /// whether the firmware exits. Bad pointers in the request come back as an error.
+    /// Serve the request the core stopped on in its convention, answer it, and say whether the
+    /// firmware exits. Bad pointers in the request come back as an error.
     pub fn handle(&mut self, core: &mut dyn Core) -> Result<Effect, CoreError> {
+        match core.semihosting_abi() {
+            SemihostingAbi::Arm => self.handle_arm(core),
+            SemihostingAbi::XtensaSimcall => self.handle_simcall(core),
+        }
+    }
+
+    // ---- operations shared by both conventions ----
+
+    /// Write to the console (handles 1 and 2) or a host file; the number of bytes written.
+    fn write_handle(&mut self, handle: u32, data: Vec<u8>) -> Result<u32, u32> {
+        match handle {
+            1 | 2 => {
+                let n = data.len() as u32;
+                self.output.extend(data);
+                Ok(n)
+            }
+            h => match self.file(h) {
+                Some(f) => Ok(f.write(&data).unwrap_or(0) as u32),
+                None => Err(EBADF),
+            },
+        }
+    }
+
+    /// Read up to `len` bytes; the console has no input (end of file).
+    fn read_handle(&mut self, handle: u32, len: u32) -> Result<Vec<u8>, u32> {
+        if handle < FIRST_FILE_HANDLE {
+            return Ok(Vec::new());
+        }
+        let f = self.file(handle).ok_or(EBADF)?;
+        let mut buf = vec![0u8; len as usize];
+        let n = f.read(&mut buf).unwrap_or(0);
+        buf.truncate(n);
+        Ok(buf)
+    }
+
+    /// Open a host file (refused without --allow-host-fs); its handle.
+    fn open_host(&mut self, name: &str, mode: OpenMode, what: &str) -> Result<u32, u32> {
+        if !self.allow_host_fs {
+            self.refuse(&format!("{what} of `{name}`"));
+            return Err(EPERM);
+        }
+        let mut o = std::fs::OpenOptions::new();
+        o.read(mode.read).write(mode.write && !mode.append).append(mode.append);
+        if mode.exclusive {
+            o.create_new(true);
+        } else {
+            o.create(mode.create).truncate(mode.truncate);
+        }
+        match o.open(name) {
+            Ok(f) => {
+                self.files.push(Some(f));
+                Ok(FIRST_FILE_HANDLE + self.files.len() as u32 - 1)
+            }
+            Err(_) => Err(ENOENT),
+        }
+    }
+
+    fn close_handle(&mut self, handle: u32) -> Result<(), u32> {
+        if handle < FIRST_FILE_HANDLE {
+            return Ok(());
+        }
+        match self.files.get_mut((handle - FIRST_FILE_HANDLE) as usize) {
+            Some(slot @ Some(_)) => {
+                *slot = None;
+                Ok(())
+            }
+            _ => Err(EBADF),
+        }
+    }
+
+    fn seek_handle(&mut self, handle: u32, to: SeekFrom) -> Result<u64, u32> {
+        let f = self.file(handle).ok_or(EBADF)?;
+        f.seek(to).map_err(|_| EINVAL)
+    }
+
+    // ---- Xtensa SIMCALL ----
+
+    /// a2 = call number, a3..a5 = arguments; result in a2, errno in a3 (0 on success).
+    fn handle_simcall(&mut self, core: &mut dyn Core) -> Result<Effect, CoreError> {
+        let op = core.register(2);
+        let a = [core.register(3), core.register(4), core.register(5)];
+        let result: Result<u32, u32> = match op {
+            simc::EXIT => return Ok(Effect::Exit(a[0] as i32)),
+            simc::WRITE => {
+                let data = bytes(core, a[1], a[2])?;
+                self.write_handle(a[0], data)
+            }
+            simc::READ => match self.read_handle(a[0], a[2]) {
+                Ok(data) => {
+                    core.write_memory(a[1], &data)?;
+                    Ok(data.len() as u32)
+                }
+                Err(e) => Err(e),
+            },
+            simc::OPEN => {
+                let name = String::from_utf8_lossy(&c_string(core, a[0])?).into_owned();
+                let flags = a[1];
+                let mode = OpenMode {
+                    read: flags & 3 != 1,
+                    write: flags & 3 != 0,
+                    append: flags & simc::O_APPEND != 0,
+                    create: flags & simc::O_CREAT != 0,
+                    truncate: flags & simc::O_TRUNC != 0,
+                    exclusive: flags & simc::O_EXCL != 0,
+                };
+                self.open_host(&name, mode, "SIMCALL open")
+            }
+            simc::CLOSE => self.close_handle(a[0]).map(|_| 0),
+            simc::LSEEK => {
+                let to = match a[2] {
+                    0 => Some(SeekFrom::Start(a[1] as u64)),
+                    1 => Some(SeekFrom::Current(a[1] as i32 as i64)),
+                    2 => Some(SeekFrom::End(a[1] as i32 as i64)),
+                    _ => None,
+                };
+                match to {
+                    Some(to) => self.seek_handle(a[0], to).map(|p| p as u32),
+                    None => Err(EINVAL),
+                }
+            }
+            simc::ISATTY => Ok(u32::from(a[0] < FIRST_FILE_HANDLE)),
+            simc::ARGC => Ok(0),
+            simc::ARGV_SIZE => Ok(0),
+            other => {
+                self.note(format!("unknown SIMCALL {other} answered with -1 (ENOSYS)"));
+                Err(ENOSYS)
+            }
+        };
+        let (value, errno) = match result {
+            Ok(v) => (v, 0),
+            Err(e) => (u32::MAX, e),
+        };
+        core.finish_semihosting(value)?;
+        core.set_register(3, errno)?;
+        Ok(Effect::Continue)
+    }
+
+    // ---- Arm ----
+
+    fn handle_arm(&mut self, core: &mut dyn Core) -> Result<Effect, CoreError> {
         let op = core.register(0);
         let arg = core.register(1);
         let args = |n: u32| -> Result<Vec<u32>, CoreError> { (0..n).map(|i| word(&*core, arg + 4 * i)).collect() };
@@ -119,28 +296,14 @@ impl Semihosting {
             SYS_WRITE => {
                 let a = args(3)?;
                 let data = bytes(core, a[1], a[2])?;
-                match a[0] {
-                    1 | 2 => {
-                        self.output.extend(data);
-                        0
-                    }
-                    h => match self.file(h) {
-                        Some(f) => a[2] - f.write(&data).unwrap_or(0) as u32,
-                        None => a[2],
-                    },
-                }
+                // Arm returns the number of bytes *not* written.
+                a[2] - self.write_handle(a[0], data).unwrap_or(0)
             }
             SYS_READ => {
                 let a = args(3)?;
-                match self.file(a[0]) {
-                    Some(f) => {
-                        let mut buf = vec![0u8; a[2] as usize];
-                        let n = f.read(&mut buf).unwrap_or(0);
-                        core.write_memory(a[1], &buf[..n])?;
-                        a[2] - n as u32
-                    }
-                    None => a[2], // the console has no input: end of file
-                }
+                let data = self.read_handle(a[0], a[2]).unwrap_or_default();
+                core.write_memory(a[1], &data)?;
+                a[2] - data.len() as u32
             }
             SYS_READC => u32::MAX,
             SYS_OPEN => {
@@ -153,45 +316,39 @@ impl Semihosting {
                         4..=7 => 1,
                         _ => 2,
                     }
-                } else if !self.allow_host_fs {
-                    self.refuse(&format!("SYS_OPEN of `{name}`"))
                 } else {
-                    let mut o = std::fs::OpenOptions::new();
-                    match a[1] {
-                        0..=3 => o.read(true).write(a[1] >= 2),
-                        4..=7 => o.write(true).create(true).truncate(true).read(a[1] >= 6),
-                        _ => o.append(true).create(true).read(a[1] >= 10),
+                    // fopen modes r, rb, r+, r+b, w, wb, w+, w+b, a, ab, a+, a+b.
+                    let m = a[1];
+                    let mode = OpenMode {
+                        read: m < 4 || m % 4 >= 2,
+                        write: m >= 4 || m % 4 >= 2,
+                        append: m >= 8,
+                        create: m >= 4,
+                        truncate: (4..8).contains(&m),
+                        exclusive: false,
                     };
-                    match o.open(&name) {
-                        Ok(f) => {
-                            self.files.push(Some(f));
-                            FIRST_FILE_HANDLE + self.files.len() as u32 - 1
-                        }
-                        Err(_) => {
-                            self.errno = ENOENT;
+                    match self.open_host(&name, mode, "SYS_OPEN") {
+                        Ok(h) => h,
+                        Err(e) => {
+                            self.errno = e;
                             u32::MAX
                         }
                     }
                 }
             }
-            SYS_CLOSE => {
-                let h = args(1)?[0];
-                if h < FIRST_FILE_HANDLE {
-                    0
-                } else if let Some(slot) = self.files.get_mut((h - FIRST_FILE_HANDLE) as usize) {
-                    *slot = None;
-                    0
-                } else {
-                    self.errno = EBADF;
+            SYS_CLOSE => match self.close_handle(args(1)?[0]) {
+                Ok(()) => 0,
+                Err(e) => {
+                    self.errno = e;
                     u32::MAX
                 }
-            }
+            },
             SYS_ISTTY => u32::from(args(1)?[0] < FIRST_FILE_HANDLE),
             SYS_SEEK => {
                 let a = args(2)?;
-                match self.file(a[0]).map(|f| f.seek(SeekFrom::Start(a[1] as u64))) {
-                    Some(Ok(_)) => 0,
-                    _ => u32::MAX,
+                match self.seek_handle(a[0], SeekFrom::Start(a[1] as u64)) {
+                    Ok(_) => 0,
+                    Err(_) => u32::MAX,
                 }
             }
             SYS_FLEN => {

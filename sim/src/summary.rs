@@ -67,17 +67,24 @@ pub fn text(r: &Report, top: usize) -> String {
     }
     let _ = writeln!(o, "\nmemory regions:");
     let _ = writeln!(o, "  {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}", "region", "reads", "writes", "bytes read", "bytes written", "stall cycles");
-    for g in r.regions.iter().filter(|g| g.reads + g.writes + g.fetches > 0) {
+    let count = |v: Option<u64>| v.map(thousands).unwrap_or_else(|| "-".into());
+    let used = |g: &&tigris_traces::RegionProfile| {
+        g.reads.unwrap_or(0) + g.writes.unwrap_or(0) + g.fetches + g.stall_cycles > 0 || g.reads.is_none()
+    };
+    for g in r.regions.iter().filter(used).filter(|g| g.kind != "mmio") {
         let _ = writeln!(
             o,
             "  {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}",
             g.name,
-            thousands(g.reads),
-            thousands(g.writes),
-            thousands(g.read_bytes),
-            thousands(g.write_bytes),
+            count(g.reads),
+            count(g.writes),
+            count(g.read_bytes),
+            count(g.write_bytes),
             thousands(g.stall_cycles)
         );
+    }
+    if r.regions.iter().any(|g| g.reads.is_none() && g.kind != "mmio") {
+        let _ = writeln!(o, "  (-: accesses to memory that costs nothing are not counted; --memory-stats counts them)");
     }
     let _ = writeln!(o, "\ntop functions by self cycles:");
     let _ = writeln!(o, "  {:>6} {:>14} {:>14} {:>10}  function", "self%", "self cycles", "incl. cycles", "calls");

@@ -24,6 +24,9 @@ const BUILTIN: &[(&str, &str)] = &[
     ("nrf52840", include_str!("../boards/nrf52840.toml")),
     ("rp2040", include_str!("../boards/rp2040.toml")),
     ("rp2350", include_str!("../boards/rp2350.toml")),
+    ("esp32s3", include_str!("../boards/esp32s3.toml")),
+    ("esp32", include_str!("../boards/esp32.toml")),
+    ("esp8266", include_str!("../boards/esp8266.toml")),
 ];
 
 #[derive(Debug, thiserror::Error)]

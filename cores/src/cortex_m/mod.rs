@@ -53,6 +53,8 @@ struct Block {
     fetch: Option<(usize, Vec<(u32, u32)>)>,
     /// A single-instruction branch to itself: firmware idling or stuck.
     spins: bool,
+    /// (address, base register) of the block's memory instructions with a base register.
+    memory_insns: Vec<(u32, u8)>,
 }
 
 /// Why the hooks asked Unicorn to stop.
@@ -95,8 +97,8 @@ struct State {
     console: Vec<u8>,
     pending: Pending,
     observer: Option<*mut dyn ExecObserver>,
-    /// (PC, address, cycle) of the last system-register read, to serve a repeated hook call once.
-    last_ppb_read: Option<(u32, u32, u64)>,
+    /// System-register accesses so far in the current block.
+    ppb_accesses_in_block: usize,
     /// Addresses with a divide/sleep code hook.
     hooked: HashSet<u32>,
     /// Region index of each watched address range, for fetch pricing.
@@ -167,6 +169,7 @@ impl State {
         self.block_start_cycles = self.cycles;
         self.block_stalls = 0;
         self.current_block = addr;
+        self.ppb_accesses_in_block = 0;
         self.cycles += block.cycles as u64;
         self.instructions += block.insns as u64;
         self.prev_end = block.end;
@@ -253,7 +256,18 @@ impl State {
                 (r, units)
             });
         let size = code.len() as u32;
+        let memory_insns = decoded
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d.class,
+                    Class::Load | Class::Store | Class::LoadStoreDouble | Class::Multiple(_) | Class::FpLoad { .. } | Class::FpMultiple { .. }
+                )
+            })
+            .filter_map(|d| Some((d.addr, d.base?)))
+            .collect();
         Block {
+            memory_insns,
             insns: decoded.len() as u32,
             cycles,
             prefix,
@@ -268,11 +282,13 @@ impl State {
 impl<'a> CortexM<'a> {
     /// Build the core for `board`, with its memory mapped and hooks installed. `code_ranges` are the
     /// executable bytes of the firmware (address, bytes), scanned once for divide and sleep sites.
-    pub fn new(board: &Board, code_ranges: &[(u32, Vec<u8>)]) -> Result<Self, CoreError> {
-        Self::build(board, Some(code_ranges))
+    /// `count_all_memory` hooks every region to count its traffic, also where accesses cost nothing
+    /// (slower).
+    pub fn new(board: &Board, code_ranges: &[(u32, Vec<u8>)], count_all_memory: bool) -> Result<Self, CoreError> {
+        Self::build(board, Some((code_ranges, count_all_memory)))
     }
 
-    fn build(board: &Board, code_ranges: Option<&[(u32, Vec<u8>)]>) -> Result<Self, CoreError> {
+    fn build(board: &Board, code: Option<(&[(u32, Vec<u8>)], bool)>) -> Result<Self, CoreError> {
         let kind = board.core.kind;
         let (model, cpuid, v6m) = match kind {
             CoreKind::CortexM0Plus => (unicorn_engine::ArmCpuModel::CORTEX_M0, 0x410C_C601, true),
@@ -310,7 +326,7 @@ impl<'a> CortexM<'a> {
             pending: Pending::None,
             observer: None,
             hooked: HashSet::new(),
-            last_ppb_read: None,
+            ppb_accesses_in_block: 0,
             fetch_regions,
         };
         let mut uc = Unicorn::new_with_data(Arch::ARM, Mode::THUMB | Mode::MCLASS, state)
@@ -318,8 +334,8 @@ impl<'a> CortexM<'a> {
         uc.ctl_set_cpu_model(model as i32).map_err(engine("cpu model"))?;
         let mut core = CortexM { uc, kind, active: Vec::new(), _backing: Vec::new(), fpu: board.core.fpu };
         core.map_memory(board)?;
-        match code_ranges {
-            Some(code) => core.install_hooks(code)?,
+        match code {
+            Some((ranges, count_all)) => core.install_hooks(ranges, count_all)?,
             None => core.install_bare_semihosting()?,
         }
         Ok(core)
@@ -419,14 +435,31 @@ impl<'a> CortexM<'a> {
                 )
                 .map_err(engine("map UART"))?;
         }
-        // The system registers are plain memory with a hook: Unicorn syncs the PC before memory hooks
-        // (not before MMIO callbacks), so counter reads are exact to the instruction. A read is
-        // answered by writing the register's value where the load will find it.
-        self.uc.mem_map(ppb::PPB_BASE as u64, ppb::PPB_SIZE as u64, Prot(Prot::READ.0 | Prot::WRITE.0)).map_err(engine("map PPB"))?;
+        // The system registers are device callbacks, which Unicorn calls without the PC; see
+        // `ppb_access_cycles` for how the accessing instruction is found.
+        self.uc
+            .mmio_map(
+                ppb::PPB_BASE as u64,
+                ppb::PPB_SIZE as u64,
+                Some(|uc: &mut Unicorn<State>, offset: u64, _size: usize| {
+                    clear_stale_it_state(uc);
+                    let now = ppb_access_cycles(uc);
+                    uc.get_data_mut().ppb.read(ppb::PPB_BASE + offset as u32, now) as u64
+                }),
+                Some(|uc: &mut Unicorn<State>, offset: u64, size: usize, value: u64| {
+                    clear_stale_it_state(uc);
+                    let now = ppb_access_cycles(uc);
+                    let st = uc.get_data_mut();
+                    st.ppb.write(ppb::PPB_BASE + offset as u32, size, value as u32, now);
+                    // A write may pend an exception or change the timer: re-check at the next block.
+                    st.deadline_cycles = 0;
+                }),
+            )
+            .map_err(engine("map PPB"))?;
         Ok(())
     }
 
-    fn install_hooks(&mut self, code_ranges: &[(u32, Vec<u8>)]) -> Result<(), CoreError> {
+    fn install_hooks(&mut self, code_ranges: &[(u32, Vec<u8>)], count_all_memory: bool) -> Result<(), CoreError> {
         self.uc
             .add_block_hook(1, 0, |uc, addr, size| {
                 let addr = addr as u32;
@@ -444,30 +477,16 @@ impl<'a> CortexM<'a> {
                 }
             })
             .map_err(engine("block hook"))?;
-        self.uc
-            .add_mem_hook(HookType::MEM_READ | HookType::MEM_WRITE, ppb::PPB_BASE as u64, (ppb::PPB_BASE + ppb::PPB_SIZE - 1) as u64, |uc, ty, addr, size, value| {
-                clear_stale_it_state(uc);
-                let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0) as u32;
-                let st = uc.get_data_mut();
-                let now = st.cycles_at(pc);
-                let addr = addr as u32;
-                if ty == MemType::READ && st.last_ppb_read == Some((pc, addr, now)) {
-                    return true; // Unicorn may call a read hook twice for one load: read once
-                }
-                if ty == MemType::WRITE {
-                    st.ppb.write(addr, size, value as u32, now);
-                    // A write may pend an exception or change the timer: re-check at the next block.
-                    st.deadline_cycles = 0;
-                } else {
-                    let word = addr & !3;
-                    let v = st.ppb.read(word, now);
-                    st.last_ppb_read = Some((pc, addr, now));
-                    let _ = uc.mem_write(word as u64, &v.to_le_bytes());
-                }
-                true
-            })
-            .map_err(engine("system register hook"))?;
-        let ranges = self.uc.get_data().mem.watched_ranges();
+        // Any data hook sends every load and store through Unicorn's slow path, and each hooked access
+        // costs a state sync: hook only regions that price accesses, unless asked to count them all.
+        let ranges: Vec<_> = {
+            let st = self.uc.get_data_mut();
+            for r in st.mem.regions.iter_mut() {
+                r.traffic_counted = count_all_memory || r.prices_data();
+            }
+            let mem = &st.mem;
+            mem.watched_ranges().into_iter().filter(|r| mem.regions[r.2].traffic_counted).collect()
+        };
         for (lo, hi, region) in ranges {
             self.uc
                 .add_mem_hook(HookType::MEM_READ | HookType::MEM_WRITE, lo as u64, hi as u64, move |uc, ty, addr, size, _| {
@@ -727,6 +746,29 @@ impl<'a> CortexM<'a> {
 
     fn fault(&self, kind: FaultKind, pc: u32, address: Option<u32>, detail: String) -> Stop {
         Stop::Fault(Fault { kind, pc, address, detail })
+    }
+}
+
+/// Cycle count at the system-register access now happening, exact to the instruction. Unicorn gives
+/// device callbacks no PC, but the registers are current: the k-th access in a block is made by the
+/// k-th memory instruction of the block whose base register points into the system-register space
+/// (a basic block runs straight through). When none matches, the end of the block is used.
+fn ppb_access_cycles(uc: &mut Unicorn<State>) -> u64 {
+    let st = uc.get_data();
+    let Some(block) = st.blocks.get(&st.current_block) else { return st.cycles };
+    let wanted = st.ppb_accesses_in_block;
+    let candidates: Vec<(u32, u8)> = block.memory_insns.clone();
+    let in_ppb = |v: u64| (ppb::PPB_BASE as u64..(ppb::PPB_BASE + ppb::PPB_SIZE) as u64).contains(&v);
+    let pc = candidates
+        .into_iter()
+        .filter(|&(_, base)| in_ppb(uc.reg_read(gp_register(base as usize)).unwrap_or(0)))
+        .nth(wanted)
+        .map(|(pc, _)| pc);
+    let st = uc.get_data_mut();
+    st.ppb_accesses_in_block += 1;
+    match pc {
+        Some(pc) => st.cycles_at(pc),
+        None => st.cycles,
     }
 }
 

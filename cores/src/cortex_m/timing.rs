@@ -56,6 +56,8 @@ pub(crate) struct Decoded {
     pub reads: u16,
     /// Registers used to form a memory address.
     pub addr_regs: u16,
+    /// Base register of the memory operand, if the instruction has one.
+    pub base: Option<u8>,
     pub writes_pc: bool,
     /// BL/BLX: control continues at the target and returns after this instruction.
     pub is_call: bool,
@@ -129,6 +131,7 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
     let mut list_len = 0u8;
     let mut double_fp = false;
     let mut reg_offset = false;
+    let mut base = None;
     let mut regs_in_order = Vec::new();
     if let Ok(detail) = cs.insn_detail(insn) {
         for r in detail.regs_write() {
@@ -159,6 +162,7 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
                 }
                 ArmOperandType::Mem(m) => {
                     addr_regs |= bit(reg_index(m.base().0)) | bit(reg_index(m.index().0));
+                    base = reg_index(m.base().0);
                     if m.index().0 != 0 {
                         reg_offset = true;
                     }
@@ -187,6 +191,7 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
         writes: writes & !(1 << 15) | if writes_pc { 1 << 15 } else { 0 },
         reads,
         addr_regs,
+        base,
         writes_pc,
         is_call,
         is_return,

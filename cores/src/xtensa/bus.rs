@@ -23,6 +23,11 @@ pub trait XtensaBus {
     fn take_stall_cycles(&mut self) -> u64 {
         0
     }
+    /// The core is about to execute the decoded block of `len` bytes at `pc` (once per executed
+    /// block, including zero-overhead loop iterations): a bus that prices instruction fetch (caches,
+    /// wait states) charges it here, to be returned by `take_stall_cycles`.
+    #[inline(always)]
+    fn block_fetch(&mut self, _pc: u32, _len: u32) {}
     /// A counter the bus increments whenever memory that was fetched as code is written. The core
     /// flushes its decoded-block cache when it changes (checked at block boundaries).
     #[inline]

@@ -83,9 +83,10 @@ impl StopReason {
 
 /// Notifications for profilers. All methods default to no-ops and are monomorphised away.
 pub trait XtensaHooks {
-    /// A decoded block starts executing at `pc` (also after a zero-overhead loop-back).
+    /// A decoded block starts executing at `pc` (also after a zero-overhead loop-back);
+    /// `cycles` and `insns` are the totals before it.
     #[inline(always)]
-    fn block_start(&mut self, _pc: u32, _cycles: u64) {}
+    fn block_start(&mut self, _pc: u32, _cycles: u64, _insns: u64) {}
     /// CALL0/CALLn/CALLX*: `window` is 0 (CALL0 ABI), 4, 8 or 12.
     #[inline(always)]
     fn call(&mut self, _from: u32, _to: u32, _window: u32) {}
@@ -96,6 +97,9 @@ pub trait XtensaHooks {
     /// interrupts, 64 + level for high-priority interrupts, 96 + vector offset for window exceptions).
     #[inline(always)]
     fn exception(&mut self, _cause: u32, _pc: u32, _vector: u32) {}
+    /// RFE/RFDE/RFI/RFWO/RFWU at `from` resumes at `to`.
+    #[inline(always)]
+    fn exception_return(&mut self, _from: u32, _to: u32) {}
 }
 
 /// Hooks that do nothing.

@@ -21,6 +21,8 @@ struct Block {
     bp: bool,
     /// Highest AR pane named by any instruction of the block (window-overflow pre-check).
     max_pane: u8,
+    /// Bytes of code the block covers.
+    bytes: u32,
 }
 
 struct BlockCache {
@@ -204,7 +206,8 @@ impl Xtensa {
             }
             bp_skip = None;
             let cpu = &mut self.cpu;
-            hooks.block_start(pc, cpu.cycles);
+            hooks.block_start(pc, cpu.cycles, cpu.insns);
+            bus.block_fetch(pc, blk.bytes);
             let n = (blk.n as u64).min(insn_end - cpu.insns) as usize;
             let insns = &self.cache.insns[blk.start as usize..blk.start as usize + n];
             let lim = BlockLimits {
@@ -212,6 +215,7 @@ impl Xtensa {
                 cycle_limit: cycle_end.min(cpu.next_timer),
                 generation: self.cache.generation,
                 max_pane: blk.max_pane,
+                bytes: blk.bytes,
             };
             let r = if blk.max_pane > cpu.win_limit {
                 cpu.exec_block::<B, H, true>(bus, hooks, insns, pc, lim)
@@ -232,6 +236,7 @@ pub(crate) struct BlockLimits {
     cycle_limit: u64,
     generation: u64,
     max_pane: u8,
+    bytes: u32,
 }
 
 /// Decode the block starting at `pc` into the cache.
@@ -273,7 +278,8 @@ fn build_block<B: XtensaBus>(
     }
     let idx = cache.blocks.len() as u32;
     let max_pane = cache.insns[start..end].iter().map(|i| i.pane).max().unwrap_or(0);
-    cache.blocks.push(Block { start: start as u32, n: (end - start) as u32, bp: bps.contains(&pc), max_pane });
+    let bytes = p.wrapping_sub(pc);
+    cache.blocks.push(Block { start: start as u32, n: (end - start) as u32, bp: bps.contains(&pc), max_pane, bytes });
     cache.map.insert(pc, idx);
     Ok(idx)
 }
@@ -754,6 +760,7 @@ impl Cpu {
                     self.ps_changed();
                     self.pc = self.epc[1];
                     self.cycles += self.t_taken;
+                    hooks.exception_return(pc, self.pc);
                     break 'ex None;
                 }
                 // ---- zero-overhead loops (§3.4) ----
@@ -797,7 +804,8 @@ impl Cpu {
                     && bus.code_generation() == lim.generation
                 {
                     pc = pc0;
-                    hooks.block_start(pc0, self.cycles + cyc);
+                    hooks.block_start(pc0, self.cycles + cyc, self.insns + n);
+                    bus.block_fetch(pc0, lim.bytes);
                     continue 'restart;
                 }
                 self.pc = self.lbeg;
@@ -910,11 +918,13 @@ impl Cpu {
                     self.ps_changed();
                     self.pc = self.epc[1];
                     self.cycles += self.t_taken;
+                    hooks.exception_return(pc, self.pc);
                     return Flow::Exit(None);
                 }
                 Rfde => {
                     self.pc = self.depc;
                     self.cycles += self.t_taken;
+                    hooks.exception_return(pc, self.pc);
                     return Flow::Exit(None);
                 }
                 Rfi => {
@@ -926,6 +936,7 @@ impl Cpu {
                     self.set_ps(v);
                     self.pc = self.epc[n];
                     self.cycles += self.t_taken;
+                    hooks.exception_return(pc, self.pc);
                     return Flow::Exit(None);
                 }
                 Syscall => exc!(cause::SYSCALL),

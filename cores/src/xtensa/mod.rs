@@ -4,6 +4,7 @@
 //! - [`decode`] / [`disasm`]: decoder into a compact [`Insn`] and objdump-style text.
 //! - [`cpu`]: architectural state, special registers, XEA2 exception/interrupt dispatch.
 //! - [`exec`]: block-cached execution engine ([`Xtensa::run`]).
+//! - [`backend`]: [`XtensaBackend`], the ISS behind the simulator's `Core` trait on a board's memory map.
 //! - [`bus`]: the memory trait the simulator implements ([`XtensaBus`]) and a flat test memory.
 //!
 //! Facts (encodings, semantics, timing assumptions) come from `facts/xtensa.md`; comments cite its sections.
@@ -26,6 +27,7 @@
 //! budgets are checked between blocks; instruction budgets are exact. Window overflow checks are
 //! done per instruction only in blocks that name a register pane beyond the current limit.
 
+pub mod backend;
 pub mod bus;
 pub mod config;
 pub mod cpu;
@@ -36,6 +38,7 @@ pub mod exec;
 #[cfg(test)]
 mod tests;
 
+pub use backend::{EspBus, XtensaBackend};
 pub use bus::{BusFault, FlatMemory, XtensaBus};
 pub use config::{XtensaConfig, XtensaCore, XtensaTiming};
 pub use cpu::{cause, AccessKind, Cpu, NoHooks, StopReason, XtensaHooks};

@@ -1414,7 +1414,7 @@ fn insn_budget_is_exact_and_hooks_fire() {
         rets: u32,
     }
     impl XtensaHooks for H {
-        fn block_start(&mut self, pc: u32, _c: u64) {
+        fn block_start(&mut self, pc: u32, _c: u64, _i: u64) {
             self.blocks.push(pc);
         }
         fn call(&mut self, _f: u32, _t: u32, _w: u32) {

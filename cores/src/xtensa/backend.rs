@@ -1,0 +1,678 @@
+//! The Xtensa ISS behind the simulator's [`Core`] trait: board memory as host buffers (aliases share
+//! storage), a bus priced by `tigris_memmodels`, the console UART, and the ISS's stop reasons turned
+//! into the simulator's stops and faults.
+//!
+//! Exceptions: the ISS dispatches them to the firmware's vectors as the hardware does. When a vector
+//! holds no code (VECBASE still in the unloaded mask ROM, or a handler that is a `break`), the
+//! exception that led there is reported as the fault, at the instruction that raised it.
+
+use super::bus::{BusFault, XtensaBus};
+use super::config::XtensaConfig;
+use super::cpu::{cause, AccessKind, StopReason, XtensaHooks, PS_WOE};
+use super::disasm::disasm_word;
+use super::exec::Xtensa;
+use crate::{Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Flow, SemihostingAbi, Stop};
+use tigris_memmodels::MemorySystem;
+use tigris_targets::{Board, CoreKind, RegionKind};
+
+/// One mapping of a region's storage into the address space (a region and each of its aliases).
+#[derive(Clone, Copy)]
+struct Mapping {
+    start: u32,
+    /// Size in bytes.
+    len: u32,
+    storage: usize,
+    /// Index of the region in the memory system.
+    region: usize,
+    writable: bool,
+    mmio: bool,
+    /// Data accesses go through the region's latency model.
+    priced: bool,
+}
+
+/// Memory of the board as the core sees it.
+pub struct EspBus {
+    storage: Vec<Vec<u8>>,
+    /// One bit per 256-byte chunk of each storage that instructions were decoded from.
+    code: Vec<Vec<u64>>,
+    maps: Vec<Mapping>,
+    last: usize,
+    /// `(start, end_exclusive, region)` of mappings whose instruction fetch the models price.
+    fetch_priced: Vec<(u32, u64, usize)>,
+    pub mem: MemorySystem,
+    stall: u64,
+    generation: u64,
+    uart_data: Option<u32>,
+    uart_status: Option<(u32, u32)>,
+    pub console: Vec<u8>,
+    /// Cycles spent in the current fetch unit of a priced region (for the prefetch model).
+    fetch_run: u32,
+}
+
+impl EspBus {
+    pub fn new(board: &Board) -> EspBus {
+        let mem = MemorySystem::new(board);
+        let mut storage = Vec::new();
+        let mut code = Vec::new();
+        let mut maps = Vec::new();
+        let mut fetch_priced = Vec::new();
+        for (i, r) in board.regions.iter().enumerate() {
+            // Zeroed allocations are lazily backed by the host, so the 32 MiB windows cost nothing
+            // until touched.
+            storage.push(vec![0u8; r.size as usize]);
+            code.push(vec![0u64; (r.size as usize).div_ceil(256 * 64)]);
+            let model = &mem.regions[i];
+            for start in std::iter::once(r.base).chain(r.aliases.iter().copied()) {
+                maps.push(Mapping {
+                    start,
+                    len: r.size,
+                    storage: i,
+                    region: i,
+                    writable: r.access.write,
+                    mmio: r.kind == RegionKind::Mmio,
+                    priced: r.kind != RegionKind::Mmio,
+                });
+                if model.prices_fetch() {
+                    fetch_priced.push((start, start as u64 + r.size as u64, i));
+                }
+            }
+        }
+        EspBus {
+            storage,
+            code,
+            maps,
+            last: 0,
+            fetch_priced,
+            mem,
+            stall: 0,
+            generation: 0,
+            uart_data: board.console.uart.map(|u| u.data),
+            uart_status: board.console.uart.and_then(|u| u.status.map(|s| (s, u.status_ready))),
+            console: Vec::new(),
+            fetch_run: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn locate(&mut self, addr: u32) -> Option<(usize, usize)> {
+        let m = &self.maps[self.last];
+        let off = addr.wrapping_sub(m.start);
+        if off < m.len {
+            return Some((self.last, off as usize));
+        }
+        self.locate_slow(addr)
+    }
+
+    #[cold]
+    fn locate_slow(&mut self, addr: u32) -> Option<(usize, usize)> {
+        let i = self.maps.iter().position(|m| addr.wrapping_sub(m.start) < m.len)?;
+        self.last = i;
+        Some((i, addr.wrapping_sub(self.maps[i].start) as usize))
+    }
+
+    /// Loader and debugger access: ignores protections, not priced.
+    pub fn load(&mut self, addr: u32, bytes: &[u8]) -> Result<(), CoreError> {
+        let mut done = 0;
+        while done < bytes.len() {
+            let a = addr.wrapping_add(done as u32);
+            let (mi, off) = self.locate(a).ok_or(CoreError::Unmapped { addr: a, len: bytes.len() - done })?;
+            let st = &mut self.storage[self.maps[mi].storage];
+            let n = (st.len() - off).min(bytes.len() - done);
+            st[off..off + n].copy_from_slice(&bytes[done..done + n]);
+            done += n;
+        }
+        self.generation += 1;
+        Ok(())
+    }
+
+    pub fn peek(&self, addr: u32, buf: &mut [u8]) -> Result<(), CoreError> {
+        let mut done = 0;
+        while done < buf.len() {
+            let a = addr.wrapping_add(done as u32);
+            let m = self
+                .maps
+                .iter()
+                .find(|m| a.wrapping_sub(m.start) < m.len)
+                .ok_or(CoreError::Unmapped { addr: a, len: buf.len() - done })?;
+            let off = a.wrapping_sub(m.start) as usize;
+            let st = &self.storage[m.storage];
+            let n = (st.len() - off).min(buf.len() - done);
+            buf[done..done + n].copy_from_slice(&st[off..off + n]);
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Region index of `addr`, if mapped.
+    pub fn region_of(&self, addr: u32) -> Option<usize> {
+        self.maps.iter().find(|m| addr.wrapping_sub(m.start) < m.len).map(|m| m.region)
+    }
+
+    #[cold]
+    fn mmio_read(&mut self, mi: usize, off: usize, addr: u32, size: u32) -> u32 {
+        if let Some((status, ready)) = self.uart_status {
+            if addr == status {
+                return ready;
+            }
+        }
+        self.plain_read(mi, off, size)
+    }
+
+    #[cold]
+    fn mmio_write(&mut self, mi: usize, off: usize, addr: u32, size: u32, value: u32) {
+        if Some(addr) == self.uart_data {
+            self.console.push(value as u8);
+            return;
+        }
+        self.plain_write(mi, off, size, value);
+    }
+
+    #[inline(always)]
+    fn plain_read(&self, mi: usize, off: usize, size: u32) -> u32 {
+        let st = &self.storage[self.maps[mi].storage];
+        if off + 4 <= st.len() {
+            let w = u32::from_le_bytes([st[off], st[off + 1], st[off + 2], st[off + 3]]);
+            match size {
+                1 => w & 0xFF,
+                2 => w & 0xFFFF,
+                _ => w,
+            }
+        } else {
+            let mut v = 0;
+            for i in 0..size as usize {
+                v |= (*st.get(off + i).unwrap_or(&0) as u32) << (8 * i);
+            }
+            v
+        }
+    }
+
+    #[inline(always)]
+    fn plain_write(&mut self, mi: usize, off: usize, size: u32, value: u32) {
+        let s = self.maps[mi].storage;
+        let st = &mut self.storage[s];
+        let n = (size as usize).min(st.len() - off);
+        st[off..off + n].copy_from_slice(&value.to_le_bytes()[..n]);
+        let c = off >> 8;
+        let bits = &mut self.code[s];
+        if bits[c >> 6] & (1 << (c & 63)) != 0 {
+            bits.iter_mut().for_each(|w| *w = 0);
+            self.generation += 1;
+        }
+    }
+}
+
+impl XtensaBus for EspBus {
+    #[inline(always)]
+    fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
+        let (mi, off) = self.locate(addr).ok_or(BusFault { addr })?;
+        let m = self.maps[mi];
+        if m.mmio {
+            return Ok(self.mmio_read(mi, off, addr, size));
+        }
+        if off + size as usize > m.len as usize {
+            return Err(BusFault { addr: m.start.wrapping_add(m.len) });
+        }
+        if m.priced {
+            self.stall += self.mem.regions[m.region].data_access(addr, size, false) as u64;
+        }
+        Ok(self.plain_read(mi, off, size))
+    }
+
+    #[inline(always)]
+    fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+        let (mi, off) = self.locate(addr).ok_or(BusFault { addr })?;
+        let m = self.maps[mi];
+        if !m.writable || off + size as usize > m.len as usize {
+            return Err(BusFault { addr });
+        }
+        if m.mmio {
+            self.mmio_write(mi, off, addr, size, value);
+            return Ok(());
+        }
+        if m.priced {
+            self.stall += self.mem.regions[m.region].data_access(addr, size, true) as u64;
+        }
+        self.plain_write(mi, off, size, value);
+        Ok(())
+    }
+
+    fn fetch(&mut self, addr: u32) -> Result<u32, BusFault> {
+        let (mi, off) = self.locate(addr).ok_or(BusFault { addr })?;
+        let m = self.maps[mi];
+        let bits = &mut self.code[m.storage];
+        for c in [off >> 8, (off + 3).min(m.len as usize - 1) >> 8] {
+            bits[c >> 6] |= 1 << (c & 63);
+        }
+        Ok(self.plain_read(mi, off, 4))
+    }
+
+    #[inline(always)]
+    fn block_fetch(&mut self, pc: u32, len: u32) {
+        if self.fetch_priced.is_empty() {
+            return;
+        }
+        self.price_fetch(pc, len);
+    }
+
+    #[inline(always)]
+    fn take_stall_cycles(&mut self) -> u64 {
+        std::mem::take(&mut self.stall)
+    }
+
+    #[inline(always)]
+    fn code_generation(&self) -> u64 {
+        self.generation
+    }
+}
+
+impl EspBus {
+    /// Price the fetch units a block of `len` bytes at `pc` touches, when its region has a model.
+    /// Each unit is assumed to occupy the core about one cycle per 3 bytes (the instruction size of
+    /// most code) before the next one is needed, for the prefetch model.
+    #[inline]
+    fn price_fetch(&mut self, pc: u32, len: u32) {
+        let Some(&(_, _, region)) = self.fetch_priced.iter().find(|(s, e, _)| pc >= *s && (pc as u64) < *e) else {
+            return;
+        };
+        let model = &mut self.mem.regions[region];
+        let unit = model.fetch_unit().max(4);
+        let first = pc & !(unit - 1);
+        let last = pc.wrapping_add(len.max(1) - 1) & !(unit - 1);
+        let mut u = first;
+        loop {
+            self.stall += model.fetch(u, self.fetch_run) as u64;
+            self.fetch_run = unit / 3;
+            if u == last {
+                break;
+            }
+            u = u.wrapping_add(unit);
+        }
+    }
+}
+
+/// A trapped call the simulator completed; reported to the observer at the start of the next run.
+#[derive(Clone, Copy)]
+struct EmulatedCall {
+    pc: u32,
+    return_to: u32,
+    cycles: u64,
+    instructions: u64,
+}
+
+/// Hooks of the ISS turned into observer events.
+struct Bridge<'o> {
+    observer: &'o mut dyn ExecObserver,
+    flow: Option<Flow>,
+    /// Last dispatched exception: (cause, raising PC, vector).
+    last_exception: Option<(u32, u32, u32)>,
+}
+
+impl XtensaHooks for Bridge<'_> {
+    #[inline(always)]
+    fn block_start(&mut self, pc: u32, cycles: u64, insns: u64) {
+        let flow = self.flow.take().unwrap_or(Flow::Jump);
+        self.observer.block(pc, flow, cycles, insns);
+    }
+    #[inline(always)]
+    fn call(&mut self, from: u32, _to: u32, _window: u32) {
+        // CALL0/CALLn/CALLXn are all 3 bytes (fact sheet §2.3).
+        self.flow = Some(Flow::Call { return_to: from.wrapping_add(3) });
+    }
+    #[inline(always)]
+    fn ret(&mut self, _from: u32, _to: u32) {
+        self.flow = Some(Flow::Return);
+    }
+    fn exception(&mut self, cause: u32, pc: u32, vector: u32) {
+        self.flow = Some(Flow::ExceptionEntry { number: cause });
+        self.last_exception = Some((cause, pc, vector));
+    }
+    fn exception_return(&mut self, _from: u32, _to: u32) {
+        self.flow = Some(Flow::ExceptionReturn);
+    }
+}
+
+/// Name of an exception as the hooks number it (EXCCAUSE, 64 + level, 96 + window vector offset).
+pub fn exception_name(code: u32, cfg: &XtensaConfig) -> String {
+    let v = &cfg.vec;
+    match code {
+        cause::ILLEGAL => "IllegalInstruction".into(),
+        cause::SYSCALL => "Syscall".into(),
+        cause::INSTR_FETCH_ERROR => "InstructionFetchError".into(),
+        cause::LOAD_STORE_ERROR => "LoadStoreError".into(),
+        cause::LEVEL1_INTERRUPT => "Level1Interrupt".into(),
+        cause::ALLOCA => "Alloca (MOVSP)".into(),
+        cause::DIVIDE_BY_ZERO => "IntegerDivideByZero".into(),
+        cause::PRIVILEGED => "Privileged".into(),
+        cause::LOAD_STORE_ALIGNMENT => "LoadStoreAlignment".into(),
+        20 => "InstFetchProhibited".into(),
+        cause::LOAD_PROHIBITED => "LoadProhibited".into(),
+        cause::STORE_PROHIBITED => "StoreProhibited".into(),
+        c if (32..40).contains(&c) => format!("Coprocessor{}Disabled", c - 32),
+        c if (64..72).contains(&c) => format!("level-{} interrupt", c - 64),
+        c if c >= 96 => {
+            let off = c - 96;
+            let name = [
+                (v.window_overflow4, "WindowOverflow4"),
+                (v.window_underflow4, "WindowUnderflow4"),
+                (v.window_overflow8, "WindowOverflow8"),
+                (v.window_underflow8, "WindowUnderflow8"),
+                (v.window_overflow12, "WindowOverflow12"),
+                (v.window_underflow12, "WindowUnderflow12"),
+            ]
+            .into_iter()
+            .find(|(o, _)| *o == off)
+            .map(|(_, n)| n)
+            .unwrap_or("window");
+            format!("{name} exception")
+        }
+        c => format!("exception cause {c}"),
+    }
+}
+
+fn fault_kind_of_cause(code: u32) -> FaultKind {
+    match code {
+        cause::ILLEGAL => FaultKind::UndefinedInstruction,
+        cause::INSTR_FETCH_ERROR | 20 => FaultKind::BadFetch,
+        cause::LOAD_STORE_ERROR | cause::LOAD_PROHIBITED => FaultKind::BadRead,
+        cause::STORE_PROHIBITED => FaultKind::BadWrite,
+        cause::LOAD_STORE_ALIGNMENT | cause::DIVIDE_BY_ZERO | cause::PRIVILEGED => FaultKind::UsageFault,
+        _ => FaultKind::UnhandledException,
+    }
+}
+
+/// Xtensa core of an Espressif board (ESP32-S3 LX7, ESP32 LX6, ESP8266 LX106).
+pub struct XtensaBackend {
+    pub iss: Xtensa,
+    pub bus: EspBus,
+    /// Flow of the next block (after an emulated call returns).
+    pending_flow: Option<Flow>,
+    pending_call: Option<EmulatedCall>,
+    rom_regions: Vec<usize>,
+}
+
+impl XtensaBackend {
+    pub fn new(board: &Board) -> Result<Self, CoreError> {
+        let cfg = match board.core.kind {
+            CoreKind::XtensaLx7 => XtensaConfig::esp32s3(),
+            CoreKind::XtensaLx6 => XtensaConfig::esp32(),
+            CoreKind::XtensaLx106 => XtensaConfig::esp8266(),
+            other => return Err(CoreError::Engine(format!("{} is not an Xtensa core", other.name()))),
+        };
+        let mut iss = Xtensa::new(cfg);
+        iss.cpu.break_stops = true;
+        iss.cpu.bus_fault_exceptions = false;
+        iss.cpu.stop_on_double_exception = true;
+        let bus = EspBus::new(board);
+        let rom_regions =
+            board.regions.iter().enumerate().filter(|(_, r)| r.kind == RegionKind::Rom).map(|(i, _)| i).collect();
+        Ok(XtensaBackend { iss, bus, pending_flow: None, pending_call: None, rom_regions })
+    }
+
+    fn cfg(&self) -> &XtensaConfig {
+        &self.iss.cpu.cfg
+    }
+
+    fn word(&self, addr: u32) -> Option<u32> {
+        let mut b = [0u8; 4];
+        self.bus.peek(addr, &mut b).ok()?;
+        Some(u32::from_le_bytes(b))
+    }
+
+    fn insn_text(&self, pc: u32) -> String {
+        self.disassemble(pc).map(|t| format!(" (`{t}`)")).unwrap_or_default()
+    }
+
+    fn in_rom(&self, addr: u32) -> bool {
+        self.bus.region_of(addr).is_some_and(|r| self.rom_regions.contains(&r))
+    }
+
+    /// Turn an exception that reached an empty vector into the fault the firmware ran into.
+    fn unhandled(&self, code: u32, pc: u32, vaddr: Option<u32>, vector: u32, why: &str) -> Stop {
+        let cfg = self.cfg();
+        let name = exception_name(code, cfg);
+        let kind = fault_kind_of_cause(code);
+        let insn = self.insn_text(pc);
+        let address = match kind {
+            FaultKind::BadRead | FaultKind::BadWrite | FaultKind::BadFetch => vaddr,
+            _ => None,
+        };
+        let what = match kind {
+            FaultKind::UndefinedInstruction => format!("illegal instruction at 0x{pc:08x}{insn}"),
+            _ => format!("raised by 0x{pc:08x}{insn}"),
+        };
+        let vaddr_text = address.map(|v| format!(", EXCVADDR 0x{v:08x}")).unwrap_or_default();
+        // Window exceptions and high-level interrupts have no EXCCAUSE (fact sheet §3.2/§3.3).
+        let cause_text = if code < 64 { format!(" (EXCCAUSE {code})") } else { String::new() };
+        Stop::Fault(Fault {
+            kind,
+            pc,
+            address,
+            detail: format!("{what}{vaddr_text}: {name}{cause_text}, vector 0x{vector:08x} {why}"),
+        })
+    }
+
+    fn map_stop(&mut self, stop: StopReason, last_exception: Option<(u32, u32, u32)>) -> Stop {
+        let cpu = &self.iss.cpu;
+        // A stop on the first instruction of the vector the last exception went to: no handler.
+        let at_vector = |pc: u32| last_exception.filter(|e| e.2 == pc);
+        match stop {
+            StopReason::InsnLimit { .. } | StopReason::CycleLimit { .. } => Stop::Budget,
+            StopReason::Simcall { .. } => Stop::Semihosting,
+            StopReason::Breakpoint { pc } => Stop::Trap { pc },
+            StopReason::WaitI { pc, level } => Stop::Fault(Fault {
+                kind: FaultKind::EndlessLoop,
+                pc,
+                address: None,
+                detail: format!(
+                    "the core waits for an interrupt (WAITI {level}) at 0x{pc:08x} and no enabled interrupt source can ever wake it"
+                ),
+            }),
+            StopReason::Break { pc, s, t, .. } => {
+                if let Some((code, from, vector)) = at_vector(pc) {
+                    let vaddr = Some(cpu.excvaddr);
+                    return self.unhandled(code, from, vaddr, vector, &format!("runs the firmware's stop handler (`break {s}, {t}`)"));
+                }
+                Stop::Fault(Fault {
+                    kind: FaultKind::Breakpoint,
+                    pc,
+                    address: None,
+                    detail: format!("BREAK {s}, {t} at 0x{pc:08x} with no debugger attached (a2 = 0x{:08x})", cpu.ar(2)),
+                })
+            }
+            StopReason::Exception { cause: code, pc, vaddr, double } => {
+                if let Some((first, from, vector)) = at_vector(pc) {
+                    let why = if self.in_rom(vector) {
+                        "is in the mask ROM, which the simulator does not load: the firmware installed no handler (VECBASE)"
+                    } else {
+                        "holds no handler"
+                    };
+                    let v = if matches!(fault_kind_of_cause(first), FaultKind::BadRead | FaultKind::BadWrite | FaultKind::BadFetch) {
+                        Some(cpu.excvaddr)
+                    } else {
+                        None
+                    };
+                    return self.unhandled(first, from, v, vector, why);
+                }
+                let mut s = self.unhandled(code, pc, Some(vaddr), pc, "");
+                if let Stop::Fault(f) = &mut s {
+                    let ctx = if double { "double exception (raised while PS.EXCM = 1" } else { "exception (" };
+                    f.detail = format!(
+                        "{} at 0x{pc:08x}{}: {ctx}, no handler can run)",
+                        exception_name(code, self.cfg()),
+                        self.insn_text(pc)
+                    );
+                }
+                s
+            }
+            StopReason::BusFault { pc, addr, kind } => {
+                if let Some((code, from, vector)) = at_vector(pc) {
+                    let _ = code;
+                    return self.unhandled(code, from, Some(cpu.excvaddr), vector, &format!("is at 0x{addr:08x}, where no memory is mapped"));
+                }
+                let insn = self.insn_text(pc);
+                let (fk, detail) = match kind {
+                    AccessKind::Fetch => {
+                        (FaultKind::BadFetch, format!("instruction fetch from 0x{addr:08x}, which no memory region of the board covers"))
+                    }
+                    AccessKind::Read => (
+                        FaultKind::BadRead,
+                        format!("read from 0x{addr:08x}, which no memory region of the board covers{insn}"),
+                    ),
+                    AccessKind::Write => (
+                        FaultKind::BadWrite,
+                        format!("write to 0x{addr:08x}, which is unmapped or read-only{insn}"),
+                    ),
+                };
+                Stop::Fault(Fault { kind: fk, pc, address: Some(addr), detail })
+            }
+        }
+    }
+}
+
+impl Core for XtensaBackend {
+    fn write_memory(&mut self, addr: u32, data: &[u8]) -> Result<(), CoreError> {
+        self.bus.load(addr, data)?;
+        self.iss.invalidate_all();
+        Ok(())
+    }
+
+    fn read_memory(&self, addr: u32, buf: &mut [u8]) -> Result<(), CoreError> {
+        self.bus.peek(addr, buf)
+    }
+
+    fn reset(&mut self, entry: Entry) -> Result<(), CoreError> {
+        self.iss.reset();
+        let cpu = &mut self.iss.cpu;
+        // The state a boot loader leaves: interrupts and EXCM off; window exceptions on for the
+        // windowed cores (their ROM runs windowed code before the application).
+        let ps = if cpu.cfg.windowed { PS_WOE } else { 0 };
+        cpu.set_ps(ps);
+        cpu.set_ar(1, entry.sp);
+        cpu.pc = entry.pc;
+        Ok(())
+    }
+
+    fn run(&mut self, budget: Budget, observer: &mut dyn ExecObserver) -> Result<Stop, CoreError> {
+        if let Some(c) = self.pending_call.take() {
+            observer.block(c.pc, Flow::Call { return_to: c.return_to }, c.cycles, c.instructions);
+        }
+        let mut bridge = Bridge { observer, flow: self.pending_flow.take(), last_exception: None };
+        let stop = self.iss.run(&mut self.bus, &mut bridge, budget.instructions, budget.cycles);
+        let last = bridge.last_exception;
+        self.pending_flow = bridge.flow;
+        Ok(self.map_stop(stop, last))
+    }
+
+    fn finish_semihosting(&mut self, result: u32) -> Result<(), CoreError> {
+        // The ISS has already stepped past SIMCALL.
+        self.iss.cpu.set_ar(2, result);
+        Ok(())
+    }
+
+    fn pc(&self) -> u32 {
+        self.iss.cpu.pc
+    }
+
+    fn register(&self, n: usize) -> u32 {
+        self.iss.cpu.ar(n as u32 & 15)
+    }
+
+    fn registers(&self) -> Vec<(&'static str, u32)> {
+        const NAMES: [&str; 16] =
+            ["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "a11", "a12", "a13", "a14", "a15"];
+        let cpu = &self.iss.cpu;
+        let mut v: Vec<(&'static str, u32)> = NAMES.iter().enumerate().map(|(i, n)| (*n, cpu.ar(i as u32))).collect();
+        v.push(("pc", cpu.pc));
+        v.push(("ps", cpu.ps()));
+        v.push(("sar", cpu.sar));
+        if cpu.cfg.windowed {
+            v.push(("windowbase", cpu.windowbase()));
+            v.push(("windowstart", cpu.windowstart()));
+        }
+        v.push(("exccause", cpu.exccause));
+        v.push(("excvaddr", cpu.excvaddr));
+        v.push(("epc1", cpu.epc[1]));
+        v
+    }
+
+    fn cycles(&self) -> u64 {
+        self.iss.cpu.cycles
+    }
+
+    fn instructions(&self) -> u64 {
+        self.iss.cpu.insns
+    }
+
+    fn memory(&self) -> &MemorySystem {
+        &self.bus.mem
+    }
+
+    fn take_console(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.bus.console)
+    }
+
+    fn disassemble(&self, addr: u32) -> Option<String> {
+        let w = self.word(addr).or_else(|| {
+            // Near the end of a region: read what there is.
+            let mut b = [0u8; 3];
+            self.bus.peek(addr, &mut b).ok()?;
+            Some(u32::from_le_bytes([b[0], b[1], b[2], 0]))
+        })?;
+        let (text, _) = disasm_word(w, addr, self.cfg());
+        Some(text)
+    }
+
+    fn semihosting_abi(&self) -> SemihostingAbi {
+        SemihostingAbi::XtensaSimcall
+    }
+
+    fn set_register(&mut self, n: usize, value: u32) -> Result<(), CoreError> {
+        if n >= 16 {
+            return Err(CoreError::Engine(format!("no register a{n}")));
+        }
+        self.iss.cpu.set_ar(n as u32, value);
+        Ok(())
+    }
+
+    fn stack_pointer(&self) -> u32 {
+        self.iss.cpu.ar(1)
+    }
+
+    fn call_instruction_bytes(&self) -> u32 {
+        3
+    }
+
+    fn set_traps(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
+        for &a in addrs {
+            self.iss.add_breakpoint(a);
+        }
+        Ok(())
+    }
+
+    fn call_argument(&self, i: u32) -> u32 {
+        self.iss.cpu.call_arg(i)
+    }
+
+    fn return_from_call(&mut self, value: u32, cycles: u64) -> Result<(), CoreError> {
+        let cpu = &mut self.iss.cpu;
+        let pc = cpu.pc;
+        let before = (cpu.cycles, cpu.insns);
+        cpu.hle_return(value);
+        let return_to = cpu.pc;
+        cpu.cycles += cycles;
+        // The profiler sees the emulated function as a call that returns.
+        self.pending_call = Some(EmulatedCall { pc, return_to, cycles: before.0, instructions: before.1 });
+        self.pending_flow = Some(Flow::Return);
+        Ok(())
+    }
+}
+
+/// The ISS configuration a board's core kind selects (for tools that decode without a machine).
+pub fn config_for(kind: CoreKind) -> Option<XtensaConfig> {
+    match kind {
+        CoreKind::XtensaLx7 => Some(XtensaConfig::esp32s3()),
+        CoreKind::XtensaLx6 => Some(XtensaConfig::esp32()),
+        CoreKind::XtensaLx106 => Some(XtensaConfig::esp8266()),
+        _ => None,
+    }
+}

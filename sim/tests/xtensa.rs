@@ -1,0 +1,133 @@
+//! End-to-end tests of Xtensa firmware (ESP32-S3, ESP32, ESP8266) built by `firmware/build.sh`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// (board, ABI suffixes built for it): call0 everywhere, windowed on the LX6/LX7 boards.
+const BOARDS: [(&str, &[&str]); 3] = [("esp32s3", &["", "-windowed"]), ("esp32", &["", "-windowed"]), ("esp8266", &[""])];
+const PROGRAMS: [&str; 5] = ["sort", "crc32", "recursion", "demo", "exit_code"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn elf(board: &str, program: &str) -> String {
+    let p = root().join("firmware/build").join(board).join(format!("{program}.elf"));
+    assert!(p.exists(), "{} is missing: run `bash firmware/build.sh` first (needs gcc-xtensa-lx106)", p.display());
+    p.to_string_lossy().into_owned()
+}
+
+fn sim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tigris-sim")).args(args).current_dir(root()).output().expect("run tigris-sim")
+}
+
+/// Run and return (exit code, report JSON).
+fn run(board: &str, elf: &str) -> (i32, serde_json::Value) {
+    let name = Path::new(elf).file_stem().unwrap().to_string_lossy().into_owned();
+    let report = std::env::temp_dir().join(format!("tigris-xt-{}-{board}-{name}.json", std::process::id()));
+    let report_s = report.to_string_lossy().into_owned();
+    let out = sim(&["run", "--quiet", "--board", board, elf, "--report", &report_s]);
+    let text = std::fs::read_to_string(&report)
+        .unwrap_or_else(|_| panic!("no report for {elf}: {}", String::from_utf8_lossy(&out.stderr)));
+    let _ = std::fs::remove_file(&report);
+    (out.status.code().unwrap_or(-1), serde_json::from_str(&text).unwrap())
+}
+
+#[test]
+fn programs_print_what_the_host_prints_on_every_esp_board_and_abi() {
+    for program in PROGRAMS {
+        let expected = std::fs::read_to_string(root().join("firmware/build/host").join(format!("{program}.out"))).unwrap();
+        let want_code = if program == "exit_code" { 42 } else { 0 };
+        for (board, abis) in BOARDS {
+            for abi in abis {
+                let (code, r) = run(board, &elf(board, &format!("{program}{abi}")));
+                assert_eq!(r["console"].as_str().unwrap(), expected, "{program}{abi} on {board}");
+                assert_eq!(code, want_code, "{program}{abi} on {board}");
+                assert_eq!(r["outcome"]["kind"], "exited");
+                assert_eq!(r["board"]["core"].as_str().unwrap().starts_with("xtensa"), true);
+                assert!(r["totals"]["cycles"].as_u64().unwrap() > r["totals"]["instructions"].as_u64().unwrap() / 2);
+            }
+        }
+    }
+}
+
+/// recursion.c under the windowed ABI spills and refills register windows thousands of times; the
+/// profiler still closes every frame (main's inclusive time covers the run).
+#[test]
+fn window_overflow_heavy_recursion_runs_and_profiles() {
+    for board in ["esp32s3", "esp32"] {
+        let (code, r) = run(board, &elf(board, "recursion-windowed"));
+        assert_eq!(code, 0, "{board}");
+        let f = r["functions"].as_array().unwrap();
+        let find = |n: &str| f.iter().find(|x| x["name"] == n).unwrap_or_else(|| panic!("{board}: no {n} in the profile"));
+        let total = r["totals"]["cycles"].as_u64().unwrap();
+        let main_incl = find("main")["inclusive_cycles"].as_u64().unwrap();
+        assert!(main_incl > total * 9 / 10, "{board}: main inclusive {main_incl} of {total}");
+        assert!(find("fib")["calls"].as_u64().unwrap() > 1000, "{board}: fib calls");
+    }
+}
+
+fn fault(board: &str, program: &str) -> (serde_json::Value, String) {
+    let (code, r) = run(board, &elf(board, program));
+    assert_eq!(code, 125, "{program} on {board}: exit code");
+    assert_eq!(r["outcome"]["kind"], "fault");
+    let f = r["fault"].clone();
+    let text = serde_json::to_string(&f).unwrap();
+    (f, text)
+}
+
+#[test]
+fn faults_name_kind_pc_symbol_and_instruction() {
+    for (board, abis) in BOARDS {
+        for abi in abis {
+            let (f, t) = fault(board, &format!("fault_illegal{abi}"));
+            assert_eq!(f["kind"], "undefined instruction", "{board}{abi}: {t}");
+            assert!(f["location"].as_str().unwrap().starts_with("run_illegal"), "{t}");
+            assert_eq!(f["instruction"], "ill", "{t}");
+            assert!(f["message"].as_str().unwrap().contains("IllegalInstruction"), "{t}");
+
+            let (f, t) = fault(board, &format!("fault_bad_address{abi}"));
+            assert_eq!(f["kind"], "bad write", "{board}{abi}: {t}");
+            assert_eq!(f["address"], 0x1000_0000u32, "{t}");
+            assert!(f["location"].as_str().unwrap().starts_with("poke"), "{t}");
+            assert!(f["instruction"].as_str().unwrap().starts_with("s32i"), "{t}");
+            assert!(f["message"].as_str().unwrap().contains("0x10000000"), "{t}");
+        }
+    }
+    for board in ["esp32s3", "esp32"] {
+        let (f, t) = fault(board, "fault_window-windowed");
+        assert_eq!(f["kind"], "unhandled exception", "{board}: {t}");
+        assert!(f["location"].as_str().unwrap().starts_with("depth"), "{t}");
+        let m = f["message"].as_str().unwrap();
+        assert!(m.contains("WindowOverflow") && m.contains("no handler"), "{t}");
+        assert!(f["instruction"].as_str().is_some_and(|i| !i.is_empty()), "{t}");
+    }
+}
+
+#[test]
+fn arm_elf_on_an_xtensa_board_is_refused_clearly() {
+    let arm = root().join("examples/mps2-an386-demo.elf");
+    let out = sim(&["run", "--board", "esp32s3", arm.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ELF for ARM") && err.contains("xtensa-lx7") && err.contains("Xtensa ELF"), "{err}");
+}
+
+#[test]
+fn shipped_esp32s3_example_runs() {
+    let out = sim(&["run", "--board", "esp32s3", "examples/esp32s3-demo.elf"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("demo: total=0x8EEDA650"), "{stdout}");
+}
+
+/// `ets_printf` at its ESP32-S3 ROM address is emulated: formats, register and stack arguments.
+#[test]
+fn rom_ets_printf_is_emulated() {
+    let (code, r) = run("esp32s3", &elf("esp32s3", "rom_printf-windowed"));
+    assert_eq!(code, 0);
+    assert_eq!(
+        r["console"].as_str().unwrap(),
+        "rom_printf: -42 7 0x0000beef [   ab|3   |Z] done\nrom_printf: many 1 2 3 4 5 6 7 8\n"
+    );
+}
