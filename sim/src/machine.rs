@@ -180,16 +180,23 @@ impl Machine<'_> {
                 }
                 Stop::Budget | Stop::Semihosting | Stop::Trap { .. } => {}
             }
-            if self.core.cycles() >= opts.max_cycles {
-                outcome = traces::Outcome::Limit { limit: "max_cycles".into() };
-                break;
-            }
-            if self.core.instructions() >= opts.max_instructions {
-                outcome = traces::Outcome::Limit { limit: "max_instructions".into() };
-                break;
-            }
-            if opts.timeout.is_some_and(|t| started.elapsed() >= t) {
-                outcome = traces::Outcome::Limit { limit: "timeout".into() };
+            let limit = if self.core.cycles() >= opts.max_cycles {
+                Some("max_cycles")
+            } else if self.core.instructions() >= opts.max_instructions {
+                Some("max_instructions")
+            } else if opts.timeout.is_some_and(|t| started.elapsed() >= t) {
+                Some("timeout")
+            } else {
+                None
+            };
+            if let Some(limit) = limit {
+                let pc = self.core.pc();
+                outcome = traces::Outcome::Limit {
+                    limit: limit.into(),
+                    pc,
+                    location: self.symbols.describe(pc),
+                    backtrace: self.backtrace(pc, &profiler),
+                };
                 break;
             }
         }
@@ -199,6 +206,16 @@ impl Machine<'_> {
         let mut report = self.report(outcome, fault_report, &profiler, String::from_utf8_lossy(&console).into_owned());
         report.notes = semihosting.notes;
         Ok(report)
+    }
+
+    /// Innermost first: the PC, then the call sites on the profiler's shadow stack (at most 8).
+    fn backtrace(&self, pc: u32, profiler: &Profiler) -> Vec<String> {
+        let mut backtrace = vec![format!("#0 0x{pc:08x} {}", self.symbols.describe(pc).unwrap_or("??".into()))];
+        for (i, (_, ret)) in profiler.call_stack().iter().filter(|(_, r)| *r != 0).take(8).enumerate() {
+            let call_site = ret.wrapping_sub(self.core.call_instruction_bytes());
+            backtrace.push(format!("#{} 0x{call_site:08x} {}", i + 1, self.symbols.describe(call_site).unwrap_or("??".into())));
+        }
+        backtrace
     }
 
     fn describe_fault(&self, f: &Fault, profiler: &Profiler) -> traces::FaultReport {
@@ -213,11 +230,7 @@ impl Machine<'_> {
         } else {
             f.detail.clone()
         };
-        let mut backtrace = vec![format!("#0 0x{:08x} {}", f.pc, self.symbols.describe(f.pc).unwrap_or("??".into()))];
-        for (i, (_, ret)) in profiler.call_stack().iter().filter(|(_, r)| *r != 0).take(8).enumerate() {
-            let call_site = ret.wrapping_sub(self.core.call_instruction_bytes());
-            backtrace.push(format!("#{} 0x{call_site:08x} {}", i + 1, self.symbols.describe(call_site).unwrap_or("??".into())));
-        }
+        let backtrace = self.backtrace(f.pc, profiler);
         traces::FaultReport {
             kind,
             pc: f.pc,

@@ -65,7 +65,7 @@ struct RunArgs {
     #[arg(long, value_name = "FILE.json")]
     report: Option<String>,
     /// Stop after this many simulated cycles.
-    #[arg(long, default_value_t = 20_000_000_000)]
+    #[arg(long, default_value_t = 10_000_000_000)]
     max_cycles: u64,
     /// Stop after this many instructions.
     #[arg(long, default_value_t = u64::MAX, hide_default_value = true)]

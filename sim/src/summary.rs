@@ -34,7 +34,11 @@ pub fn text(r: &Report, top: usize) -> String {
     let _ = writeln!(o, "\n== tigris-sim: {} on {} ({} @ {} MHz)", r.firmware.file, r.board.name, r.board.core, r.board.clock_hz as f64 / 1e6);
     let end = match &r.outcome {
         Outcome::Exited { code } => format!("exited with code {code}"),
-        Outcome::Limit { limit } => format!("stopped by the {} limit", limit.replace('_', "-")),
+        Outcome::Limit { limit, pc, location, .. } => format!(
+            "stopped by the {} limit at 0x{pc:08x} {}",
+            limit.replace('_', "-"),
+            location.as_deref().unwrap_or("(no symbol)")
+        ),
         Outcome::Fault => "FAULT".to_string(),
     };
     let _ = writeln!(
@@ -47,6 +51,12 @@ pub fn text(r: &Report, top: usize) -> String {
         t.cpi,
         thousands(t.stall_cycles)
     );
+    if let Outcome::Limit { backtrace, .. } = &r.outcome {
+        let _ = writeln!(o, "  backtrace (the firmware may be in a runaway loop):");
+        for line in backtrace {
+            let _ = writeln!(o, "    {line}");
+        }
+    }
     if let Some(f) = &r.fault {
         let _ = writeln!(o, "\nfault: {} at 0x{:08x} {}", f.kind, f.pc, f.location.as_deref().unwrap_or("(no symbol)"));
         if let Some(i) = &f.instruction {

@@ -1,44 +1,15 @@
 //! End-to-end tests: the real binary on the firmware built by `firmware/build.sh`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::{elf, host_output, root, run, sim};
 
 const BOARDS: [&str; 7] = ["mps2-an386", "mps2-an500", "stm32f446re", "stm32h753", "nrf52840", "rp2040", "rp2350"];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn elf(board: &str, program: &str) -> String {
-    let p = root().join("firmware/build").join(board).join(format!("{program}.elf"));
-    assert!(p.exists(), "{} is missing: run `bash firmware/build.sh` first (the README's test command does)", p.display());
-    p.to_string_lossy().into_owned()
-}
-
-fn sim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tigris-sim")).args(args).current_dir(root()).output().expect("run tigris-sim")
-}
-
-/// Run and return (exit code, report JSON, stdout).
-fn run(board: &str, elf: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
-    let report = std::env::temp_dir().join(format!("tigris-test-{}-{}.json", board, std::process::id() as u64 * 1000 + rand_suffix(elf, extra)));
-    let report_s = report.to_string_lossy().into_owned();
-    let mut args = vec!["run", "--quiet", "--board", board, elf, "--report", &report_s];
-    args.extend_from_slice(extra);
-    let out = sim(&args);
-    let text = std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("no report: {}", String::from_utf8_lossy(&out.stderr)));
-    let _ = std::fs::remove_file(&report);
-    (out.status.code().unwrap_or(-1), serde_json::from_str(&text).unwrap(), String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn rand_suffix(a: &str, b: &[&str]) -> u64 {
-    a.bytes().chain(b.iter().flat_map(|s| s.bytes())).fold(7u64, |h, c| h.wrapping_mul(31).wrapping_add(c as u64)) % 1000
-}
 
 #[test]
 fn portable_programs_print_what_the_host_prints_on_every_board() {
     for program in ["sort", "crc32", "matmul", "recursion", "strings_float", "demo", "exit_code"] {
-        let expected = std::fs::read_to_string(root().join("firmware/build/host").join(format!("{program}.out"))).unwrap();
+        let expected = host_output(program);
         let want_code = if program == "exit_code" { 42 } else { 0 };
         for board in BOARDS {
             let (code, r, _) = run(board, &elf(board, program), &[]);
@@ -65,9 +36,16 @@ fn benches(board: &str) -> std::collections::HashMap<String, i64> {
         .collect()
 }
 
-fn assert_near(b: &std::collections::HashMap<String, i64>, name: &str, expected: i64, tolerance: i64) {
-    let got = b[name];
-    assert!((got - expected).abs() <= tolerance, "{name}: measured {got} cycles, the TRM facts give {expected} (tolerance {tolerance})");
+/// Each `(benchmark, cycles the facts give, tolerance)` against the measured BENCH lines.
+fn assert_benches(board: &str, expected: &[(&str, i64, i64)]) {
+    let b = benches(board);
+    for &(name, cycles, tolerance) in expected {
+        let got = b[name];
+        assert!(
+            (got - cycles).abs() <= tolerance,
+            "{board} {name}: measured {got} cycles, the facts give {cycles} (tolerance {tolerance})"
+        );
+    }
 }
 
 /// Cortex-M4 TRM (facts/cortex-m.md §2a): pipelined loads 1 cycle after the first (2), dependent
@@ -77,29 +55,37 @@ fn assert_near(b: &std::collections::HashMap<String, i64>, name: &str, expected:
 #[test]
 fn cortex_m4_microbenchmarks_follow_the_trm() {
     for board in ["mps2-an386", "stm32f446re"] {
-        let b = benches(board);
-        assert_near(&b, "ldr_independent", 33, 2);
-        assert_near(&b, "ldr_dependent", 64, 2);
-        assert_near(&b, "branch_taken", 96, 2);
-        assert_near(&b, "bcond_taken", 96, 2);
-        assert_near(&b, "bcond_not_taken", 32, 2);
-        assert_near(&b, "udiv_small", 128, 2);
-        assert_near(&b, "udiv_large", 384, 2);
-        assert_near(&b, "nop", 64, 1);
-        assert_near(&b, "mul", 32, 1);
+        assert_benches(
+            board,
+            &[
+                ("ldr_independent", 33, 2),
+                ("ldr_dependent", 64, 2),
+                ("branch_taken", 96, 2),
+                ("bcond_taken", 96, 2),
+                ("bcond_not_taken", 32, 2),
+                ("udiv_small", 128, 2),
+                ("udiv_large", 384, 2),
+                ("nop", 64, 1),
+                ("mul", 32, 1),
+            ],
+        );
     }
 }
 
 /// Cortex-M0+ (facts §2c): loads 2 cycles, no pipelining; B 2; B<cc> 2 taken, 1 untaken.
 #[test]
 fn cortex_m0plus_microbenchmarks_follow_the_facts() {
-    let b = benches("rp2040");
-    assert_near(&b, "ldr_independent", 64, 2);
-    assert_near(&b, "ldr_dependent", 64, 2);
-    assert_near(&b, "branch_taken", 64, 2);
-    assert_near(&b, "bcond_taken", 64, 2);
-    assert_near(&b, "bcond_not_taken", 32, 2);
-    assert_near(&b, "nop", 64, 1);
+    assert_benches(
+        "rp2040",
+        &[
+            ("ldr_independent", 64, 2),
+            ("ldr_dependent", 64, 2),
+            ("branch_taken", 64, 2),
+            ("bcond_taken", 64, 2),
+            ("bcond_not_taken", 32, 2),
+            ("nop", 64, 1),
+        ],
+    );
 }
 
 /// 512 straight-line 16-bit instructions from flash with 5 wait states: the prefetch buffer hides
@@ -107,9 +93,7 @@ fn cortex_m0plus_microbenchmarks_follow_the_facts() {
 /// flash costs the SRAM time plus one line's 5 wait states (+-2).
 #[test]
 fn flash_wait_states_and_prefetch_on_stm32f446re() {
-    let b = benches("stm32f446re");
-    assert_near(&b, "flash_fetch_sram", 512, 2);
-    assert_near(&b, "flash_fetch_flash", 512 + 5, 2);
+    assert_benches("stm32f446re", &[("flash_fetch_sram", 512, 2), ("flash_fetch_flash", 512 + 5, 2)]);
 }
 
 #[test]
@@ -175,6 +159,8 @@ fn limits_stop_a_busy_loop_with_their_own_exit_code() {
     let (code, r, _) = run("mps2-an386", &elf("mps2-an386", "fault_busy_loop"), &["--max-cycles", "1000000"]);
     assert_eq!(code, 124);
     assert_eq!(r["outcome"]["limit"], "max_cycles");
+    assert!(r["outcome"]["location"].as_str().unwrap().starts_with("main"), "{}", r["outcome"]);
+    assert!(!r["outcome"]["backtrace"].as_array().unwrap().is_empty());
     let (code, r, _) = run("mps2-an386", &elf("mps2-an386", "fault_busy_loop"), &["--max-instructions", "50000"]);
     assert_eq!(code, 124);
     assert_eq!(r["outcome"]["limit"], "max_instructions");

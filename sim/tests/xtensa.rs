@@ -1,46 +1,21 @@
 //! End-to-end tests of Xtensa firmware (ESP32-S3, ESP32, ESP8266) built by `firmware/build.sh`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::{elf, host_output, root, run, sim};
 
 /// (board, ABI suffixes built for it): call0 everywhere, windowed on the LX6/LX7 boards.
 const BOARDS: [(&str, &[&str]); 3] = [("esp32s3", &["", "-windowed"]), ("esp32", &["", "-windowed"]), ("esp8266", &[""])];
 const PROGRAMS: [&str; 5] = ["sort", "crc32", "recursion", "demo", "exit_code"];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn elf(board: &str, program: &str) -> String {
-    let p = root().join("firmware/build").join(board).join(format!("{program}.elf"));
-    assert!(p.exists(), "{} is missing: run `bash firmware/build.sh` first (needs gcc-xtensa-lx106)", p.display());
-    p.to_string_lossy().into_owned()
-}
-
-fn sim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tigris-sim")).args(args).current_dir(root()).output().expect("run tigris-sim")
-}
-
-/// Run and return (exit code, report JSON).
-fn run(board: &str, elf: &str) -> (i32, serde_json::Value) {
-    let name = Path::new(elf).file_stem().unwrap().to_string_lossy().into_owned();
-    let report = std::env::temp_dir().join(format!("tigris-xt-{}-{board}-{name}.json", std::process::id()));
-    let report_s = report.to_string_lossy().into_owned();
-    let out = sim(&["run", "--quiet", "--board", board, elf, "--report", &report_s]);
-    let text = std::fs::read_to_string(&report)
-        .unwrap_or_else(|_| panic!("no report for {elf}: {}", String::from_utf8_lossy(&out.stderr)));
-    let _ = std::fs::remove_file(&report);
-    (out.status.code().unwrap_or(-1), serde_json::from_str(&text).unwrap())
-}
-
 #[test]
 fn programs_print_what_the_host_prints_on_every_esp_board_and_abi() {
     for program in PROGRAMS {
-        let expected = std::fs::read_to_string(root().join("firmware/build/host").join(format!("{program}.out"))).unwrap();
+        let expected = host_output(program);
         let want_code = if program == "exit_code" { 42 } else { 0 };
         for (board, abis) in BOARDS {
             for abi in abis {
-                let (code, r) = run(board, &elf(board, &format!("{program}{abi}")));
+                let (code, r, _) = run(board, &elf(board, &format!("{program}{abi}")), &[]);
                 assert_eq!(r["console"].as_str().unwrap(), expected, "{program}{abi} on {board}");
                 assert_eq!(code, want_code, "{program}{abi} on {board}");
                 assert_eq!(r["outcome"]["kind"], "exited");
@@ -56,7 +31,7 @@ fn programs_print_what_the_host_prints_on_every_esp_board_and_abi() {
 #[test]
 fn window_overflow_heavy_recursion_runs_and_profiles() {
     for board in ["esp32s3", "esp32"] {
-        let (code, r) = run(board, &elf(board, "recursion-windowed"));
+        let (code, r, _) = run(board, &elf(board, "recursion-windowed"), &[]);
         assert_eq!(code, 0, "{board}");
         let f = r["functions"].as_array().unwrap();
         let find = |n: &str| f.iter().find(|x| x["name"] == n).unwrap_or_else(|| panic!("{board}: no {n} in the profile"));
@@ -68,7 +43,7 @@ fn window_overflow_heavy_recursion_runs_and_profiles() {
 }
 
 fn fault(board: &str, program: &str) -> (serde_json::Value, String) {
-    let (code, r) = run(board, &elf(board, program));
+    let (code, r, _) = run(board, &elf(board, program), &[]);
     assert_eq!(code, 125, "{program} on {board}: exit code");
     assert_eq!(r["outcome"]["kind"], "fault");
     let f = r["fault"].clone();
@@ -124,7 +99,7 @@ fn shipped_esp32s3_example_runs() {
 /// `ets_printf` at its ESP32-S3 ROM address is emulated: formats, register and stack arguments.
 #[test]
 fn rom_ets_printf_is_emulated() {
-    let (code, r) = run("esp32s3", &elf("esp32s3", "rom_printf-windowed"));
+    let (code, r, _) = run("esp32s3", &elf("esp32s3", "rom_printf-windowed"), &[]);
     assert_eq!(code, 0);
     assert_eq!(
         r["console"].as_str().unwrap(),

@@ -54,8 +54,9 @@ pub struct BoardInfo {
 pub enum Outcome {
     /// The firmware exited through semihosting with this code.
     Exited { code: i32 },
-    /// A limit stopped the run: `max_cycles`, `max_instructions` or `timeout`.
-    Limit { limit: String },
+    /// A limit stopped the run: `max_cycles`, `max_instructions` or `timeout`; where the firmware was
+    /// (a runaway loop shows here).
+    Limit { limit: String, pc: u32, location: Option<String>, backtrace: Vec<String> },
     /// The firmware faulted; details in `fault`.
     Fault,
 }
