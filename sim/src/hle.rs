@@ -4,6 +4,7 @@
 //!
 //! Emulated: `ets_printf` / `esp_rom_printf` (the ROM console printf), writing to the console.
 
+use crate::semihost::c_string;
 use crate::elf::Firmware;
 use tigris_cores::{Core, CoreError};
 use tigris_targets::{Board, CoreKind, RegionKind};
@@ -83,23 +84,10 @@ impl Hle {
     }
 }
 
-fn c_string(core: &dyn Core, mut addr: u32) -> Result<Vec<u8>, CoreError> {
-    let mut out = Vec::new();
-    loop {
-        let mut b = [0u8; 1];
-        core.read_memory(addr, &mut b)?;
-        if b[0] == 0 || out.len() >= 1 << 16 {
-            return Ok(out);
-        }
-        out.push(b[0]);
-        addr += 1;
-    }
-}
-
 /// The ROM printf's formats: `%[-0][width][l]` with d, i, u, x, X, p, c, s and %% (no floats, as in
 /// the ROM). Arguments: the first six words in registers, the rest on the caller's stack.
 fn rom_printf(core: &dyn Core) -> Result<(Vec<u8>, u64), CoreError> {
-    let fmt = c_string(core, core.call_argument(0))?;
+    let fmt = c_string(core, core.call_argument(0), 1 << 16)?;
     let mut next = 1u32;
     let mut arg = || -> Result<u32, CoreError> {
         let i = next;
@@ -146,7 +134,7 @@ fn rom_printf(core: &dyn Core) -> Result<(Vec<u8>, u64), CoreError> {
             b'X' => format!("{:X}", arg()?).into_bytes(),
             b'p' => format!("0x{:08x}", arg()?).into_bytes(),
             b'c' => vec![arg()? as u8],
-            b's' => c_string(core, arg()?)?,
+            b's' => c_string(core, arg()?, 1 << 16)?,
             b'%' => vec![b'%'],
             other => vec![b'%', other],
         };

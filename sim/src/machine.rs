@@ -136,14 +136,7 @@ impl Machine<'_> {
                             detail: format!("stopped at 0x{pc:08x}, an address no emulated function claims"),
                         });
                     }
-                    Err(e) => {
-                        fault = Some(Fault {
-                            kind: FaultKind::BadRead,
-                            pc,
-                            address: None,
-                            detail: format!("emulated ROM call with a bad pointer: {e}"),
-                        });
-                    }
+                    Err(e) => fault = Some(bad_pointer(pc, "emulated ROM call", e)),
                 }
                 outcome = traces::Outcome::Fault;
                 break;
@@ -159,13 +152,7 @@ impl Machine<'_> {
                         break;
                     }
                     Err(e) => {
-                        let pc = self.core.pc();
-                        fault = Some(Fault {
-                            kind: FaultKind::BadRead,
-                            pc,
-                            address: None,
-                            detail: format!("semihosting request with a bad pointer: {e}"),
-                        });
+                        fault = Some(bad_pointer(self.core.pc(), "semihosting request", e));
                         outcome = traces::Outcome::Fault;
                         break;
                     }
@@ -352,6 +339,11 @@ impl Machine<'_> {
             }
         }
     }
+}
+
+/// A request from the firmware (semihosting, emulated ROM call) that points at unmapped memory.
+fn bad_pointer(pc: u32, what: &str, e: impl std::fmt::Display) -> Fault {
+    Fault { kind: FaultKind::BadRead, pc, address: None, detail: format!("{what} with a bad pointer: {e}") }
 }
 
 /// The core backend for the board's core kind.

@@ -103,12 +103,13 @@ fn bytes(core: &dyn Core, addr: u32, len: u32) -> Result<Vec<u8>, CoreError> {
     Ok(b)
 }
 
-fn c_string(core: &dyn Core, mut addr: u32) -> Result<Vec<u8>, CoreError> {
+/// The NUL-terminated string at `addr`, at most `max_len` bytes.
+pub(crate) fn c_string(core: &dyn Core, mut addr: u32, max_len: usize) -> Result<Vec<u8>, CoreError> {
     let mut out = Vec::new();
     loop {
         let mut b = [0u8; 1];
         core.read_memory(addr, &mut b)?;
-        if b[0] == 0 || out.len() >= 1 << 20 {
+        if b[0] == 0 || out.len() >= max_len {
             return Ok(out);
         }
         out.push(b[0]);
@@ -235,7 +236,7 @@ impl Semihosting {
                 Err(e) => Err(e),
             },
             simc::OPEN => {
-                let name = String::from_utf8_lossy(&c_string(core, a[0])?).into_owned();
+                let name = String::from_utf8_lossy(&c_string(core, a[0], 1 << 20)?).into_owned();
                 let flags = a[1];
                 let mode = OpenMode {
                     read: flags & 3 != 1,
@@ -289,7 +290,7 @@ impl Semihosting {
                 0
             }
             SYS_WRITE0 => {
-                let s = c_string(core, arg)?;
+                let s = c_string(core, arg, 1 << 20)?;
                 self.output.extend(s);
                 0
             }
