@@ -75,13 +75,19 @@ pub fn text(r: &Report, top: usize) -> String {
             let _ = writeln!(o, "  {}", chunk.join(" "));
         }
     }
-    let _ = writeln!(o, "\nmemory regions:");
-    let _ = writeln!(o, "  {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}", "region", "reads", "writes", "bytes read", "bytes written", "stall cycles");
     let count = |v: Option<u64>| v.map(thousands).unwrap_or_else(|| "-".into());
-    let used = |g: &&tigris_traces::RegionProfile| {
-        g.reads.unwrap_or(0) + g.writes.unwrap_or(0) + g.fetches + g.stall_cycles > 0 || g.reads.is_none()
-    };
-    for g in r.regions.iter().filter(used).filter(|g| g.kind != "mmio") {
+    let busy: Vec<_> = r
+        .regions
+        .iter()
+        .filter(|g| g.reads.unwrap_or(0) + g.writes.unwrap_or(0) + g.fetches + g.stall_cycles > 0)
+        .collect();
+    let _ = writeln!(o, "\nmemory regions:");
+    if busy.is_empty() {
+        let _ = writeln!(o, "  no access cost anything (all code and data in zero-wait-state memory)");
+    } else {
+        let _ = writeln!(o, "  {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}", "region", "reads", "writes", "bytes read", "bytes written", "stall cycles");
+    }
+    for g in busy {
         let _ = writeln!(
             o,
             "  {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}",
@@ -94,7 +100,7 @@ pub fn text(r: &Report, top: usize) -> String {
         );
     }
     if r.regions.iter().any(|g| g.reads.is_none() && g.kind != "mmio") {
-        let _ = writeln!(o, "  (-: accesses to memory that costs nothing are not counted; --memory-stats counts them)");
+        let _ = writeln!(o, "  (traffic to memory that costs nothing is not counted: --memory-stats counts it)");
     }
     let _ = writeln!(o, "\ntop functions by self cycles:");
     let _ = writeln!(o, "  {:>6} {:>14} {:>14} {:>10}  function", "self%", "self cycles", "incl. cycles", "calls");
