@@ -42,7 +42,7 @@ enum Command {
         elf: Option<String>,
         #[arg(long, default_value = tigris_targets::DEFAULT_BOARD)]
         board: String,
-        /// Complete runs of the firmware per measurement.
+        /// Complete runs of the firmware per measurement (the fastest counts).
         #[arg(long, default_value_t = 5)]
         repeat: u32,
     },
