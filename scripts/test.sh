@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# The whole test suite: install the toolchains, build the test firmware, run every test.
+# The whole test suite: install the toolchains, build the test firmware, run every test, and close
+# with one line that counts them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh cmake libclang-dev pkg-config \
     gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-xtensa-lx106 binutils-xtensa-lx106
 bash firmware/build.sh
-cargo test --workspace
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --workspace 2>&1 | tee "$log" || status=$?
+passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
+failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
+echo "tests: $passed passed, $failed failed"
+exit "$status"
