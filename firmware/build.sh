@@ -180,7 +180,7 @@ for b in "${TIMING_BOARDS[@]}"; do
     job "$b timing" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/timing.elf" startup.o "${srcs[@]}"
 done
 for b in "${CONSOLE_BOARDS[@]}"; do
-    for p in console_uart console_itm; do
+    for p in console_uart console_itm semihost_files; do
         job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/console/$p.c"
     done
 done

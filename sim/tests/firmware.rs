@@ -233,3 +233,19 @@ fn boards_lists_and_shows() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("read wait states 5") && text.contains("180000000"), "{text}");
 }
+
+#[test]
+fn semihosting_touches_host_files_only_when_allowed() {
+    let file = std::path::Path::new("/tmp/tigris-semihost-files.txt");
+    let _ = std::fs::remove_file(file);
+    let fw = elf("mps2-an386", "semihost_files");
+    let (code, r, _) = run("mps2-an386", &fw, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(r["console"], "open: -1\n");
+    assert!(r["notes"][0].as_str().unwrap().contains("refused"), "{}", r["notes"]);
+    assert!(!file.exists(), "a refused open must not create the file");
+    let (_, r, _) = run("mps2-an386", &fw, &["--allow-host-fs"]);
+    assert_eq!(r["console"], "open: 3\nwrite: 0 bytes left\nclose: 0\n");
+    assert_eq!(std::fs::read_to_string(file).unwrap(), "written by firmware through semihosting\n");
+    let _ = std::fs::remove_file(file);
+}
