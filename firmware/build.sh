@@ -301,22 +301,29 @@ LD
 fi
 
 # ------------------------------------------------------------------ Xtensa (ESP32-S3, ESP32, ESP8266)
-# Debian's gcc-xtensa-lx106 has no C library here, so the programs that only need integer printf and a
-# few string functions link against firmware/xtensa/libc (output and exit over SIMCALL); matmul and
-# strings_float need floating-point printf, libm and soft-float helpers the LX106 libgcc lacks.
+# Debian's gcc-xtensa-lx106 has no C library here and its libgcc lacks most soft-float helpers (and is
+# call0 code), so every program links against firmware/xtensa/libc instead (printf with floating point,
+# string and stdlib functions, soft float, libm; output and exit over SIMCALL), built once per ABI into
+# build/xtensa-libc/<abi>/libtg.a. No -lgcc: a helper missing from libtg fails the link instead of
+# pulling call0 code into windowed firmware.
 # Every board gets call0-ABI builds (<program>.elf); esp32 and esp32s3 also get windowed-ABI builds
 # (<program>-windowed.elf), made by assembling GCC's -mabi=windowed output with windowed_prelude.S
-# (see firmware/xtensa/README.md).  Skipped with a note when the cross compiler is missing.
+# (see firmware/xtensa/README.md). XT_CHECKS are Xtensa-only portable checks (firmware/xtensa/checks/),
+# also built for the host like the portable programs. Skipped with a note when the cross compiler is missing.
 XT_CC=${XT_CROSS_PREFIX:-xtensa-lx106-elf-}gcc
+XT_AR=${XT_CROSS_PREFIX:-xtensa-lx106-elf-}ar
 XT_OBJCOPY=${XT_CROSS_PREFIX:-xtensa-lx106-elf-}objcopy
 XT_DIR="$FW_DIR/xtensa"
 XT_BOARDS=(esp32s3 esp32 esp8266)
 XT_WINDOWED_BOARDS=(esp32s3 esp32)
-XT_PROGRAMS=(sort crc32 recursion demo exit_code)
+XT_PROGRAMS=(sort crc32 recursion demo exit_code matmul strings_float)
+XT_CHECKS=(softfloat_check)
 XT_FAULTS=(fault_illegal fault_bad_address)
+XT_LIBC=(libc softfloat decimal math)
 XT_EXAMPLE="$ROOT/examples/esp32s3-demo.elf"
 XT_CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -ffreestanding -fno-builtin -ffp-contract=off
-           "-ffile-prefix-map=$ROOT/=" -isystem "$XT_DIR/libc/include")
+           -ffunction-sections -fdata-sections "-ffile-prefix-map=$ROOT/=" -isystem "$XT_DIR/libc/include")
+XT_LIBDIR="$BUILD/xtensa-libc"
 
 XT_LDFLAGS=()
 
@@ -326,42 +333,73 @@ xt_rom_printf() {   # <elf>: ESP32-S3 program calling ets_printf at its ROM addr
     xt_windowed esp32s3 rom_printf "$1"
 }
 
-xt_source() {   # <program or fault name>: its C file
-    if [[ -e $FW_DIR/programs/$1.c ]]; then echo "$FW_DIR/programs/$1.c"; else echo "$XT_DIR/faults/$1.c"; fi
+xt_source() {   # <program, check or fault name>: its C file
+    if [[ -e $FW_DIR/programs/$1.c ]]; then echo "$FW_DIR/programs/$1.c"
+    elif [[ -e $XT_DIR/checks/$1.c ]]; then echo "$XT_DIR/checks/$1.c"
+    else echo "$XT_DIR/faults/$1.c"; fi
+}
+
+xt_host_check() {   # <check>: build/host/<check>(.out, .rc), as build_host does for programs/
+    local p=$1 out="$BUILD/host" rc=0
+    "$HOSTCC" "${HOST_FLAGS[@]}" "$XT_DIR/checks/$p.c" -o "$out/$p" -lm
+    "$out/$p" >"$out/$p.out" || rc=$?
+    echo "$rc" >"$out/$p.rc"
+}
+
+xt_windowed_obj() {   # <C source> <object>: GCC's windowed-ABI assembly with the prelude's macros
+    local src=$1 obj=$2 s="${2%.o}.s"
+    "$XT_CC" "${XT_CFLAGS[@]}" -mabi=windowed -S -o "$s" "$src"
+    { echo '.include "windowed_prelude.S"'; cat "$s"; } >"${s%.s}.S"
+    "$XT_CC" -c "-Wa,-I$XT_DIR" -o "$obj" "${s%.s}.S"
+    rm -f "$s" "${s%.s}.S"
+}
+
+xt_libc() {   # <call0|windowed>: build/xtensa-libc/<abi>/libtg.a
+    local abi=$1 out="$XT_LIBDIR/$1" objs=() f
+    mkdir -p "$out"
+    for f in "${XT_LIBC[@]}"; do
+        if [[ $abi == call0 ]]; then
+            "$XT_CC" "${XT_CFLAGS[@]}" -c -o "$out/$f.o" "$XT_DIR/libc/$f.c"
+        else
+            xt_windowed_obj "$XT_DIR/libc/$f.c" "$out/$f.o"
+        fi
+        objs+=("$out/$f.o")
+    done
+    rm -f "$out/libtg.a"
+    "$XT_AR" rcs "$out/libtg.a" "${objs[@]}"
 }
 
 xt_call0() {   # <board> <program> <elf>
     "$XT_CC" "${XT_CFLAGS[@]}" -nostdlib -L "$XT_DIR" -T "$XT_DIR/$1.ld" -Wl,-Map="${3%.elf}.map" \
-        "$XT_DIR/start_call0.S" "$XT_DIR/libc/libc.c" "$(xt_source "$2")" -lgcc -o "$3"
+        -Wl,--gc-sections "$XT_DIR/start_call0.S" "$(xt_source "$2")" -L "$XT_LIBDIR/call0" -ltg -o "$3"
 }
 
 xt_windowed() {   # <board> <program> <elf> [extra start-file flags...]
     local b=$1 p=$2 elf=$3; shift 3
     local tmp="${elf%.elf}.objs"
     mkdir -p "$tmp"
-    local objs=() src name
-    for src in "$XT_DIR/libc/libc.c" "$(xt_source "$p")"; do
-        name=$(basename "$src" .c)
-        "$XT_CC" "${XT_CFLAGS[@]}" -mabi=windowed -S -o "$tmp/$name.s" "$src"
-        { echo '.include "windowed_prelude.S"'; cat "$tmp/$name.s"; } >"$tmp/$name.S"
-        "$XT_CC" -c "-Wa,-I$XT_DIR" -o "$tmp/$name.o" "$tmp/$name.S"
-        objs+=("$tmp/$name.o")
-    done
+    xt_windowed_obj "$(xt_source "$p")" "$tmp/$p.o"
     "$XT_CC" -c "-Wa,-I$XT_DIR" "$@" -o "$tmp/start.o" "$XT_DIR/start_windowed.S"
     "$XT_CC" -nostdlib -L "$XT_DIR" -T "$XT_DIR/$b.ld" -Wl,-Map="${elf%.elf}.map" "${XT_LDFLAGS[@]}" \
-        "$tmp/start.o" "${objs[@]}" -lgcc -o "$elf"
+        -Wl,--gc-sections "$tmp/start.o" "$tmp/$p.o" -L "$XT_LIBDIR/windowed" -ltg -o "$elf"
     rm -rf "$tmp"
 }
 
 if command -v "$XT_CC" >/dev/null 2>&1; then
+    job "xtensa libc (call0)" xt_libc call0
+    job "xtensa libc (windowed)" xt_libc windowed
+    for p in "${XT_CHECKS[@]}"; do
+        job "host $p" xt_host_check "$p"
+    done
+    wait_jobs
     for b in "${XT_BOARDS[@]}"; do
         mkdir -p "$BUILD/$b"
-        for p in "${XT_PROGRAMS[@]}" "${XT_FAULTS[@]}"; do
+        for p in "${XT_PROGRAMS[@]}" "${XT_CHECKS[@]}" "${XT_FAULTS[@]}"; do
             job "$b $p (call0)" xt_call0 "$b" "$p" "$BUILD/$b/$p.elf"
         done
     done
     for b in "${XT_WINDOWED_BOARDS[@]}"; do
-        for p in "${XT_PROGRAMS[@]}" "${XT_FAULTS[@]}"; do
+        for p in "${XT_PROGRAMS[@]}" "${XT_CHECKS[@]}" "${XT_FAULTS[@]}"; do
             job "$b $p (windowed)" xt_windowed "$b" "$p" "$BUILD/$b/$p-windowed.elf"
         done
         job "$b fault_window (windowed)" xt_windowed "$b" fault_window "$BUILD/$b/fault_window-windowed.elf" -DNO_VECBASE

@@ -6,7 +6,7 @@ use common::{elf, host_output, root, run, sim};
 
 /// (board, ABI suffixes built for it): call0 everywhere, windowed on the LX6/LX7 boards.
 const BOARDS: [(&str, &[&str]); 3] = [("esp32s3", &["", "-windowed"]), ("esp32", &["", "-windowed"]), ("esp8266", &[""])];
-const PROGRAMS: [&str; 5] = ["sort", "crc32", "recursion", "demo", "exit_code"];
+const PROGRAMS: [&str; 8] = ["sort", "crc32", "recursion", "demo", "exit_code", "matmul", "strings_float", "softfloat_check"];
 
 #[test]
 fn programs_print_what_the_host_prints_on_every_esp_board_and_abi() {

@@ -4,4 +4,13 @@
 #include <stddef.h>
 void exit(int code) __attribute__((noreturn));
 int abs(int v);
+long labs(long v);
+long strtol(const char *s, char **end, int base);
+unsigned long strtoul(const char *s, char **end, int base);
+int atoi(const char *s);
+long atol(const char *s);
+double strtod(const char *s, char **end);
+float strtof(const char *s, char **end);
+double atof(const char *s);
+void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 #endif
