@@ -187,6 +187,10 @@ fn profile_attributes_cycles_to_functions() {
     assert_eq!(self_sum, total, "self cycles add up to the total");
     let main = funcs.iter().find(|f| f["name"] == "main").unwrap();
     assert!(main["inclusive_cycles"].as_u64().unwrap() > total * 9 / 10);
+    // A slice boundary (here: the CPACR write in the reset handler) must not run a block twice.
+    let reset = funcs.iter().find(|f| f["name"] == "Reset_Handler").unwrap();
+    assert_eq!((reset["calls"].as_u64(), main["calls"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(reset["inclusive_cycles"].as_u64(), Some(total));
     assert!(funcs.iter().any(|f| f["name"] == "crc32_bitwise" && f["calls"].as_u64().unwrap() >= 6));
     assert!(stdout.contains("top functions by self cycles"));
 }

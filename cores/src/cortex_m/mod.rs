@@ -134,6 +134,17 @@ impl State {
     /// `flags` is the APSR when the previous block ended with a branch to its own fall-through.
     fn on_block(&mut self, addr: u32, flags: Option<u32>) -> bool {
         let Some(block) = self.blocks.get(&addr) else { return false };
+        // A stop requested here takes effect before the block runs (Unicorn checks for an exit
+        // request right after the block hook), so decide it before charging anything: the block is
+        // charged when emulation resumes and the hook runs again.
+        if block.spins {
+            self.pending = Pending::Idle { pc: addr };
+            return true;
+        }
+        if self.cycles >= self.deadline_cycles || self.instructions >= self.deadline_insns {
+            self.pending = Pending::Deadline;
+            return true;
+        }
         // Dynamic term of the previous block's conditional branch.
         let mut extra = 0u64;
         let mut flow = Flow::Jump;
@@ -182,11 +193,6 @@ impl State {
             }
             self.cycles += stall;
             self.block_stalls += stall;
-        }
-        if block.spins && self.pending == Pending::None {
-            self.pending = Pending::Idle { pc: addr };
-        } else if self.cycles >= self.deadline_cycles || self.instructions >= self.deadline_insns {
-            self.pending = Pending::Deadline;
         }
         true
     }
