@@ -30,6 +30,12 @@ pub enum Flow {
 /// that was running.
 pub trait ExecObserver {
     fn block(&mut self, pc: u32, flow: Flow, cycles: u64, instructions: u64);
+    /// Addresses `[start, end)` where a block reached by `Flow::Jump` would change nothing but the
+    /// totals since the last event, which the next event carries as well: a core may leave such
+    /// blocks unreported. Asked again after every reported block. Default: report every block.
+    fn quiet_jumps(&self) -> (u32, u32) {
+        (1, 0)
+    }
 }
 
 /// An observer that ignores everything (used for raw-speed comparisons).

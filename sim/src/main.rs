@@ -118,7 +118,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { elf, board, repeat } => {
-            bench::run(elf.as_deref().unwrap_or(bench::DEFAULT_ELF), &board, repeat)?;
+            bench::run(elf.as_deref(), &board, repeat)?;
             Ok(ExitCode::SUCCESS)
         }
     }

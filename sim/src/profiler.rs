@@ -163,6 +163,11 @@ impl ExecObserver for Profiler<'_> {
         }
         self.set_range();
     }
+
+    fn quiet_jumps(&self) -> (u32, u32) {
+        // A jump within the function on top of the stack only adds to its self time (see `block`).
+        self.range
+    }
 }
 
 #[cfg(test)]

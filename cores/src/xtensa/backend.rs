@@ -28,7 +28,15 @@ struct Mapping {
     mmio: bool,
     /// Data accesses go through the region's latency model.
     priced: bool,
+    /// Instruction fetch goes through the region's latency model.
+    fetch_priced: bool,
 }
+
+/// Page-table entry of a 4 KiB page no mapping touches.
+const PAGE_NONE: u8 = 0xFF;
+/// Page-table entry of a page that mappings cover only in part: look the address up in `maps`.
+const PAGE_MIXED: u8 = 0xFE;
+const PAGE_SHIFT: u32 = 12;
 
 /// Memory of the board as the core sees it.
 pub struct EspBus {
@@ -36,7 +44,9 @@ pub struct EspBus {
     /// One bit per 256-byte chunk of each storage that instructions were decoded from.
     code: Vec<Vec<u64>>,
     maps: Vec<Mapping>,
-    last: usize,
+    /// Per 4 KiB page of the address space: the index in `maps` of the mapping that covers the whole
+    /// page, `PAGE_MIXED` or `PAGE_NONE`. Turns the region lookup of every access into one load.
+    pages: Box<[u8; 1 << (32 - PAGE_SHIFT)]>,
     /// `(start, end_exclusive, region)` of mappings whose instruction fetch the models price.
     fetch_priced: Vec<(u32, u64, usize)>,
     pub mem: MemorySystem,
@@ -47,6 +57,33 @@ pub struct EspBus {
     pub console: Vec<u8>,
     /// Cycles spent in the current fetch unit of a priced region (for the prefetch model).
     fetch_run: u32,
+}
+
+/// The page table of `maps`: where mappings overlap, the first one wins, as in a linear search.
+fn page_table(maps: &[Mapping]) -> Box<[u8; 1 << (32 - PAGE_SHIFT)]> {
+    let mut pages: Box<[u8; 1 << (32 - PAGE_SHIFT)]> =
+        vec![PAGE_NONE; 1 << (32 - PAGE_SHIFT)].into_boxed_slice().try_into().expect("page table size");
+    let page = 1u64 << PAGE_SHIFT;
+    for (i, m) in maps.iter().enumerate() {
+        if m.len == 0 {
+            continue;
+        }
+        let (start, end) = (m.start as u64, m.start as u64 + m.len as u64);
+        for p in (start >> PAGE_SHIFT)..=((end - 1) >> PAGE_SHIFT).min(pages.len() as u64 - 1) {
+            let full = p * page >= start && (p + 1) * page <= end && i < PAGE_MIXED as usize;
+            let e = &mut pages[p as usize];
+            if *e == PAGE_NONE {
+                *e = if full { i as u8 } else { PAGE_MIXED };
+            } else if (*e as usize) < i && !full {
+                // An earlier mapping covers the whole page: it wins every address of it.
+            } else if *e != PAGE_MIXED && (*e as usize) < i {
+                // Both cover the page fully: the earlier wins.
+            } else {
+                *e = PAGE_MIXED;
+            }
+        }
+    }
+    pages
 }
 
 impl EspBus {
@@ -71,17 +108,19 @@ impl EspBus {
                     writable: r.access.write,
                     mmio: r.kind == RegionKind::Mmio,
                     priced: r.kind != RegionKind::Mmio,
+                    fetch_priced: model.prices_fetch(),
                 });
                 if model.prices_fetch() {
                     fetch_priced.push((start, start as u64 + r.size as u64, i));
                 }
             }
         }
+        let pages = page_table(&maps);
         EspBus {
             storage,
             code,
             maps,
-            last: 0,
+            pages,
             fetch_priced,
             mem,
             stall: 0,
@@ -94,19 +133,20 @@ impl EspBus {
     }
 
     #[inline(always)]
-    fn locate(&mut self, addr: u32) -> Option<(usize, usize)> {
-        let m = &self.maps[self.last];
-        let off = addr.wrapping_sub(m.start);
-        if off < m.len {
-            return Some((self.last, off as usize));
+    fn locate(&self, addr: u32) -> Option<(usize, usize)> {
+        let e = self.pages[(addr >> PAGE_SHIFT) as usize];
+        if let Some(m) = self.maps.get(e as usize) {
+            return Some((e as usize, addr.wrapping_sub(m.start) as usize));
+        }
+        if e == PAGE_NONE {
+            return None;
         }
         self.locate_slow(addr)
     }
 
     #[cold]
-    fn locate_slow(&mut self, addr: u32) -> Option<(usize, usize)> {
+    fn locate_slow(&self, addr: u32) -> Option<(usize, usize)> {
         let i = self.maps.iter().position(|m| addr.wrapping_sub(m.start) < m.len)?;
-        self.last = i;
         Some((i, addr.wrapping_sub(self.maps[i].start) as usize))
     }
 
@@ -193,17 +233,21 @@ impl EspBus {
         let n = (size as usize).min(st.len() - off);
         st[off..off + n].copy_from_slice(&value.to_le_bytes()[..n]);
         let c = off >> 8;
-        let bits = &mut self.code[s];
-        if bits[c >> 6] & (1 << (c & 63)) != 0 {
-            bits.iter_mut().for_each(|w| *w = 0);
-            self.generation += 1;
+        if self.code[s][c >> 6] & (1 << (c & 63)) != 0 {
+            self.code_written(s);
         }
     }
-}
 
-impl XtensaBus for EspBus {
-    #[inline(always)]
-    fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
+    /// Memory that instructions were decoded from was written: forget the marks, new generation.
+    #[cold]
+    fn code_written(&mut self, storage: usize) {
+        self.code[storage].iter_mut().for_each(|w| *w = 0);
+        self.generation += 1;
+    }
+
+    /// Any data read: MMIO, the ends of regions, pages shared by mappings, unmapped addresses.
+    #[inline(never)]
+    fn read_general(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
         let (mi, off) = self.locate(addr).ok_or(BusFault { addr })?;
         let m = self.maps[mi];
         if m.mmio {
@@ -218,8 +262,9 @@ impl XtensaBus for EspBus {
         Ok(self.plain_read(mi, off, size))
     }
 
-    #[inline(always)]
-    fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+    /// Any data write (see `read_general`).
+    #[inline(never)]
+    fn write_general(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
         let (mi, off) = self.locate(addr).ok_or(BusFault { addr })?;
         let m = self.maps[mi];
         if !m.writable || off + size as usize > m.len as usize {
@@ -234,6 +279,51 @@ impl XtensaBus for EspBus {
         }
         self.plain_write(mi, off, size, value);
         Ok(())
+    }
+}
+
+impl XtensaBus for EspBus {
+    #[inline(always)]
+    fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
+        // Fast path: a page wholly inside one priced RAM/ROM mapping, 4 bytes readable at `off`.
+        let e = self.pages[(addr >> PAGE_SHIFT) as usize];
+        if let Some(&m) = self.maps.get(e as usize) {
+            let off = addr.wrapping_sub(m.start) as usize;
+            let word = self.storage[m.storage].get(off..off + 4);
+            if let (Some(b), true) = (word, m.priced && !m.mmio) {
+                let w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                self.stall += self.mem.regions[m.region].data_access(addr, size, false) as u64;
+                return Ok(match size {
+                    1 => w & 0xFF,
+                    2 => w & 0xFFFF,
+                    _ => w,
+                });
+            }
+        }
+        self.read_general(addr, size)
+    }
+
+    #[inline(always)]
+    fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+        let e = self.pages[(addr >> PAGE_SHIFT) as usize];
+        if let Some(&m) = self.maps.get(e as usize) {
+            let off = addr.wrapping_sub(m.start) as usize;
+            let plain = m.writable && m.priced && !m.mmio;
+            if let (Some(b), true) = (self.storage[m.storage].get_mut(off..off + 4), plain) {
+                match size {
+                    1 => b[0] = value as u8,
+                    2 => b[..2].copy_from_slice(&(value as u16).to_le_bytes()),
+                    _ => b.copy_from_slice(&value.to_le_bytes()),
+                }
+                self.stall += self.mem.regions[m.region].data_access(addr, size, true) as u64;
+                let c = off >> 8;
+                if self.code[m.storage][c >> 6] & (1 << (c & 63)) != 0 {
+                    self.code_written(m.storage);
+                }
+                return Ok(());
+            }
+        }
+        self.write_general(addr, size, value)
     }
 
     fn fetch(&mut self, addr: u32) -> Result<u32, BusFault> {
@@ -250,6 +340,12 @@ impl XtensaBus for EspBus {
     fn block_fetch(&mut self, pc: u32, len: u32) {
         if self.fetch_priced.is_empty() {
             return;
+        }
+        // Code in a page of a mapping whose fetches cost nothing (SRAM): nothing to price.
+        if let Some(m) = self.maps.get(self.pages[(pc >> PAGE_SHIFT) as usize] as usize) {
+            if !m.fetch_priced {
+                return;
+            }
         }
         self.price_fetch(pc, len);
     }
@@ -269,10 +365,16 @@ impl EspBus {
     /// Price the fetch units a block of `len` bytes at `pc` touches, when its region has a model.
     /// Each unit is assumed to occupy the core about one cycle per 3 bytes (the instruction size of
     /// most code) before the next one is needed, for the prefetch model.
-    #[inline]
+    #[inline(never)]
     fn price_fetch(&mut self, pc: u32, len: u32) {
-        let Some(&(_, _, region)) = self.fetch_priced.iter().find(|(s, e, _)| pc >= *s && (pc as u64) < *e) else {
-            return;
+        let e = self.pages[(pc >> PAGE_SHIFT) as usize];
+        let region = match self.maps.get(e as usize) {
+            Some(m) if !m.fetch_priced => return,
+            Some(m) => m.region,
+            None => match self.fetch_priced.iter().find(|(s, e, _)| pc >= *s && (pc as u64) < *e) {
+                Some(&(_, _, region)) => region,
+                None => return,
+            },
         };
         let model = &mut self.mem.regions[region];
         let unit = model.fetch_unit().max(4);
@@ -305,13 +407,20 @@ struct Bridge<'o> {
     flow: Option<Flow>,
     /// Last dispatched exception: (cause, raising PC, vector).
     last_exception: Option<(u32, u32, u32)>,
+    /// The observer's `quiet_jumps` range: plain jumps into it are not reported.
+    quiet: (u32, u32),
 }
 
 impl XtensaHooks for Bridge<'_> {
     #[inline(always)]
     fn block_start(&mut self, pc: u32, cycles: u64, insns: u64) {
-        let flow = self.flow.take().unwrap_or(Flow::Jump);
+        let flow = match self.flow.take() {
+            Some(f) => f,
+            None if pc >= self.quiet.0 && pc < self.quiet.1 => return,
+            None => Flow::Jump,
+        };
         self.observer.block(pc, flow, cycles, insns);
+        self.quiet = self.observer.quiet_jumps();
     }
     #[inline(always)]
     fn call(&mut self, from: u32, _to: u32, _window: u32) {
@@ -556,7 +665,8 @@ impl Core for XtensaBackend {
         if let Some(c) = self.pending_call.take() {
             observer.block(c.pc, Flow::Call { return_to: c.return_to }, c.cycles, c.instructions);
         }
-        let mut bridge = Bridge { observer, flow: self.pending_flow.take(), last_exception: None };
+        let quiet = observer.quiet_jumps();
+        let mut bridge = Bridge { observer, flow: self.pending_flow.take(), last_exception: None, quiet };
         let stop = self.iss.run(&mut self.bus, &mut bridge, budget.instructions, budget.cycles);
         let last = bridge.last_exception;
         self.pending_flow = bridge.flow;

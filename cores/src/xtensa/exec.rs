@@ -25,11 +25,21 @@ struct Block {
     bytes: u32,
 }
 
+/// A slot of the direct-mapped block table: the start PC and a copy of its block.
+#[derive(Clone, Copy)]
+struct Slot {
+    pc: u32,
+    blk: Block,
+}
+
+const EMPTY_SLOT: Slot = Slot { pc: u32::MAX, blk: Block { start: 0, n: 0, bp: false, max_pane: 0, bytes: 0 } };
+
 struct BlockCache {
     map: HashMap<u32, u32>,
     blocks: Vec<Block>,
     insns: Vec<Insn>,
-    fast: Vec<(u32, u32)>,
+    /// Direct-mapped by PC, so the hot path needs no hashing and one cache line per lookup.
+    fast: Box<[Slot; FAST_SLOTS]>,
     generation: u64,
 }
 
@@ -39,7 +49,7 @@ impl BlockCache {
             map: HashMap::new(),
             blocks: Vec::new(),
             insns: Vec::new(),
-            fast: vec![(u32::MAX, 0); FAST_SLOTS],
+            fast: Box::new([EMPTY_SLOT; FAST_SLOTS]),
             generation: 0,
         }
     }
@@ -48,9 +58,7 @@ impl BlockCache {
         self.map.clear();
         self.blocks.clear();
         self.insns.clear();
-        for e in self.fast.iter_mut() {
-            *e = (u32::MAX, 0);
-        }
+        self.fast.fill(EMPTY_SLOT);
     }
 
     #[inline(always)]
@@ -176,16 +184,18 @@ impl Xtensa {
             let pc = cpu.pc;
             // Block lookup: direct-mapped fast table, then the map, then decode.
             let slot = BlockCache::slot(pc);
-            let idx = if self.cache.fast[slot].0 == pc {
-                self.cache.fast[slot].1
+            let blk = if self.cache.fast[slot].pc == pc {
+                self.cache.fast[slot].blk
             } else if let Some(&i) = self.cache.map.get(&pc) {
-                self.cache.fast[slot] = (pc, i);
-                i
+                let blk = self.cache.blocks[i as usize];
+                self.cache.fast[slot] = Slot { pc, blk };
+                blk
             } else {
                 match build_block(&mut self.cache, &self.breakpoints, &self.cpu.cfg, bus, pc) {
                     Ok(i) => {
-                        self.cache.fast[slot] = (pc, i);
-                        i
+                        let blk = self.cache.blocks[i as usize];
+                        self.cache.fast[slot] = Slot { pc, blk };
+                        blk
                     }
                     Err(f) => {
                         let cpu = &mut self.cpu;
@@ -199,7 +209,6 @@ impl Xtensa {
                     }
                 }
             };
-            let blk = self.cache.blocks[idx as usize];
             if blk.bp && bp_skip != Some(pc) {
                 self.bp_resume = Some(pc);
                 return StopReason::Breakpoint { pc };
@@ -431,6 +440,10 @@ impl Cpu {
         // Instruction and cycle counts are kept in locals and added once per block exit.
         let mut n: u64 = 0;
         let mut cyc: u64 = 0;
+        // LEND when it lies within this block (where a fall-through can reach it), else `pc0`, which
+        // no `next` of the block equals: one compare per instruction instead of three loads.
+        let lend_in = |lend: u32| if lend.wrapping_sub(pc0).wrapping_sub(1) < lim.bytes { lend } else { pc0 };
+        let mut lend = lend_in(self.lend);
         let res: Option<StopReason> = 'ex: {
         macro_rules! mm {
             ($e:expr) => {
@@ -768,6 +781,7 @@ impl Cpu {
                     let v = a!(s);
                     self.lbeg = next;
                     self.lend = imm;
+                    lend = lend_in(imm);
                     self.lcount = v.wrapping_sub(1);
                     let skip = match insn.op {
                         Loopnez => v == 0,
@@ -787,13 +801,13 @@ impl Cpu {
                     n = 0;
                     cyc = 0;
                     match self.exec_slow(bus, hooks, insn, pc, next) {
-                        Flow::Next => {}
+                        Flow::Next => lend = lend_in(self.lend),
                         Flow::Exit(x) => break 'ex x,
                     }
                 }
             }
             // Zero-overhead loop-back on fall-through (§3.4).
-            if next == self.lend && self.lcount != 0 && self.ps & PS_EXCM == 0 {
+            if next == lend && self.lcount != 0 && self.ps & PS_EXCM == 0 {
                 self.lcount -= 1;
                 // Stay in this block when the loop body starts here and no event can be due.
                 if self.lbeg == pc0

@@ -22,10 +22,15 @@
 //! ```
 //!
 //! Engine notes: instructions are decoded once into blocks (ending at control flow, special-register
-//! writes and exceptions, at most 64 instructions) cached by start PC; the cache is flushed when
-//! `XtensaBus::code_generation` changes or on `invalidate*`. Interrupts, timers, bus stalls and cycle
-//! budgets are checked between blocks; instruction budgets are exact. Window overflow checks are
-//! done per instruction only in blocks that name a register pane beyond the current limit.
+//! writes and exceptions, at most 64 instructions) cached by start PC, looked up through a
+//! direct-mapped table that holds a copy of the block (no hashing on the hot path); the cache is
+//! flushed when `XtensaBus::code_generation` changes or on `invalidate*`. Interrupts, timers, bus
+//! stalls and cycle budgets are checked between blocks; instruction budgets are exact. Window
+//! overflow checks are done per instruction only in blocks that name a register pane beyond the
+//! current limit; the zero-overhead loop check compares against LEND only when it lies in the block.
+//! [`EspBus`] finds the mapping of an access through a table of 4 KiB pages (one load), and
+//! [`XtensaBackend`] leaves plain jumps within the observer's `quiet_jumps` range unreported (the
+//! profiler's current function), so the observer runs at calls, returns and function changes.
 
 pub mod backend;
 pub mod bus;
