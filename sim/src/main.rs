@@ -43,7 +43,7 @@ enum Command {
         #[arg(long, default_value = tigris_targets::DEFAULT_BOARD)]
         board: String,
         /// Complete runs of the firmware per measurement (the fastest counts).
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = 15)]
         repeat: u32,
     },
 }

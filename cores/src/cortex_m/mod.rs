@@ -29,6 +29,27 @@ const EXCP_NOCP: u32 = 17;
 const EXCP_INVSTATE: u32 = 18;
 const EXCP_UNALIGNED: u32 = 22;
 
+/// Hasher for block start addresses: one multiply (Fibonacci hashing) instead of SipHash, since the
+/// block table is looked up once per executed block.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn finish(&self) -> u64 {
+        self.0 >> 16
+    }
+}
+
+type BlockMap = HashMap<u32, Block, std::hash::BuildHasherDefault<AddressHasher>>;
+
 /// How the previous block ended, for the dynamic terms of the next one.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum BlockEnd {
@@ -83,7 +104,7 @@ struct State {
     current_block: u32,
     deadline_cycles: u64,
     deadline_insns: u64,
-    blocks: HashMap<u32, Block>,
+    blocks: BlockMap,
     prev_end: BlockEnd,
     prev_fallthrough: u32,
     /// Flow to report with the next block (exception entry/return set it).
@@ -97,6 +118,8 @@ struct State {
     console: Vec<u8>,
     pending: Pending,
     observer: Option<*mut dyn ExecObserver>,
+    /// The observer's `quiet_jumps` range: plain jumps into it are not reported.
+    quiet: (u32, u32),
     /// System-register accesses so far in the current block.
     ppb_accesses_in_block: usize,
     /// Addresses with a divide/sleep code hook.
@@ -173,9 +196,13 @@ impl State {
             flow = f;
         }
         self.cycles += extra;
-        if let Some(obs) = self.observer {
+        let quiet = flow == Flow::Jump && addr >= self.quiet.0 && addr < self.quiet.1;
+        if let (Some(obs), false) = (self.observer, quiet) {
             // SAFETY: set by `run` for the duration of `emu_start` only; hooks run inside it.
-            unsafe { (*obs).block(addr, flow, self.cycles, self.instructions) };
+            unsafe {
+                (*obs).block(addr, flow, self.cycles, self.instructions);
+                self.quiet = (*obs).quiet_jumps();
+            }
         }
         self.block_start_cycles = self.cycles;
         self.block_stalls = 0;
@@ -319,7 +346,7 @@ impl<'a> CortexM<'a> {
             current_block: 0,
             deadline_cycles: u64::MAX,
             deadline_insns: u64::MAX,
-            blocks: HashMap::new(),
+            blocks: BlockMap::default(),
             prev_end: BlockEnd::Plain,
             prev_fallthrough: 0,
             next_flow: None,
@@ -331,6 +358,7 @@ impl<'a> CortexM<'a> {
             console: Vec::new(),
             pending: Pending::None,
             observer: None,
+            quiet: (1, 0),
             hooked: HashSet::new(),
             ppb_accesses_in_block: 0,
             fetch_regions,
@@ -844,7 +872,10 @@ impl Core for CortexM<'_> {
         // only the hooks, which run inside `emu_start` below, dereference it.
         let obs: *mut (dyn ExecObserver + '_) = observer;
         let obs: *mut dyn ExecObserver = unsafe { std::mem::transmute(obs) };
-        self.uc.get_data_mut().observer = Some(obs);
+        let st = self.uc.get_data_mut();
+        st.observer = Some(obs);
+        // SAFETY: as above, the observer outlives this call.
+        st.quiet = unsafe { (*obs).quiet_jumps() };
         let result = self.run_slices(end_cycles, end_insns);
         self.uc.get_data_mut().observer = None;
         result
