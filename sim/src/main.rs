@@ -51,7 +51,12 @@ enum Command {
 #[derive(Subcommand)]
 enum BoardsAction {
     /// Print every parameter of a board (built-in name or .toml path).
-    Show { name: String },
+    Show {
+        name: String,
+        /// Change a parameter, as for `run` (repeatable): the values shown are the effective ones.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -61,6 +66,10 @@ struct RunArgs {
     /// Built-in board name or path to a board .toml file.
     #[arg(long, default_value = tigris_targets::DEFAULT_BOARD)]
     board: String,
+    /// Change a board parameter for this run (repeatable), keys as in the board file, a region's
+    /// prefixed by its name: `--set flash.wait_states=3 --set core.clock_hz=84000000`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
     /// Write the report as JSON to this file.
     #[arg(long, value_name = "FILE.json")]
     report: Option<String>,
@@ -112,8 +121,8 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Boards { action: Some(BoardsAction::Show { name }) } => {
-            let b = tigris_targets::load(&name)?;
+        Command::Boards { action: Some(BoardsAction::Show { name, set }) } => {
+            let b = tigris_targets::load_with(&name, &set)?;
             print!("{}", summary::board_details(&b));
             Ok(ExitCode::SUCCESS)
         }
@@ -125,7 +134,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
 }
 
 fn run(args: RunArgs) -> Result<ExitCode> {
-    let board = tigris_targets::load(&args.board)?;
+    let board = tigris_targets::load_with(&args.board, &args.set)?;
     if let Some(t) = args.timeout {
         if !(t > 0.0 && t.is_finite()) {
             anyhow::bail!("--timeout must be a positive number of seconds, not {t}");

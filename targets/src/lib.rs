@@ -39,6 +39,8 @@ pub enum BoardError {
     Parse { origin: String, message: String },
     #[error("board file {origin}, line {line}: {message}")]
     Invalid { origin: String, line: usize, message: String },
+    #[error("--set {setting}: {message}")]
+    Override { setting: String, message: String },
 }
 
 /// Processor core of a board.
@@ -262,16 +264,117 @@ pub fn builtin_names() -> Vec<&'static str> {
 
 /// Load a built-in board by name, or a board file when `name_or_path` names a `.toml` file.
 pub fn load(name_or_path: &str) -> Result<Board, BoardError> {
+    let (text, origin) = board_text(name_or_path)?;
+    parse(&text, &origin)
+}
+
+/// Load a board, then change parameters for this run: each override is `key=value` with the key
+/// written as in the board file, a region's keys prefixed by its name: `core.clock_hz=80000000`,
+/// `flash.wait_states=3`, `flash.prefetch=false`, `xip.icache.size=8K`, `console.uart_data=0x40004000`.
+pub fn load_with(name_or_path: &str, overrides: &[String]) -> Result<Board, BoardError> {
+    let (text, origin) = board_text(name_or_path)?;
+    if overrides.is_empty() {
+        return parse(&text, &origin);
+    }
+    let mut doc: toml::Table =
+        text.parse().map_err(|e: toml::de::Error| BoardError::Parse { origin: origin.clone(), message: e.to_string() })?;
+    for setting in overrides {
+        apply_override(&mut doc, setting)?;
+    }
+    let edited = toml::to_string(&doc).expect("a parsed table serialises");
+    parse(&edited, &origin).map_err(|e| match e {
+        // Line numbers would point into the edited text: name the settings instead.
+        BoardError::Invalid { message, .. } | BoardError::Parse { message, .. } => BoardError::Override {
+            setting: overrides.join(" --set "),
+            message: message.lines().last().unwrap_or_default().trim().to_string(),
+        },
+        other => other,
+    })
+}
+
+fn board_text(name_or_path: &str) -> Result<(String, String), BoardError> {
     if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
-        return parse(text, "built-in");
+        return Ok((text.to_string(), "built-in".into()));
     }
     let path = Path::new(name_or_path);
     if name_or_path.ends_with(".toml") || path.exists() {
         let text = std::fs::read_to_string(path)
             .map_err(|source| BoardError::Io { path: name_or_path.to_string(), source })?;
-        return parse(&text, name_or_path);
+        return Ok((text, name_or_path.to_string()));
     }
     Err(BoardError::Unknown { name: name_or_path.to_string(), known: builtin_names().join(", ") })
+}
+
+const TOP_KEYS: &[&str] = &["name", "summary", "vector_table"];
+const CORE_KEYS: &[&str] = &["kind", "clock_hz", "fpu"];
+const CONSOLE_KEYS: &[&str] = &["uart_data", "uart_status", "uart_status_ready"];
+const REGION_KEYS: &[&str] = &[
+    "kind", "base", "size", "access", "aliases", "wait_states", "write_wait_states", "bus_bytes", "prefetch",
+    "miss_cycles",
+];
+const CACHE_KEYS: &[&str] = &["size", "ways", "line_bytes"];
+
+/// Apply one `key=value` to the parsed board file, checking that the key exists.
+fn apply_override(doc: &mut toml::Table, setting: &str) -> Result<(), BoardError> {
+    let fail = |message: String| BoardError::Override { setting: setting.to_string(), message };
+    let (key, raw) = setting.split_once('=').ok_or_else(|| fail("expected key=value".into()))?;
+    let (key, raw) = (key.trim(), raw.trim());
+    // A TOML value if it parses as one (numbers, booleans, "strings"), else a bare string ("16K").
+    let value = format!("v = {raw}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+    let path: Vec<&str> = key.split('.').collect();
+    let expect = |known: &[&str], field: &str| {
+        if known.contains(&field) {
+            Ok(())
+        } else {
+            Err(fail(format!("unknown key `{field}`; known keys here: {}", known.join(", "))))
+        }
+    };
+    let table = |doc: &mut toml::Table, name: &str| -> Result<toml::Table, BoardError> {
+        Ok(doc.get(name).and_then(|v| v.as_table()).cloned().unwrap_or_default())
+    };
+    match path.as_slice() {
+        [field] => {
+            expect(TOP_KEYS, field)?;
+            doc.insert(field.to_string(), value);
+        }
+        [section @ ("core" | "console"), field] => {
+            expect(if *section == "core" { CORE_KEYS } else { CONSOLE_KEYS }, field)?;
+            let mut t = table(doc, section)?;
+            t.insert(field.to_string(), value);
+            doc.insert(section.to_string(), toml::Value::Table(t));
+        }
+        [region, rest @ ..] if !rest.is_empty() && rest.len() <= 2 => {
+            let regions = doc.get_mut("regions").and_then(|r| r.as_array_mut()).ok_or_else(|| fail("the board has no regions".into()))?;
+            let names: Vec<String> =
+                regions.iter().filter_map(|r| r.get("name").and_then(|n| n.as_str()).map(String::from)).collect();
+            let target = regions
+                .iter_mut()
+                .filter_map(|r| r.as_table_mut())
+                .find(|r| r.get("name").and_then(|n| n.as_str()) == Some(region))
+                .ok_or_else(|| {
+                    fail(format!("no key or region `{region}`: use core.*, console.* or a region name ({})", names.join(", ")))
+                })?;
+            match rest {
+                [field] => {
+                    expect(REGION_KEYS, field)?;
+                    target.insert(field.to_string(), value);
+                }
+                [cache @ ("icache" | "dcache"), field] => {
+                    expect(CACHE_KEYS, field)?;
+                    let mut c = target.get(*cache).and_then(|v| v.as_table()).cloned().unwrap_or_default();
+                    c.insert(field.to_string(), value);
+                    target.insert(cache.to_string(), toml::Value::Table(c));
+                }
+                _ => return Err(fail(format!("unknown key `{}` in region `{region}`", rest.join(".")))),
+            }
+        }
+        _ => return Err(fail(format!("unknown key `{key}`"))),
+    }
+    Ok(())
 }
 
 // ---- file format -------------------------------------------------------------------------------
@@ -462,6 +565,25 @@ mod tests {
             assert_eq!(b.name, name);
             assert!(b.core.clock_hz > 0);
         }
+    }
+
+    #[test]
+    fn overrides_change_parameters_and_are_checked() {
+        let set = |s: &[&str]| load_with("stm32f446re", &s.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        let b = set(&["flash.wait_states=2", "flash.prefetch=false", "core.clock_hz=84000000", "flash.icache.size=2K"]).unwrap();
+        let flash = &b.regions[0];
+        assert_eq!((flash.read_wait_states, flash.prefetch, b.core.clock_hz), (2, false, 84_000_000));
+        assert_eq!(flash.icache.unwrap().size, 2048);
+        let e = set(&["flash.waitstates=2"]).unwrap_err().to_string();
+        assert!(e.contains("--set flash.waitstates=2") && e.contains("unknown key `waitstates`"), "{e}");
+        let e = set(&["psram.wait_states=2"]).unwrap_err().to_string();
+        assert!(e.contains("no key or region `psram`") && e.contains("flash, sram"), "{e}");
+        let e = set(&["flash.icache.ways=0"]).unwrap_err().to_string();
+        assert!(e.contains("icache.ways must be at least 1"), "{e}");
+        let e = set(&["core.clock_hz=0"]).unwrap_err().to_string();
+        assert!(e.contains("clock_hz must be greater than 0"), "{e}");
+        let e = set(&["flash.wait_states"]).unwrap_err().to_string();
+        assert!(e.contains("expected key=value"), "{e}");
     }
 
     #[test]

@@ -69,8 +69,8 @@ struct Block {
     prefix: Vec<(u32, u32)>,
     end: BlockEnd,
     fallthrough: u32,
-    /// Region index and fetch units `(unit address, cycles spent in the previous unit)` when fetch
-    /// from this block's region can stall.
+    /// Region index and fetch units `(unit address, cycles into the block when it is first needed)`
+    /// when fetch from this block's region can stall.
     fetch: Option<(usize, Vec<(u32, u32)>)>,
     /// A single-instruction branch to itself: firmware idling or stuck.
     spins: bool,
@@ -101,6 +101,8 @@ struct State {
     /// Cycle count at the start of the current block and stalls charged inside it.
     block_start_cycles: u64,
     block_stalls: u64,
+    /// Cycle at which the last priced instruction-fetch unit arrived.
+    last_unit_arrival: u64,
     current_block: u32,
     deadline_cycles: u64,
     deadline_insns: u64,
@@ -215,8 +217,13 @@ impl State {
         if let Some((region, units)) = &block.fetch {
             let model = &mut self.mem.regions[*region];
             let mut stall = 0u64;
-            for &(unit, before) in units {
-                stall += model.fetch(unit, before) as u64;
+            for &(unit, offset) in units {
+                // Cycles since the previous unit arrived, across block boundaries, for the prefetcher.
+                let needed_at = self.block_start_cycles + offset as u64 + stall;
+                let since = needed_at.saturating_sub(self.last_unit_arrival).min(u32::MAX as u64) as u32;
+                let s = model.fetch(unit, since) as u64;
+                stall += s;
+                self.last_unit_arrival = needed_at + s;
             }
             self.cycles += stall;
             self.block_stalls += stall;
@@ -276,15 +283,11 @@ impl State {
             .map(|r| {
                 let unit = self.mem.regions[r].fetch_unit();
                 let mut units: Vec<(u32, u32)> = Vec::new();
-                let mut spent = 0u32;
-                for (i, d) in decoded.iter().enumerate() {
+                for (d, &(_, before)) in decoded.iter().zip(&prefix) {
                     let u = d.addr & !(unit - 1);
-                    let cost = prefix.get(i + 1).map(|p| p.1).unwrap_or(cycles) - prefix[i].1;
                     if units.last().map(|l| l.0) != Some(u) {
-                        units.push((u, spent));
-                        spent = 0;
+                        units.push((u, before));
                     }
-                    spent += cost;
                 }
                 (r, units)
             });
@@ -343,6 +346,7 @@ impl<'a> CortexM<'a> {
             instructions: 0,
             block_start_cycles: 0,
             block_stalls: 0,
+            last_unit_arrival: 0,
             current_block: 0,
             deadline_cycles: u64::MAX,
             deadline_insns: u64::MAX,
