@@ -531,6 +531,12 @@ impl XtensaBackend {
         self.disassemble(pc).map(|t| format!(" (`{t}`)")).unwrap_or_default()
     }
 
+    /// The PIE mnemonic at `pc` if it is one the ISS decodes but does not execute (`pie::not_executed`).
+    fn pie_not_executed(&self, pc: u32) -> Option<String> {
+        let w = self.word(pc)?;
+        super::pie::not_executed(&super::decode::decode(w, pc, self.cfg()))
+    }
+
     fn in_rom(&self, addr: u32) -> bool {
         self.bus.region_of(addr).is_some_and(|r| self.rom_regions.contains(&r))
     }
@@ -546,7 +552,13 @@ impl XtensaBackend {
             _ => None,
         };
         let what = match kind {
-            FaultKind::UndefinedInstruction => format!("illegal instruction at 0x{pc:08x}{insn}"),
+            FaultKind::UndefinedInstruction => match self.pie_not_executed(pc) {
+                Some(name) => format!(
+                    "illegal instruction at 0x{pc:08x}{insn}; the ESP32-S3 PIE opcode {name} is decoded but not \
+                     implemented by this simulator"
+                ),
+                None => format!("illegal instruction at 0x{pc:08x}{insn}"),
+            },
             _ => format!("raised by 0x{pc:08x}{insn}"),
         };
         let vaddr_text = address.map(|v| format!(", EXCVADDR 0x{v:08x}")).unwrap_or_default();

@@ -322,9 +322,10 @@ impl XtensaConfig {
         }
     }
 
-    /// Whether user register `ur` exists (fact sheet §2.5 UR table; PIE URs are not modelled).
+    /// Whether user register `ur` exists (fact sheet §2.5 UR table; UR 0–18 are the S3 PIE state, §4.1).
     pub fn has_ur(&self, ur: u32) -> bool {
         match ur {
+            0..=18 => self.core == XtensaCore::Esp32s3,
             231 => self.threadptr,
             232 | 233 => self.fpu,
             _ => false,

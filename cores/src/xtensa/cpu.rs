@@ -150,6 +150,8 @@ pub struct Cpu {
     /// MAC16 accumulator (40 bits) and M0..M3.
     pub acc: u64,
     pub m: [u32; 4],
+    /// ESP32-S3 PIE state (coprocessor 3, fact sheet §4.1); unused on the other cores.
+    pub pie: super::pie::PieState,
     pub misc: [u32; 4],
     pub ibreakenable: u32,
     pub ibreaka: [u32; 2],
@@ -226,6 +228,7 @@ impl Cpu {
             fsr: 0,
             acc: 0,
             m: [0; 4],
+            pie: Default::default(),
             misc: [0; 4],
             ibreakenable: 0,
             ibreaka: [0; 2],
@@ -682,9 +685,10 @@ impl Cpu {
         }
     }
 
-    /// RUR semantics (§2.5 UR table).
+    /// RUR semantics (§2.5 UR table; UR 0–18 are the PIE state, §4.1).
     pub fn read_ur(&self, ur: u32) -> u32 {
         match ur {
+            0..=18 => self.pie.read_ur(ur),
             231 => self.threadptr,
             232 => self.fcr,
             233 => self.fsr,
@@ -695,6 +699,7 @@ impl Cpu {
     /// WUR semantics. FCR keeps bits [6:0] and FSR the flag bits 0xF80 (§2.5 FCR/FSR [Q]).
     pub fn write_ur(&mut self, ur: u32, v: u32) {
         match ur {
+            0..=18 => self.pie.write_ur(ur, v),
             231 => self.threadptr = v,
             232 => self.fcr = v & 0x7F,
             233 => self.fsr = v & 0xF80,

@@ -1,4 +1,5 @@
-//! Instruction decoder for the LX106 / LX6 / LX7 core ISA (24-bit and 16-bit narrow forms).
+//! Instruction decoder for the LX106 / LX6 / LX7 core ISA (24-bit and 16-bit narrow forms); the
+//! ESP32-S3 PIE opcodes (24-bit op0 0/4 and 32-bit format_32) are decoded through `pie::decode_pie`.
 //!
 //! Field layouts, opcode values and immediate decoders follow the fact sheet xtensa.md §2.1–§2.5
 //! (source S2, the GNU libisa tables). Targets of PC-relative instructions are resolved at decode time,
@@ -45,6 +46,9 @@ pub enum Op {
     Bnone, Beq, Blt, Bltu, Ball, Bbc, Bbci, Bany, Bne, Bge, Bgeu, Bnall, Bbs, Bbsi,
     // narrow (op0 = 8..D)
     L32iN, S32iN, AddN, AddiN, MoviN, BeqzN, BnezN, MovN, RetN, RetwN, BreakN, NopN, IllN,
+    /// ESP32-S3 PIE (fact sheet §4.3): `r` = index into `pie::defs()`, `s`/`t` = the AR nibbles
+    /// w[11:8]/w[7:4], `imm` = the whole instruction word.
+    Ee,
 }
 
 /// Fields of a decoded instruction.
@@ -55,7 +59,7 @@ pub enum Op {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Insn {
     pub op: Op,
-    /// Length in bytes (2, 3, or 4 for an unmodelled ESP32-S3 PIE word).
+    /// Length in bytes (2, 3, or 4 for an ESP32-S3 PIE format_32 word).
     pub len: u8,
     pub r: u8,
     pub s: u8,
@@ -140,7 +144,7 @@ impl Insn {
                 | UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa
                 | MulsDa | MulDd | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc
                 | MulaDdLddec | Ldinc | Lddec | Rer | Ritlb0 | Ritlb1 | Rdtlb0 | Rdtlb1 | Pitlb
-                | Pdtlb | Entry
+                | Pdtlb | Entry | Ee
         )
     }
 
@@ -162,6 +166,10 @@ pub fn decode(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
     let op0 = w & 0xF;
     match op0 {
         8..=0xD => decode_narrow(w & 0xFFFF, pc, cfg),
+        // format_32 (§2.1, §4.4): PIE on the ESP32-S3 only.
+        0xE | 0xF if cfg.core == XtensaCore::Esp32s3 => {
+            super::pie::decode_pie(w, 4).unwrap_or(Insn::illegal(4))
+        }
         0xE | 0xF => Insn::illegal(insn_len(op0 as u8, cfg)),
         _ => decode24(w & 0xFF_FFFF, pc, cfg),
     }
@@ -395,6 +403,8 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
             },
             0xA => gate(cfg.fpu, decode_fp0(w, r, s, t, op2)),
             0xB => gate(cfg.fpu, decode_fp1(r, s, t, op2)),
+            // EE.LDF.64.XP / EE.STF.64.XP (op1 = 6 / 7, §4.3), S3 only.
+            6 | 7 => pie24(w, cfg),
             _ => ill,
         },
         // L32R (§2.2): offset = (0xFFFF0000 | imm16) << 2, relative to (PC + 3) & ~3 or LITBASE.
@@ -431,7 +441,15 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
             };
             gate(cfg.fpu, i(op, AR_S, off))
         }
-        4 => gate(cfg.mac16, decode_mac16(w, r, s, t, op1, op2)),
+        // op0 = 4 holds both MAC16 (§2.4) and, on the S3, the 24-bit PIE opcodes (§4.3); they are disjoint.
+        4 => {
+            let m = gate(cfg.mac16, decode_mac16(w, r, s, t, op1, op2));
+            if m.op == Illegal {
+                pie24(w, cfg)
+            } else {
+                m
+            }
+        }
         5 => {
             // CALLn target = (PC & ~3) + 4 + sext18·4 (§2.2)
             let n = t & 3;
@@ -494,6 +512,15 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
             }
         }
         _ => ill,
+    }
+}
+
+/// A 24-bit PIE word (§4.3), or the illegal marker off the ESP32-S3.
+fn pie24(w: u32, cfg: &XtensaConfig) -> Insn {
+    if cfg.core == XtensaCore::Esp32s3 {
+        super::pie::decode_pie(w, 3).unwrap_or(Insn::illegal(3))
+    } else {
+        Insn::illegal(3)
     }
 }
 

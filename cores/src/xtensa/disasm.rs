@@ -55,6 +55,7 @@ pub fn mnemonic(op: Op) -> &'static str {
         Bbsi => "bbsi", L32iN => "l32i.n", S32iN => "s32i.n", AddN => "add.n", AddiN => "addi.n",
         MoviN => "movi.n", BeqzN => "beqz.n", BnezN => "bnez.n", MovN => "mov.n", RetN => "ret.n",
         RetwN => "retw.n", BreakN => "break.n", NopN => "nop.n", IllN => "ill.n",
+        Ee => "ee",
     }
 }
 
@@ -131,6 +132,7 @@ pub fn sr_name(sr: u32, core: XtensaCore, write: bool) -> Option<&'static str> {
 /// Name of user register `ur`.
 pub fn ur_name(ur: u32) -> Option<&'static str> {
     Some(match ur {
+        0..=18 => return super::pie::ur_name(ur),
         231 => "threadptr",
         232 => "fcr",
         233 => "fsr",
@@ -156,6 +158,7 @@ pub fn disasm(insn: &Insn, pc: u32, core: XtensaCore) -> String {
     let tgt = format!("0x{:x}", insn.imm);
     let ops: String = match insn.op {
         Illegal => return "(illegal)".to_string(),
+        Ee => return super::pie::disasm(insn),
         Ill | Ret | Retw | Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | Rfe | Rfde | Rfwo
         | Rfwu | Syscall | Simcall | RetN | RetwN | NopN | IllN => String::new(),
         Jx | Callx0 | Callx4 | Callx8 | Callx12 | Ssr | Ssl | Ssa8l | Ssa8b | Iitlb | Idtlb => {

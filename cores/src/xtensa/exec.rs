@@ -339,7 +339,7 @@ fn f2i(x: f32, mode: u8) -> u32 {
 
 impl Cpu {
     #[inline(always)]
-    fn load<B: XtensaBus, H: XtensaHooks>(
+    pub(crate) fn load<B: XtensaBus, H: XtensaHooks>(
         &mut self,
         bus: &mut B,
         hooks: &mut H,
@@ -357,7 +357,7 @@ impl Cpu {
     }
 
     #[inline(always)]
-    fn store<B: XtensaBus, H: XtensaHooks>(
+    pub(crate) fn store<B: XtensaBus, H: XtensaHooks>(
         &mut self,
         bus: &mut B,
         hooks: &mut H,
@@ -899,20 +899,23 @@ impl Cpu {
                     self.write_sr(imm, v);
                     self.set_ar(t, old)
                 }
-                Rur => {
-                    if imm != 231 {
+                Rur | Wur => {
+                    // FCR/FSR need CP0; the PIE URs CP3 except GPIO_OUT (§2.7, §4.1).
+                    if imm == 232 || imm == 233 {
                         fpchk!();
+                    } else if super::pie::ur_is_cp3(imm) && self.cpenable & (1 << 3) == 0 {
+                        exc!(cause::COPROCESSOR0_DISABLED + 3);
                     }
-                    let v = self.read_ur(imm);
-                    self.set_ar(r, v)
-                }
-                Wur => {
-                    if imm != 231 {
-                        fpchk!();
+                    if insn.op == Rur {
+                        let v = self.read_ur(imm);
+                        self.set_ar(r, v)
+                    } else {
+                        let v = a!(t);
+                        self.write_ur(imm, v)
                     }
-                    let v = a!(t);
-                    self.write_ur(imm, v)
                 }
+                // ---- ESP32-S3 PIE (§4) ----
+                Ee => return self.exec_pie(bus, hooks, insn, pc),
                 Rsil => {
                     // §2.7: at = PS, then PS.INTLEVEL = n
                     let old = self.ps;

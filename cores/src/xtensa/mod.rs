@@ -5,6 +5,7 @@
 //! - [`cpu`]: architectural state, special registers, XEA2 exception/interrupt dispatch.
 //! - [`exec`]: block-cached execution engine ([`Xtensa::run`]).
 //! - [`backend`]: [`XtensaBackend`], the ISS behind the simulator's `Core` trait on a board's memory map.
+//! - [`pie`]: the ESP32-S3 PIE SIMD extension (coprocessor 3): state, decoder table, semantics.
 //! - [`bus`]: the memory trait the simulator implements ([`XtensaBus`]) and a flat test memory.
 //!
 //! Facts (encodings, semantics, timing assumptions) come from `facts/xtensa.md`; comments cite its sections.
@@ -39,6 +40,7 @@ pub mod cpu;
 pub mod decode;
 pub mod disasm;
 pub mod exec;
+pub mod pie;
 
 #[cfg(test)]
 mod tests;
@@ -50,3 +52,4 @@ pub use cpu::{cause, AccessKind, Cpu, NoHooks, StopReason, XtensaHooks};
 pub use decode::{decode, Insn, Op};
 pub use disasm::{disasm, disasm_word};
 pub use exec::Xtensa;
+pub use pie::PieState;

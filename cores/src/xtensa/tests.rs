@@ -1849,3 +1849,809 @@ fn firmware_call0_and_windowed_match_host() {
         println!("windowed on {:?}: {} insns, {} cycles", core, x.cpu.insns, x.cpu.cycles);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// ESP32-S3 PIE (fact sheet §4). Words are assembled from the §4.3 field layouts through the
+// decoder's own table (`PieDef::encode`), and a few are also built by hand bit by bit.
+
+use super::pie::{self, Key as K};
+
+/// Assemble a PIE opcode (name as in §4.3, without `ee.`) from decoded operand values.
+fn ee(name: &str, vals: &[(K, i64)]) -> (u32, u8) {
+    let d = pie::def_by_name(name).unwrap_or_else(|| panic!("no PIE opcode {name}"));
+    (d.encode(vals), d.len)
+}
+
+impl Asm {
+    fn ee(&mut self, name: &str, vals: &[(K, i64)]) -> &mut Self {
+        let (w, len) = ee(name, vals);
+        if len == 3 {
+            self.i24(w)
+        } else {
+            self.word(w)
+        }
+    }
+    /// RUR.ur ar: op2 = E, ar = r, ur = {s, t} (§2.5).
+    fn rur(&mut self, r: u32, ur: u32) -> &mut Self {
+        self.i24(rrr(0, 3, 0xE, r, ur >> 4, ur & 15))
+    }
+    /// WUR.ur at: op2 = F, ur = {r, s}, at = t (§2.5).
+    fn wur(&mut self, t: u32, ur: u32) -> &mut Self {
+        self.i24(rrr(0, 3, 0xF, ur >> 4, ur & 15, t))
+    }
+}
+
+const UR_ACCX_0: u32 = 0;
+const UR_ACCX_1: u32 = 1;
+const UR_QACC_L_0: u32 = 7;
+const UR_GPIO_OUT: u32 = 12;
+const UR_SAR_BYTE: u32 = 13;
+
+fn bytes16(f: impl Fn(usize) -> i64) -> [u8; 16] {
+    let mut q = [0u8; 16];
+    for (i, b) in q.iter_mut().enumerate() {
+        *b = f(i) as u8;
+    }
+    q
+}
+fn q_from_i16(v: [i16; 8]) -> [u8; 16] {
+    let mut q = [0u8; 16];
+    for i in 0..8 {
+        q[2 * i..2 * i + 2].copy_from_slice(&v[i].to_le_bytes());
+    }
+    q
+}
+fn q_i16(q: &[u8; 16]) -> [i16; 8] {
+    let mut v = [0i16; 8];
+    for i in 0..8 {
+        v[i] = i16::from_le_bytes([q[2 * i], q[2 * i + 1]]);
+    }
+    v
+}
+fn q_from_i32(v: [i32; 4]) -> [u8; 16] {
+    let mut q = [0u8; 16];
+    for i in 0..4 {
+        q[4 * i..4 * i + 4].copy_from_slice(&v[i].to_le_bytes());
+    }
+    q
+}
+fn q_i32(q: &[u8; 16]) -> [i32; 4] {
+    let mut v = [0i32; 4];
+    for i in 0..4 {
+        v[i] = i32::from_le_bytes(q[4 * i..4 * i + 4].try_into().unwrap());
+    }
+    v
+}
+fn q_i8(q: &[u8; 16]) -> [i8; 16] {
+    q.map(|b| b as i8)
+}
+
+/// Run a snippet on the S3 with CPENABLE = 8 (CP3 on), preset ARs and a state hook; ends at BREAK.
+fn pie_exec(regs: &[(u32, u32)], setup: impl FnOnce(&mut M), build: impl FnOnce(&mut Asm)) -> M {
+    let mut m = machine(s3());
+    m.x.cpu.cpenable = 1 << 3;
+    for &(r, v) in regs {
+        m.x.cpu.set_ar(r, v);
+    }
+    setup(&mut m);
+    let mut a = Asm::new(CODE);
+    build(&mut a);
+    a.brk();
+    let pc = m.load(&mut a);
+    match m.run(pc) {
+        StopReason::Break { pc, .. } if pc >= CODE => {}
+        other => panic!("unexpected stop {:?} (EXCCAUSE {})", other, m.x.cpu.exccause),
+    }
+    m
+}
+
+#[test]
+fn pie_table_has_220_disjoint_opcodes_covering_every_bit() {
+    let defs = pie::defs();
+    assert_eq!(defs.len(), 220);
+    let mut names: Vec<&str> = defs.iter().map(|d| d.name).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), 220, "mnemonics are unique");
+    for d in defs {
+        let full = if d.len == 3 { 0xFF_FFFF } else { u32::MAX };
+        let mut bits = 0u32;
+        for o in &d.ops {
+            for &(h, l) in &o.pieces {
+                for b in l..=h {
+                    assert_eq!(bits & (1 << b), 0, "{}: bit {} used twice", d.name, b);
+                    bits |= 1 << b;
+                }
+            }
+        }
+        assert_eq!(bits & d.mask, 0, "{}: operand bits overlap the fixed bits", d.name);
+        assert_eq!(bits | d.mask, full, "{}: every bit is an operand or fixed", d.name);
+        assert_eq!(d.mtch & !d.mask, 0, "{}", d.name);
+        if d.len == 4 {
+            // §4.4: format_32 words have bits [3:1] = 111 (op0 = E/F).
+            assert_eq!(d.mtch & 0xE, 0xE, "{}", d.name);
+        } else {
+            assert!(matches!(d.mtch & 0xF, 0 | 4), "{}: 24-bit PIE words have op0 0 or 4", d.name);
+        }
+    }
+    for (i, a) in defs.iter().enumerate() {
+        for b in &defs[i + 1..] {
+            if a.len == b.len {
+                assert_ne!(a.mtch & a.mask & b.mask, b.mtch & a.mask & b.mask, "{} / {} overlap", a.name, b.name);
+            }
+        }
+    }
+    // Every opcode decodes back to itself on the S3, with any operand values.
+    let mut seed = 0x1234_5678u32;
+    for (i, d) in defs.iter().enumerate() {
+        for _ in 0..8 {
+            seed = seed.wrapping_mul(1664525).wrapping_add(1013904223);
+            let w = d.mtch | (seed & !d.mask & if d.len == 3 { 0xFF_FFFF } else { u32::MAX });
+            let insn = decode(w, CODE, &s3());
+            assert_eq!((insn.op, insn.r as usize, insn.len), (Op::Ee, i, d.len), "{} word {:#x}", d.name, w);
+        }
+    }
+}
+
+#[test]
+fn pie_field_layout_hand_checks_and_4_4_slot_remap() {
+    // ee.vld.128.ip q1, a2, 16: match 830004; qu[21:20,15] = 001 → bit 15; as[7:4] = 2;
+    // imm16[22,14:8] = 16/16 = 1 → bit 8.
+    let w = 0x83_0004 | (1 << 15) | (2 << 4) | (1 << 8);
+    assert_eq!(ee("vld.128.ip", &[(K::Qu, 1), (K::As, 2), (K::Imm, 16)]).0, w);
+    assert_eq!(disasm_word(w, 0, &s3()).0, "ee.vld.128.ip q1, a2, 16");
+    // Negative offset: -32/16 = -2 = 0xFE → bit 22 = 1, bits 14:8 = 0x7E.
+    let w = 0x83_0004 | (2 << 4) | (1 << 22) | (0x7E << 8);
+    assert_eq!(disasm_word(w, 0, &s3()).0, "ee.vld.128.ip q0, a2, -32");
+    // ee.vmulas.s8.accx.ld.ip q0, a2, 16, q1, q2 (format_32): match f002000e; imm16[27:26,11:8] = 1 → bit 8;
+    // qx[0,15:14] = 001 → bit 14; qy[13:12,23] = 010 → bit 12.
+    let w = 0xF002_000E | (2 << 4) | (1 << 8) | (1 << 14) | (1 << 12);
+    assert_eq!(
+        ee("vmulas.s8.accx.ld.ip", &[(K::Qu, 0), (K::As, 2), (K::Imm, 16), (K::Qx, 1), (K::Qy, 2)]).0,
+        w
+    );
+    assert_eq!(disasm_word(w, 0, &s3()).0, "ee.vmulas.s8.accx.ld.ip q0, a2, 16, q1, q2");
+    assert_eq!(disasm_word(w, 0, &s3()).1, 4);
+
+    // §4.4: slot[7:0] = w[11:4], slot[11:8] = w[23:20], slot[15:12] = w[15:12], slot[16] = w[0],
+    // slot[20:17] = w[19:16], slot[28:21] = w[31:24].
+    let slot_to_word = |slot: u32| -> u32 {
+        let f = |hi: u32, lo: u32| (slot >> lo) & ((1 << (hi - lo + 1)) - 1);
+        (f(7, 0) << 4) | (f(11, 8) << 20) | (f(15, 12) << 12) | f(16, 16) | (f(20, 17) << 16) | (f(28, 21) << 24)
+    };
+    // The §4.4 example: LLVM puts EE.LDF.128.IP fields at slot {fu3[23:20], fu2[19:16], fu1[15:12],
+    // fu0[11:8], imm[7:4], as[3:0]}; after the remap they must read back through the §4.3 layout.
+    for name in ["ldf.128.ip", "ldf.128.xp", "stf.128.ip", "stf.128.xp"] {
+        let d = pie::def_by_name(name).unwrap();
+        let (k3, k2, k1, k0) = (K::F3, K::F2, K::F1, K::F0);
+        let last = if name.ends_with("ip") { K::Imm } else { K::Ad };
+        for (f3, f2, f1, f0, im, a) in [(0xA, 0x5, 0xC, 0x3, 0x9, 0x6), (1, 2, 4, 8, 0xF, 0xE), (0xF, 0xE, 0, 7, 1, 2)] {
+            let slot = (f3 << 20) | (f2 << 16) | (f1 << 12) | (f0 << 8) | (im << 4) | a;
+            let w = slot_to_word(slot) | d.mtch;
+            assert_eq!(decode(w, 0, &s3()).r as usize, pie::defs().iter().position(|x| x.name == name).unwrap());
+            assert_eq!(d.operand(k3).unwrap().raw(w), f3, "{name} fu3");
+            assert_eq!(d.operand(k2).unwrap().raw(w), f2, "{name} fu2");
+            assert_eq!(d.operand(k1).unwrap().raw(w), f1, "{name} fu1");
+            assert_eq!(d.operand(k0).unwrap().raw(w), f0, "{name} fu0");
+            assert_eq!(d.operand(last).unwrap().raw(w), im, "{name} imm/ad");
+            assert_eq!(d.operand(K::As).unwrap().raw(w), a, "{name} as");
+        }
+    }
+}
+
+#[test]
+fn pie_op0_4_words_never_collide_with_mac16_or_core() {
+    // op0 = 4 is shared with MAC16 (§2.4): no word may be both (the ESP32 decodes MAC16 only).
+    let e32 = XtensaConfig::esp32();
+    let mut mac = 0;
+    for hi in 0..(1u32 << 20) {
+        let w = (hi << 4) | 4;
+        if decode(w, 0, &e32).op != Op::Illegal {
+            mac += 1;
+            assert!(pie::decode_pie(w, 3).is_none(), "{:#08x} is MAC16 and PIE", w);
+        }
+    }
+    assert!(mac > 1000);
+    // The 24-bit PIE words are illegal on the ESP32 and ESP8266 (no core opcode shares them), and so
+    // are all format_32 words.
+    for d in pie::defs() {
+        for cfg in [XtensaConfig::esp32(), XtensaConfig::esp8266()] {
+            assert_eq!(decode(d.mtch, CODE, &cfg).op, Op::Illegal, "{} on {:?}", d.name, cfg.core);
+        }
+    }
+}
+
+#[test]
+fn pie_illegal_on_esp32_and_esp8266() {
+    for cfg in [XtensaConfig::esp32(), XtensaConfig::esp8266()] {
+        let kernel = cfg.vec.kernel;
+        for name in ["vld.128.ip", "vmulas.s8.accx.ld.ip", "zero.qacc", "ld.qr"] {
+            let mut m = machine(cfg.clone());
+            m.x.cpu.cpenable = 0xFF;
+            let mut a = Asm::new(CODE);
+            a.ee(name, &[]);
+            m.load(&mut a);
+            assert_eq!(m.run(CODE).pc(), VEC + kernel, "{name} on {:?}", cfg.core);
+            assert_eq!(m.x.cpu.exccause, cause::ILLEGAL);
+        }
+        // PIE user registers do not exist there either.
+        assert_eq!(decode(rrr(0, 3, 0xE, 3, 0, 0), CODE, &cfg).op, Op::Illegal, "rur.accx_0");
+    }
+}
+
+#[test]
+fn pie_coprocessor3_gating() {
+    // Without CPENABLE bit 3: Coprocessor3Disabled (cause 35) for EE opcodes and RUR of PIE state (§2.7).
+    for build in [
+        (|a: &mut Asm| {
+            a.ee("vld.128.ip", &[(K::Qu, 0), (K::As, 2), (K::Imm, 16)]);
+        }) as fn(&mut Asm),
+        |a| {
+            a.ee("zero.accx", &[]);
+        },
+        |a| {
+            a.rur(3, UR_ACCX_0);
+        },
+        |a| {
+            a.ee("ld.qr", &[(K::Q, 1), (K::As, 2), (K::Imm, 0)]);
+        },
+    ] {
+        let mut m = machine(s3());
+        m.x.cpu.cpenable = 1; // CP0 only
+        m.x.cpu.set_ar(2, DATA);
+        let mut a = Asm::new(CODE);
+        build(&mut a);
+        m.load(&mut a);
+        assert_eq!(m.run(CODE).pc(), VEC + 0x300);
+        assert_eq!(m.x.cpu.exccause, 35);
+        assert_eq!(m.x.cpu.ar(2), DATA, "no side effect");
+    }
+    // The GPIO opcodes and GPIO_OUT are not gated (§4.1).
+    let mut m = machine(s3());
+    m.x.cpu.pie.gpio_in = 0x5A;
+    for (r, v) in [(2, 0xF0), (3, 0x3C)] {
+        m.x.cpu.set_ar(r, v);
+    }
+    let mut a = Asm::new(CODE);
+    a.ee("wr_mask_gpio_out", &[(K::Value, 2), (K::Mask, 3)]); // (0 & ~0x3C) | (0xF0 & 0x3C) = 0x30
+    a.ee("set_bit_gpio_out", &[(K::Imm, 0x81)]); // 0xB1
+    a.ee("clr_bit_gpio_out", &[(K::Imm, 0x10)]); // 0xA1
+    a.rur(4, UR_GPIO_OUT);
+    a.ee("get_gpio_in", &[(K::Au, 5)]);
+    a.brk();
+    m.load(&mut a);
+    assert!(matches!(m.run(CODE), StopReason::Break { .. }));
+    assert_eq!(m.a(4), 0xA1);
+    assert_eq!(m.a(5), 0x5A);
+}
+
+#[test]
+fn pie_unimplemented_opcodes_raise_illegal_and_are_named() {
+    let not_run: Vec<String> =
+        pie::defs().iter().filter(|d| !d.executed()).map(|d| d.full_name()).collect();
+    assert_eq!(not_run.len(), 11, "{:?}", not_run);
+    for name in ["fft.r2bf.s16", "ldxq.32"] {
+        let (w, _) = ee(name, &[]);
+        let insn = decode(w, CODE, &s3());
+        assert_eq!(pie::not_executed(&insn).as_deref(), Some(format!("ee.{name}").as_str()));
+        let mut m = machine(s3());
+        m.x.cpu.cpenable = 8;
+        let mut a = Asm::new(CODE);
+        a.ee(name, &[]);
+        m.load(&mut a);
+        assert_eq!(m.run(CODE).pc(), VEC + 0x300);
+        assert_eq!(m.x.cpu.exccause, cause::ILLEGAL);
+    }
+    assert_eq!(pie::not_executed(&decode(ee("vld.128.ip", &[]).0, CODE, &s3())), None);
+}
+
+#[test]
+fn pie_loads_with_post_increment_alignment_and_sar_byte() {
+    let data: Vec<u8> = (0..64u32).map(|i| i as u8).collect();
+    let m = pie_exec(
+        &[(2, DATA + 3), (3, DATA + 32), (4, 16), (5, DATA + 5), (6, DATA + 11), (7, DATA + 7), (8, DATA + 3), (9, DATA + 6)],
+        |m| {
+            m.mem.load(DATA, &data);
+            m.x.cpu.pie.q[6] = [0xAA; 16];
+        },
+        |a| {
+            a.ee("vld.128.ip", &[(K::Qu, 0), (K::As, 2), (K::Imm, 16)]); // [DATA] (bits 3:0 ignored), a2 += 16
+            a.ee("vld.128.ip", &[(K::Qu, 1), (K::As, 2), (K::Imm, -32)]); // [DATA+16], a2 -= 32
+            a.ee("vld.128.xp", &[(K::Qu, 2), (K::As, 3), (K::Ad, 4)]); // [DATA+32], a3 += a4
+            a.ee("ld.128.usar.ip", &[(K::Qu, 3), (K::As, 5), (K::Imm, 16)]); // SAR_BYTE = 5
+            a.ee("vld.128.ip", &[(K::Qu, 4), (K::As, 5), (K::Imm, 0)]);
+            a.ee("src.q", &[(K::Qa, 5), (K::Qs0, 3), (K::Qs1, 4)]); // bytes 5..21
+            a.ee("vld.l.64.ip", &[(K::Qu, 6), (K::As, 6), (K::Imm, 8)]); // low half = [DATA+8..16]
+            a.ee("vldbc.8", &[(K::Qu, 7), (K::As, 7)]);
+            a.rur(10, UR_SAR_BYTE);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    assert_eq!(p.q[0], bytes16(|i| i as i64));
+    assert_eq!(p.q[1], bytes16(|i| 16 + i as i64));
+    assert_eq!(p.q[2], bytes16(|i| 32 + i as i64));
+    assert_eq!(p.q[3], bytes16(|i| i as i64));
+    assert_eq!(p.q[4], bytes16(|i| 16 + i as i64));
+    assert_eq!(p.q[5], bytes16(|i| 5 + i as i64));
+    assert_eq!(p.q[6], bytes16(|i| if i < 8 { 8 + i as i64 } else { 0xAA }));
+    assert_eq!(p.q[7], [7; 16]);
+    assert_eq!(m.a(2), DATA + 3 + 16 - 32);
+    assert_eq!(m.a(3), DATA + 48);
+    assert_eq!(m.a(5), DATA + 21);
+    assert_eq!(m.a(6), DATA + 19);
+    assert_eq!(m.a(10), 5);
+
+    // Broadcasts, VLD.H.64, VLDHBC.16, LD.QR/ST.QR/MV.QR, LDF/STF.
+    let mut m = pie_exec(
+        &[(2, DATA + 3), (3, DATA + 6), (4, DATA + 19), (5, DATA), (6, DATA + 0x100), (7, DATA + 0x200)],
+        |m| {
+            m.mem.load(DATA, &data);
+            m.x.cpu.pie.q[7] = [0x55; 16];
+        },
+        |a| {
+            a.ee("vldbc.16.ip", &[(K::Qu, 0), (K::As, 2), (K::Imm, 4)]); // [DATA+2] (bit 0 ignored), a2 += 4
+            a.ee("vldbc.32.ip", &[(K::Qu, 1), (K::As, 3), (K::Imm, -8)]); // [DATA+4], a3 -= 8
+            a.ee("vld.h.64.ip", &[(K::Qu, 7), (K::As, 4), (K::Imm, -8)]); // high half = [DATA+16..24]
+            a.ee("vldhbc.16.incp", &[(K::Qu, 2), (K::Qu1, 3), (K::As, 5)]);
+            a.ee("mv.qr", &[(K::Q, 4), (K::Qs, 2)]);
+            a.ee("st.qr", &[(K::Q, 4), (K::As, 6), (K::Imm, 16)]); // [DATA+0x110]
+            a.ee("ld.qr", &[(K::Q, 5), (K::As, 6), (K::Imm, 16)]);
+            a.ee("ldf.128.ip", &[(K::F3, 1), (K::F2, 2), (K::F1, 3), (K::F0, 4), (K::As, 5), (K::Imm, -16)]);
+            a.ee("stf.64.ip", &[(K::F1, 1), (K::F0, 2), (K::As, 7), (K::Imm, 8)]);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    assert_eq!(p.q[0], bytes16(|i| 2 + (i % 2) as i64));
+    assert_eq!(p.q[1], bytes16(|i| 4 + (i % 4) as i64));
+    assert_eq!(p.q[7], bytes16(|i| if i < 8 { 0x55 } else { 8 + i as i64 }));
+    assert_eq!(p.q[2], [0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7]);
+    assert_eq!(p.q[3], [8, 9, 8, 9, 10, 11, 10, 11, 12, 13, 12, 13, 14, 15, 14, 15]);
+    assert_eq!(p.q[5], p.q[2]);
+    assert_eq!(m.mem.peek(DATA + 0x110, 16).unwrap(), p.q[2].to_vec());
+    assert_eq!(m.a(2), DATA + 7);
+    assert_eq!(m.a(3), DATA - 2);
+    assert_eq!(m.a(4), DATA + 11);
+    assert_eq!(m.a(5), DATA); // +16 (vldhbc) then -16 (ldf)
+    // LDF.128 fuN = mem32[(as & ~15) + 4N] at DATA+16: f4 = word 0, f3 = word 1, f2 = 2, f1 = 3.
+    let word = |n: u32| u32::from_le_bytes([16 + 4 * n as u8, 17 + 4 * n as u8, 18 + 4 * n as u8, 19 + 4 * n as u8]);
+    assert_eq!(m.x.cpu.fr[4], word(0));
+    assert_eq!(m.x.cpu.fr[1], word(3));
+    // STF.64: fu0 → [a], fu1 → [a + 4].
+    let st = m.mem.peek(DATA + 0x200, 8).unwrap();
+    assert_eq!(u32::from_le_bytes(st[0..4].try_into().unwrap()), word(2));
+    assert_eq!(u32::from_le_bytes(st[4..8].try_into().unwrap()), word(3));
+    assert_eq!(m.a(7), DATA + 0x208);
+}
+
+#[test]
+fn pie_stores_and_combined_ld_st_ordering() {
+    let mut m = pie_exec(
+        &[(2, DATA + 9), (3, DATA + 0x40), (4, DATA + 0x80)],
+        |m| {
+            m.mem.load(DATA + 0x40, &[0x11; 16]);
+            let p = &mut m.x.cpu.pie;
+            p.q[0] = bytes16(|i| 100 + i as i64);
+            p.q[1] = bytes16(|i| 30 - i as i64);
+            p.q[2] = [0xEE; 16];
+        },
+        |a| {
+            a.ee("vst.128.ip", &[(K::Qv, 0), (K::As, 2), (K::Imm, 16)]); // [DATA], a2 = DATA+25
+            a.ee("vst.l.64.ip", &[(K::Qv, 1), (K::As, 2), (K::Imm, 8)]); // [DATA+24]
+            // .LD.INCP: result first, then qu = [as], as += 16.
+            a.ee("vadds.s8.ld.incp", &[(K::Qu, 3), (K::As, 3), (K::Qa, 4), (K::Qx, 0), (K::Qy, 1)]);
+            // .ST.INCP: qv (= qa = q2) is stored before the operation overwrites it.
+            a.ee("vsubs.s8.st.incp", &[(K::Qv, 2), (K::As, 4), (K::Qa, 2), (K::Qx, 0), (K::Qy, 1)]);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    assert_eq!(m.mem.peek(DATA, 16).unwrap(), p.q[0].to_vec());
+    assert_eq!(m.mem.peek(DATA + 24, 8).unwrap(), p.q[1][..8].to_vec());
+    assert_eq!(m.a(2), DATA + 33);
+    assert_eq!(p.q[3], [0x11; 16]);
+    assert_eq!(q_i8(&p.q[4])[0], 127); // 100 + 30 saturates
+    assert_eq!(q_i8(&p.q[4])[15], 127);
+    assert_eq!(m.a(3), DATA + 0x50);
+    assert_eq!(m.mem.peek(DATA + 0x80, 16).unwrap(), vec![0xEE; 16]);
+    assert_eq!(q_i8(&p.q[2])[0], 70);
+    assert_eq!(q_i8(&p.q[2])[15], 100);
+    assert_eq!(m.a(4), DATA + 0x90);
+}
+
+#[test]
+fn pie_saturating_add_sub_and_compare() {
+    let x8: [i8; 16] = [100, -100, 127, -128, 1, -1, 0, 50, 127, -128, 5, 5, 5, 5, 5, 5];
+    let y8: [i8; 16] = [100, -100, 1, -1, -1, 1, 0, -60, -1, 1, 5, 6, 4, 5, 5, 5];
+    let m = pie_exec(
+        &[],
+        |m| {
+            let p = &mut m.x.cpu.pie;
+            p.q[0] = x8.map(|v| v as u8);
+            p.q[1] = y8.map(|v| v as u8);
+            p.q[4] = q_from_i16([32000, -32000, 32767, -32768, 1, 2, 3, 4]);
+            p.q[5] = q_from_i16([1000, -1000, -1, 1, -1, -2, 3, 5]);
+            p.q[6] = q_from_i32([i32::MAX, i32::MIN, 5, -7]);
+            p.q[7] = q_from_i32([1, -1, -6, -7]);
+        },
+        |a| {
+            a.ee("vadds.s8", &[(K::Qa, 2), (K::Qx, 0), (K::Qy, 1)]);
+            a.ee("vsubs.s8", &[(K::Qa, 3), (K::Qx, 0), (K::Qy, 1)]);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    // Saturation to the full range [-128, 127] (module notes; QEMU would give -127).
+    assert_eq!(&q_i8(&p.q[2])[..10], &[127, -128, 127, -128, 0, 0, 0, -10, 126, -127]);
+    assert_eq!(&q_i8(&p.q[3])[..10], &[0, 0, 126, -127, 2, -2, 0, 110, 127, -128]);
+
+    let m = pie_exec(
+        &[],
+        |m| {
+            let p = &mut m.x.cpu.pie;
+            p.q[0] = x8.map(|v| v as u8);
+            p.q[1] = y8.map(|v| v as u8);
+            p.q[4] = q_from_i16([32000, -32000, 32767, -32768, 1, 2, 3, 4]);
+            p.q[5] = q_from_i16([1000, -1000, -1, 1, -1, -2, 3, 5]);
+            p.q[6] = q_from_i32([i32::MAX, i32::MIN, 5, -7]);
+            p.q[7] = q_from_i32([1, -1, -6, -7]);
+        },
+        |a| {
+            a.ee("vadds.s16", &[(K::Qa, 2), (K::Qx, 4), (K::Qy, 5)]);
+            a.ee("vsubs.s32", &[(K::Qa, 3), (K::Qx, 6), (K::Qy, 7)]);
+            a.ee("vadds.s32", &[(K::Qa, 6), (K::Qx, 6), (K::Qy, 7)]);
+            a.ee("vcmp.lt.s8", &[(K::Qa, 7), (K::Qx, 0), (K::Qy, 1)]);
+            a.ee("vmax.s16", &[(K::Qa, 0), (K::Qx, 4), (K::Qy, 5)]);
+            a.ee("vmin.s16", &[(K::Qa, 1), (K::Qx, 4), (K::Qy, 5)]);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    assert_eq!(q_i16(&p.q[2]), [32767, -32768, 32766, -32767, 0, 0, 6, 9]);
+    assert_eq!(q_i32(&p.q[3]), [i32::MAX - 1, i32::MIN + 1, 11, 0]);
+    assert_eq!(q_i32(&p.q[6]), [i32::MAX, i32::MIN, -1, -14]);
+    let lt: Vec<i8> = x8.iter().zip(y8.iter()).map(|(x, y)| if x < y { -1 } else { 0 }).collect();
+    assert_eq!(q_i8(&p.q[7]).to_vec(), lt);
+    assert_eq!(q_i8(&p.q[7])[..4], [0, 0, 0, -1]);
+    assert_eq!(q_i8(&p.q[7])[11], -1);
+    assert_eq!(q_i16(&p.q[0]), [32000, -1000, 32767, 1, 1, 2, 3, 5]);
+    assert_eq!(q_i16(&p.q[1]), [1000, -32000, -1, -32768, -1, -2, 3, 4]);
+}
+
+#[test]
+fn pie_vmul_shift_by_sar_signed_unsigned_and_cmul() {
+    let m = pie_exec(
+        &[(2, 4), (3, 8), (4, 0)],
+        |m| {
+            let p = &mut m.x.cpu.pie;
+            p.q[0] = bytes16(|i| [-7i64, 127, -128, 100, 200][i % 5]);
+            p.q[1] = bytes16(|i| [9i64, 127, -128, -100, 200][i % 5]);
+            p.q[4] = q_from_i16([3, 4, 1, -2, 0, 0, 0, 0]);
+            p.q[5] = q_from_i16([5, 6, 7, 8, 0, 0, 0, 0]);
+            p.q[6] = q_from_i16([0, 0, 0, 0, 11, 12, 13, 14]);
+            p.q[7] = q_from_i16([0, 0, 0, 0, 21, 22, 23, 24]);
+        },
+        |a| {
+            a.wsr(2, 3); // SAR = 4
+            a.ee("vmul.s8", &[(K::Qz, 2), (K::Qx, 0), (K::Qy, 1)]);
+            a.wsr(3, 3); // SAR = 8
+            a.ee("vmul.u8", &[(K::Qz, 3), (K::Qx, 0), (K::Qy, 1)]);
+            a.wsr(4, 3); // SAR = 0
+            a.ee("cmul.s16", &[(K::Qz, 6), (K::Qx, 4), (K::Qy, 5), (K::Sel, 0)]);
+            a.ee("cmul.s16", &[(K::Qz, 7), (K::Qx, 4), (K::Qy, 5), (K::Sel, 2)]);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    // (x·y) >> 4, truncated to 8 bits: -63>>4 = -4; 16129>>4 = 1008 = 0x3F0 → 0xF0;
+    // 16384>>4 = 0x400 → 0; -10000>>4 = -625 → 0x8F; (-56)(-56) = 3136>>4 = 196 → 0xC4.
+    assert_eq!(&q_i8(&p.q[2])[..5], &[-4, -16, 0, -113, -60]);
+    // Unsigned, >> 8: 249·9 = 2241 → 8; 127² → 63; 128² → 64; 100·156 = 15600 → 60; 200² = 40000 → 156.
+    assert_eq!(&p.q[3][..5], &[8, 63, 64, 60, 156]);
+    // (3+4i)(5+6i) = -9+38i, (1-2i)(7+8i) = 23-6i into lanes 0–3, lanes 4–7 kept.
+    assert_eq!(q_i16(&p.q[6]), [-9, 38, 23, -6, 11, 12, 13, 14]);
+    // conj: (3-4i)(5+6i) = 39-2i, (1+2i)(7+8i) = -9+22i.
+    assert_eq!(q_i16(&p.q[7]), [39, -2, -9, 22, 21, 22, 23, 24]);
+}
+
+#[test]
+fn pie_vmulas_accx_sums_and_saturates_at_40_bits() {
+    let m = pie_exec(
+        &[(2, 0xFFFF_FF00), (3, 0x7F)],
+        |m| {
+            let p = &mut m.x.cpu.pie;
+            p.q[0] = bytes16(|i| i as i64 - 8); // -8..7
+            p.q[1] = bytes16(|i| 3 - i as i64);
+            p.q[2] = [127; 16];
+            p.q[3] = [0x80; 16]; // -128
+        },
+        |a| {
+            a.ee("zero.accx", &[]);
+            a.ee("vmulas.s8.accx", &[(K::Qx, 0), (K::Qy, 1)]);
+            a.rur(4, UR_ACCX_0);
+            a.rur(5, UR_ACCX_1);
+            a.ee("zero.accx", &[]);
+            a.ee("vmulas.u8.accx", &[(K::Qx, 2), (K::Qy, 2)]); // 16·127²
+            a.rur(6, UR_ACCX_0);
+            a.wur(2, UR_ACCX_0);
+            a.wur(3, UR_ACCX_1); // ACCX = 0x7F_FFFF_FF00
+            a.ee("vmulas.s8.accx", &[(K::Qx, 2), (K::Qy, 2)]);
+            a.rur(7, UR_ACCX_0);
+            a.rur(8, UR_ACCX_1);
+            a.ee("zero.accx", &[]);
+            a.ee("vmulas.s8.accx", &[(K::Qx, 2), (K::Qy, 3)]);
+            a.movi(9, 3);
+            a.ee("srs.accx", &[(K::Au, 10), (K::As, 9), (K::Sel, 0)]);
+            a.rur(11, UR_ACCX_0);
+        },
+    );
+    let expect: i32 = (0..16).map(|i| (i - 8) * (3 - i)).sum();
+    assert_eq!(m.a(4), expect as u32);
+    assert_eq!(m.a(5), 0xFF); // negative: bits 39:32 all ones
+    assert_eq!(m.a(6), 16 * 127 * 127);
+    // 0x7F_FFFF_FF00 + 258064 saturates to 2^39 - 1 [Q][U].
+    assert_eq!((m.a(7), m.a(8)), (0xFFFF_FFFF, 0x7F));
+    // 16·127·(-128) = -260096; SRS.ACCX by 3: -32512, and ACCX keeps the shifted value.
+    assert_eq!(m.a(10), (-32512i32) as u32);
+    assert_eq!(m.a(11), (-32512i32) as u32);
+}
+
+#[test]
+fn pie_qacc_mac_extraction_and_layout() {
+    let mut m = pie_exec(
+        &[(5, 1), (6, DATA + 0x100)],
+        |m| {
+            let p = &mut m.x.cpu.pie;
+            p.q[0] = q_from_i16([1000, -1000, 32767, -32768, 3, 0, 0, 7]);
+            p.q[1] = q_from_i16([1000, 1000, 32767, 32767, -5, 0, 0, 1]);
+        },
+        |a| {
+            a.ee("zero.qacc", &[]);
+            a.ee("vmulas.s16.qacc", &[(K::Qx, 0), (K::Qy, 1)]);
+            a.ee("vmulas.s16.qacc", &[(K::Qx, 0), (K::Qy, 1)]);
+            a.ee("srcmb.s16.qacc", &[(K::Qu, 2), (K::As, 5), (K::Sel, 0)]); // >> 1, sat16
+            a.rur(7, UR_QACC_L_0);
+            a.rur(8, UR_QACC_L_0 + 1);
+            a.ee("st.qacc_l.l.128.ip", &[(K::As, 6), (K::Imm, 16)]);
+            a.ee("st.qacc_l.h.32.ip", &[(K::As, 6), (K::Imm, 4)]);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    // Lanes after two MACs: 2e6, -2e6, 2147352578, -2147418112, -30, 0, 0, 14; >> 1 then saturate.
+    assert_eq!(q_i16(&p.q[2]), [32767, -32768, 32767, -32768, -15, 0, 0, 7]);
+    assert_eq!(p.qacc_lane(2, 8, true), 1_073_676_289);
+    assert_eq!(p.qacc_lane(3, 8, true), -1_073_709_056);
+    // 40-bit lanes: QACC_L_0 = lane0[31:0] = 1e6; QACC_L_1 = lane0[39:32] | lane1[23:0] << 8.
+    assert_eq!(m.a(7), 1_000_000);
+    assert_eq!(m.a(8), 0xF0BD_C000);
+    let st = m.mem.peek(DATA + 0x100, 20).unwrap();
+    let words: Vec<u32> = st.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(words, p.qacc_l.to_vec());
+    assert_eq!(m.a(6), DATA + 0x114);
+
+    // 8-bit view: 16 × 20-bit lanes saturate at ±2^19; SRCMB.S8 saturates to 8 bits.
+    let mut data = vec![0u8; 16];
+    data[0] = 200;
+    data[9] = 0x80;
+    let m = pie_exec(
+        &[(2, 40), (5, 11), (6, DATA)],
+        |m| {
+            m.mem.load(DATA, &data);
+            let p = &mut m.x.cpu.pie;
+            p.q[0] = [127; 16];
+            p.q[1] = bytes16(|i| if i % 2 == 0 { 127 } else { -128 });
+        },
+        |a| {
+            a.ee("zero.qacc", &[]);
+            let end = a.label();
+            a.loop_(8, 2, end);
+            a.ee("vmulas.s8.qacc", &[(K::Qx, 0), (K::Qy, 1)]);
+            a.bind(end);
+            a.ee("srcmb.s8.qacc", &[(K::Qu, 2), (K::As, 5), (K::Sel, 0)]);
+            a.ee("ldqa.u8.128.ip", &[(K::As, 6), (K::Imm, 0)]);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    // 40 · 16129 > 2^19 - 1 and 40 · -16256 < -2^19: lanes saturated, then >> 11 = 255 / -256 → 127 / -128.
+    assert_eq!(q_i8(&p.q[2]), bytes16(|i| if i % 2 == 0 { 127 } else { -128 }).map(|b| b as i8));
+    // LDQA.U8 replaced the lanes: zero-extended bytes, QACC_L = bytes 0–7, QACC_H = bytes 8–15.
+    assert_eq!(p.qacc_lane(0, 16, true), 200);
+    assert_eq!(p.qacc_lane(9, 16, true), 128);
+    assert_eq!(p.qacc_h[0] & 0xFFFFF, 0);
+    assert_eq!((p.qacc_h[0] >> 20) & 0xFFFFF, 128);
+}
+
+#[test]
+fn pie_vsmulas_movqacc_relu_zip_moves_logic_shifts() {
+    let m = pie_exec(
+        &[(2, DATA), (3, 3), (4, 2), (5, 0xDEAD_BEEF), (6, 1)],
+        |m| {
+            m.mem.load(DATA, &[0x42; 16]);
+            let p = &mut m.x.cpu.pie;
+            p.q[0] = q_from_i16([1, -2, 3, -4, 5, -6, 7, -8]);
+            p.q[1] = q_from_i16([10, 20, 30, 40, 50, 60, 70, 80]);
+        },
+        |a| {
+            a.ee("mov.s16.qacc", &[(K::Qs, 0)]); // lanes = qs
+            // lanes += qx · qy[2] (= 30), then q3 = [as], as += 16.
+            a.ee("vsmulas.s16.qacc.ld.incp", &[(K::Qu, 3), (K::As, 2), (K::Qx, 0), (K::Qy, 1), (K::Sel, 2)]);
+            a.ee("srcmb.s16.qacc", &[(K::Qu, 4), (K::As, 7), (K::Sel, 0)]); // a7 = 0: no shift
+            a.ee("movi.32.a", &[(K::Qs, 1), (K::Au, 8), (K::Sel, 2)]);
+            a.ee("movi.32.q", &[(K::Qu, 1), (K::As, 5), (K::Sel, 3)]);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    assert_eq!(q_i16(&p.q[4]), [31, -62, 93, -124, 155, -186, 217, -248]);
+    assert_eq!(p.q[3], [0x42; 16]);
+    assert_eq!(m.a(2), DATA + 16);
+    assert_eq!(m.a(8), (60 << 16) | 50);
+    assert_eq!(q_i32(&p.q[1])[3], 0xDEAD_BEEFu32 as i32);
+
+    let m = pie_exec(
+        &[(2, 3), (3, 2), (4, 1)],
+        |m| {
+            let p = &mut m.x.cpu.pie;
+            p.q[0] = bytes16(|i| [-10i64, 10, 0, -128, 127][i % 5]);
+            p.q[1] = q_from_i16([-100, 50, -32768, 0, -1, 1, -3, 3]);
+            p.q[2] = q_from_i16([3, 9, 2, 5, 7, 7, 7, 7]);
+            p.q[4] = bytes16(|i| i as i64);
+            p.q[5] = bytes16(|i| 100 + i as i64);
+            p.q[6] = q_from_i32([1, -1, 0x1000_0000, 0x8000_0001u32 as i32]);
+        },
+        |a| {
+            a.ee("vrelu.s8", &[(K::Qs, 0), (K::Ax, 2), (K::Ay, 3)]); // neg: (x·3) >> 2
+            a.ee("vprelu.s16", &[(K::Qz, 3), (K::Qx, 1), (K::Qy, 2), (K::Ay, 4)]); // neg: (x·slope) >> 1
+            a.ee("vzip.8", &[(K::Qs0, 4), (K::Qs1, 5)]);
+            a.ee("mv.qr", &[(K::Q, 7), (K::Qs, 4)]);
+            a.ee("vunzip.8", &[(K::Qs0, 7), (K::Qs1, 5)]);
+            a.wsr(2, 3); // SAR = 3
+            a.ee("vsl.32", &[(K::Qa, 1), (K::Qs, 6)]);
+            a.ee("vsr.32", &[(K::Qa, 2), (K::Qs, 6)]);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    // -30>>2 = -8, -384>>2 = -96.
+    assert_eq!(&q_i8(&p.q[0])[..5], &[-8, 10, 0, -96, 127]);
+    assert_eq!(q_i16(&p.q[3]), [-150, 50, -32768, 0, -4, 1, -11, 3]);
+    // After VZIP.8 q4 = a0 b0 … a7 b7; VUNZIP.8 of that with q5 = a8 b8 … restores a and b.
+    assert_eq!(p.q[4], bytes16(|i| if i % 2 == 0 { (i / 2) as i64 } else { 100 + (i / 2) as i64 }));
+    assert_eq!(p.q[7], bytes16(|i| i as i64));
+    assert_eq!(p.q[5], bytes16(|i| 100 + i as i64));
+    assert_eq!(q_i32(&p.q[1]), [8, -8, i32::MIN, 8]);
+    assert_eq!(q_i32(&p.q[2]), [0, -1, 0x0200_0000, 0xF000_0000u32 as i32]);
+
+    let m = pie_exec(
+        &[(2, DATA + 3), (3, 16)],
+        |m| {
+            let p = &mut m.x.cpu.pie;
+            p.q[0] = bytes16(|i| i as i64);
+            p.q[1] = bytes16(|i| 16 + i as i64);
+            p.q[2] = [0xF0; 16];
+            p.q[3] = [0x3C; 16];
+            p.q[4] = bytes16(|i| i as i64);
+            p.q[5] = bytes16(|i| 16 + i as i64);
+            p.q[6] = q_from_i16([0, 1, 2, 3, 4, 5, 6, 7]);
+            p.q[7] = q_from_i16([10, 11, 12, 13, 14, 15, 16, 17]);
+        },
+        |a| {
+            a.ee("slci.2q", &[(K::Qs1, 1), (K::Qs0, 0), (K::Sar, 0)]); // << 1 byte
+            a.ee("srcxxp.2q", &[(K::Qs1, 5), (K::Qs0, 4), (K::As, 2), (K::Ad, 3)]); // >> (3 + 1) bytes
+            a.ee("andq", &[(K::Qa, 2), (K::Qx, 2), (K::Qy, 3)]);
+            a.ee("xorq", &[(K::Qa, 3), (K::Qx, 3), (K::Qy, 2)]);
+            a.ee("notq", &[(K::Qa, 3), (K::Qx, 3)]);
+            a.ee("vzip.16", &[(K::Qs0, 6), (K::Qs1, 7)]);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    assert_eq!(p.q[0], bytes16(|i| i as i64 - 1).map(|b| if b == 0xFF { 0 } else { b }));
+    assert_eq!(p.q[1], bytes16(|i| 15 + i as i64));
+    assert_eq!(p.q[4], bytes16(|i| 4 + i as i64));
+    assert_eq!(p.q[5], bytes16(|i| if i < 12 { 20 + i as i64 } else { 0 }));
+    assert_eq!(m.a(2), DATA + 19);
+    assert_eq!(p.q[2], [0x30; 16]);
+    assert_eq!(p.q[3], [!(0x3C ^ 0x30); 16]);
+    assert_eq!(q_i16(&p.q[6]), [0, 10, 1, 11, 2, 12, 3, 13]);
+    assert_eq!(q_i16(&p.q[7]), [4, 14, 5, 15, 6, 16, 7, 17]);
+}
+
+#[test]
+fn pie_user_registers_round_trip_through_wur_rur() {
+    let m = pie_exec(
+        &[(2, 0x1234_5678), (3, 0xABCD)],
+        |_| {},
+        |a| {
+            for ur in [2u32, 6, 7, 11, 15, 18] {
+                a.wur(2, ur);
+            }
+            a.wur(3, UR_SAR_BYTE); // 4 bits
+            a.wur(3, 14); // FFT_BIT_WIDTH, 4 bits
+            a.wur(3, UR_ACCX_1); // 8 bits
+            a.rur(4, UR_SAR_BYTE);
+            a.rur(5, 14);
+            a.rur(6, UR_ACCX_1);
+            a.rur(7, 6);
+            a.rur(8, 17);
+        },
+    );
+    let p = &m.x.cpu.pie;
+    assert_eq!((p.qacc_h[0], p.qacc_h[4], p.qacc_l[0], p.qacc_l[4]), (0x1234_5678, 0x1234_5678, 0x1234_5678, 0x1234_5678));
+    assert_eq!((p.ua_state[0], p.ua_state[3], p.ua_state[1]), (0x1234_5678, 0x1234_5678, 0));
+    assert_eq!((m.a(4), m.a(5), m.a(6), m.a(7), m.a(8)), (0xD, 0xD, 0xCD, 0x1234_5678, 0));
+    let d = |w: u32| disasm_word(w, 0, &s3()).0;
+    assert_eq!(d(rrr(0, 3, 0xE, 3, 0, 0)), "rur.accx_0 a3");
+    assert_eq!(d(rrr(0, 3, 0xF, 0, 13, 4)), "wur.sar_byte a4");
+}
+
+#[test]
+fn pie_disassembly_text() {
+    let d = |name: &str, vals: &[(K, i64)]| disasm_word(ee(name, vals).0, 0, &s3()).0;
+    assert_eq!(d("zero.qacc", &[]), "ee.zero.qacc");
+    assert_eq!(d("ld.qr", &[(K::Q, 3), (K::As, 4), (K::Imm, -32)]), "ld.qr q3, a4, -32");
+    assert_eq!(d("vld.128.xp", &[(K::Qu, 7), (K::As, 2), (K::Ad, 9)]), "ee.vld.128.xp q7, a2, a9");
+    assert_eq!(d("vadds.s16", &[(K::Qa, 5), (K::Qx, 6), (K::Qy, 7)]), "ee.vadds.s16 q5, q6, q7");
+    assert_eq!(d("srcmb.s8.qacc", &[(K::Qu, 1), (K::As, 5), (K::Sel, 1)]), "ee.srcmb.s8.qacc q1, a5, 1");
+    assert_eq!(
+        d("vmulas.s16.qacc.ld.ip.qup", &[(K::Qu, 1), (K::As, 2), (K::Imm, -512), (K::Qx, 3), (K::Qy, 4), (K::Qs0, 5), (K::Qs1, 6)]),
+        "ee.vmulas.s16.qacc.ld.ip.qup q1, a2, -512, q3, q4, q5, q6"
+    );
+    assert_eq!(
+        d("ldf.128.ip", &[(K::F3, 15), (K::F2, 9), (K::F1, 1), (K::F0, 0), (K::As, 3), (K::Imm, 112)]),
+        "ee.ldf.128.ip f15, f9, f1, f0, a3, 112"
+    );
+    assert_eq!(d("vldbc.16.ip", &[(K::Qu, 2), (K::As, 3), (K::Imm, 254)]), "ee.vldbc.16.ip q2, a3, 254");
+    assert_eq!(d("wr_mask_gpio_out", &[(K::Value, 2), (K::Mask, 3)]), "ee.wr_mask_gpio_out a2, a3");
+    assert_eq!(d("fft.r2bf.s16", &[]), "ee.fft.r2bf.s16 q0, q0, q0, q0, 0");
+    // Every opcode disassembles to its own name.
+    for def in pie::defs() {
+        assert!(disasm_word(def.mtch, 0, &s3()).0.starts_with(&def.full_name()), "{}", def.name);
+    }
+}
+
+/// End to end: an int8 dot product kernel (VLD + VMULAS.S8.ACCX.LD.IP in a zero-overhead loop,
+/// read out with RUR and SRS) over data in memory, against a plain Rust computation.
+#[test]
+fn pie_int8_dot_product_kernel() {
+    const N: usize = 256;
+    let mut seed = 0xC0FF_EE11u32;
+    let mut rnd = || {
+        seed = seed.wrapping_mul(1664525).wrapping_add(1013904223);
+        (seed >> 24) as u8 as i8
+    };
+    let mut x: Vec<i8> = (0..N).map(|_| rnd()).collect();
+    let y: Vec<i8> = (0..N).map(|_| rnd()).collect();
+    x[0] = -128;
+    x[1] = -128;
+    let expect: i64 = x.iter().zip(&y).map(|(&a, &b)| a as i64 * b as i64).sum();
+    let (xa, ya) = (DATA + 0x1000, DATA + 0x2000);
+    let mut m = machine(s3());
+    m.mem.load(xa, &x.iter().map(|&v| v as u8).collect::<Vec<_>>());
+    m.mem.load(ya, &y.iter().map(|&v| v as u8).collect::<Vec<_>>());
+    m.x.cpu.set_ar(2, xa);
+    m.x.cpu.set_ar(3, ya);
+    m.x.cpu.set_ar(4, (N / 16) as u32);
+    let mut a = Asm::new(CODE);
+    a.movi(5, 8);
+    a.wsr(5, 224); // CPENABLE = 1 << 3
+    a.ee("zero.accx", &[]);
+    a.ee("vld.128.ip", &[(K::Qu, 0), (K::As, 2), (K::Imm, 16)]);
+    let end = a.label();
+    a.loop_(8, 4, end);
+    a.ee("vld.128.ip", &[(K::Qu, 1), (K::As, 3), (K::Imm, 16)]);
+    // ACCX += Σ q0·q1, then q0 = next 16 bytes of x, a2 += 16.
+    a.ee("vmulas.s8.accx.ld.ip", &[(K::Qu, 0), (K::As, 2), (K::Imm, 16), (K::Qx, 0), (K::Qy, 1)]);
+    a.bind(end);
+    a.rur(6, UR_ACCX_0);
+    a.rur(7, UR_ACCX_1);
+    a.movi(9, 0);
+    a.ee("srs.accx", &[(K::Au, 8), (K::As, 9), (K::Sel, 0)]);
+    a.brk();
+    m.load(&mut a);
+    assert!(matches!(m.run(CODE), StopReason::Break { .. }));
+    let accx = sext40(((m.a(7) as u64) << 32) | m.a(6) as u64);
+    assert_eq!(accx, expect);
+    assert_eq!(m.a(8) as i32 as i64, expect);
+    assert_eq!(m.a(2), xa + N as u32 + 16);
+    assert_eq!(m.a(3), ya + N as u32);
+    // 1 cycle per instruction (flat memory has no stalls): 5 + 2·16 + 4 instructions.
+    assert_eq!(m.x.cpu.insns, 5 + 2 * (N as u64 / 16) + 4);
+    assert_eq!(m.x.cpu.cycles, m.x.cpu.insns);
+}
+
+fn sext40(v: u64) -> i64 {
+    ((v << 24) as i64) >> 24
+}
