@@ -33,7 +33,23 @@ pub struct XtensaTiming {
 
 impl Default for XtensaTiming {
     fn default() -> Self {
+        Self::five_stage()
+    }
+}
+
+impl XtensaTiming {
+    /// The 5-stage pipeline (I R E M W; esp32s3.md §3a: XCHAL_DATA_PIPE_DELAY 1 on the ESP32-S3):
+    /// a load result is ready one cycle after the next instruction needs it (1 bubble), and a taken
+    /// branch resolved in E discards the two instructions fetched behind it [U].
+    pub fn five_stage() -> Self {
         XtensaTiming { base: 1, load_use: 1, taken_branch: 2, mul: 1, div: 2, fp: 1, exception: 3 }
+    }
+
+    /// The 7-stage pipeline (esp32s3.md §3a: XCHAL_DATA_PIPE_DELAY 2 on the ESP32): one more memory
+    /// stage puts a load result one cycle later (2 bubbles), and one more fetch stage lengthens the
+    /// refill after a taken branch by one [U: derived from the stage count, not measured].
+    pub fn seven_stage() -> Self {
+        XtensaTiming { load_use: 2, taken_branch: 3, ..Self::five_stage() }
     }
 }
 
@@ -155,6 +171,7 @@ impl XtensaConfig {
         XtensaConfig {
             core: XtensaCore::Esp32s3,
             s32nb: true,
+            timing: XtensaTiming::five_stage(),
             ..Self::esp32()
         }
     }
@@ -210,7 +227,7 @@ impl XtensaConfig {
             },
             num_ibreak: 2,
             num_dbreak: 2,
-            timing: XtensaTiming::default(),
+            timing: XtensaTiming::seven_stage(),
         }
     }
 
@@ -266,7 +283,7 @@ impl XtensaConfig {
             },
             num_ibreak: 1,
             num_dbreak: 1,
-            timing: XtensaTiming::default(),
+            timing: XtensaTiming::five_stage(), // LX106 pipeline depth not stated (xtensa.md §1) [U]
         }
     }
 

@@ -638,6 +638,26 @@ fn load_use_interlock_costs_cycle() {
     assert_eq!(m.x.cpu.cycles, (4 * t.base + t.load_use) as u64);
 }
 
+/// The same code on the 5-stage LX7 and the 7-stage LX6: one more cycle of load-use bubble and one
+/// more of taken-branch refill on the ESP32.
+#[test]
+fn seven_stage_lx6_pays_more_for_load_use_and_taken_branches() {
+    let program = |a: &mut Asm| {
+        let l = a.label();
+        a.l32i(4, 3, 0);
+        a.add(5, 4, 4); // load-use
+        a.j(l); // taken
+        a.nop();
+        a.bind(l);
+    };
+    let lx7 = exec_regs(s3(), &[(3, DATA)], program);
+    let lx6 = exec_regs(XtensaConfig::esp32(), &[(3, DATA)], program);
+    let (five, seven) = (XtensaTiming::five_stage(), XtensaTiming::seven_stage());
+    assert_eq!(lx7.x.cpu.cycles, (3 * five.base + five.load_use + five.taken_branch) as u64);
+    assert_eq!(lx6.x.cpu.cycles, (3 * seven.base + seven.load_use + seven.taken_branch) as u64);
+    assert_eq!(lx6.x.cpu.cycles - lx7.x.cpu.cycles, 2);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Multiply / divide / MAC16
 
