@@ -350,6 +350,14 @@ impl XtensaBus for EspBus {
         self.price_fetch(pc, len);
     }
 
+    fn fetch_priced(&self, pc: u32) -> bool {
+        // Mirrors the early returns of `block_fetch`; the page table and mappings are fixed.
+        if self.fetch_priced.is_empty() {
+            return false;
+        }
+        !matches!(self.maps.get(self.pages[(pc >> PAGE_SHIFT) as usize] as usize), Some(m) if !m.fetch_priced)
+    }
+
     #[inline(always)]
     fn take_stall_cycles(&mut self) -> u64 {
         std::mem::take(&mut self.stall)

@@ -28,6 +28,13 @@ pub trait XtensaBus {
     /// wait states) charges it here, to be returned by `take_stall_cycles`.
     #[inline(always)]
     fn block_fetch(&mut self, _pc: u32, _len: u32) {}
+    /// Whether `block_fetch` may do anything for a block at `pc` (asked once when the block is
+    /// decoded; the answer must not change while the decoded block is cached). `false` lets the
+    /// core skip the call on every execution of the block.
+    #[inline]
+    fn fetch_priced(&self, _pc: u32) -> bool {
+        true
+    }
     /// A counter the bus increments whenever memory that was fetched as code is written. The core
     /// flushes its decoded-block cache when it changes (checked at block boundaries).
     #[inline]

@@ -23,6 +23,8 @@ struct Block {
     max_pane: u8,
     /// Bytes of code the block covers.
     bytes: u32,
+    /// `XtensaBus::fetch_priced` of the start PC: `block_fetch` is called only when set.
+    fetch: bool,
 }
 
 /// A slot of the direct-mapped block table: the start PC and a copy of its block.
@@ -32,7 +34,8 @@ struct Slot {
     blk: Block,
 }
 
-const EMPTY_SLOT: Slot = Slot { pc: u32::MAX, blk: Block { start: 0, n: 0, bp: false, max_pane: 0, bytes: 0 } };
+const EMPTY_SLOT: Slot =
+    Slot { pc: u32::MAX, blk: Block { start: 0, n: 0, bp: false, max_pane: 0, bytes: 0, fetch: false } };
 
 struct BlockCache {
     map: HashMap<u32, u32>,
@@ -140,6 +143,7 @@ impl Xtensa {
         let insn_end = self.cpu.insns.saturating_add(max_insns);
         let cycle_end = self.cpu.cycles.saturating_add(max_cycles);
         let mut bp_skip = self.bp_resume.take();
+        let windowed = self.cpu.cfg.windowed;
         loop {
             let cpu = &mut self.cpu;
             let g = bus.code_generation();
@@ -216,7 +220,9 @@ impl Xtensa {
             bp_skip = None;
             let cpu = &mut self.cpu;
             hooks.block_start(pc, cpu.cycles, cpu.insns);
-            bus.block_fetch(pc, blk.bytes);
+            if blk.fetch {
+                bus.block_fetch(pc, blk.bytes);
+            }
             let n = (blk.n as u64).min(insn_end - cpu.insns) as usize;
             let insns = &self.cache.insns[blk.start as usize..blk.start as usize + n];
             let lim = BlockLimits {
@@ -225,11 +231,15 @@ impl Xtensa {
                 generation: self.cache.generation,
                 max_pane: blk.max_pane,
                 bytes: blk.bytes,
+                fetch: blk.fetch,
             };
-            let r = if blk.max_pane > cpu.win_limit {
-                cpu.exec_block::<B, H, true>(bus, hooks, insns, pc, lim)
+            // Call0-only cores (no register window) run a variant without window arithmetic.
+            let r = if !windowed {
+                cpu.exec_block::<B, H, false, false>(bus, hooks, insns, pc, lim)
+            } else if blk.max_pane > cpu.win_limit {
+                cpu.exec_block::<B, H, true, true>(bus, hooks, insns, pc, lim)
             } else {
-                cpu.exec_block::<B, H, false>(bus, hooks, insns, pc, lim)
+                cpu.exec_block::<B, H, false, true>(bus, hooks, insns, pc, lim)
             };
             if let Some(stop) = r {
                 return stop;
@@ -246,6 +256,7 @@ pub(crate) struct BlockLimits {
     generation: u64,
     max_pane: u8,
     bytes: u32,
+    fetch: bool,
 }
 
 /// Decode the block starting at `pc` into the cache.
@@ -288,7 +299,9 @@ fn build_block<B: XtensaBus>(
     let idx = cache.blocks.len() as u32;
     let max_pane = cache.insns[start..end].iter().map(|i| i.pane).max().unwrap_or(0);
     let bytes = p.wrapping_sub(pc);
-    cache.blocks.push(Block { start: start as u32, n: (end - start) as u32, bp: bps.contains(&pc), max_pane, bytes });
+    let fetch = bus.fetch_priced(pc);
+    let (start, n, bp) = (start as u32, (end - start) as u32, bps.contains(&pc));
+    cache.blocks.push(Block { start, n, bp, max_pane, bytes, fetch });
     cache.map.insert(pc, idx);
     Ok(idx)
 }
@@ -385,6 +398,18 @@ impl Cpu {
         }
     }
 
+    /// At LEND on fall-through: whether the zero-overhead loop goes back (LCOUNT ≠ 0 outside an
+    /// exception), decrementing LCOUNT when it does. Out of line: rare outside loop bodies.
+    #[inline(never)]
+    fn loop_back(&mut self) -> bool {
+        if self.lcount != 0 && self.ps & PS_EXCM == 0 {
+            self.lcount -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
     #[inline(always)]
     fn take(&mut self, target: u32) {
         self.pc = target;
@@ -426,8 +451,10 @@ impl Cpu {
 
     /// Execute a decoded block starting at `pc0`. Sets `self.pc` for the next block.
     /// `WCHK`: the block names a pane above the current window limit, so check each instruction.
+    /// `WIN`: the core has the windowed-register option; without it `wbase` is always 0 and
+    /// register numbers are below 16, so a<i> is `ar[i & 15]`.
     #[inline(always)]
-    pub(crate) fn exec_block<B: XtensaBus, H: XtensaHooks, const WCHK: bool>(
+    pub(crate) fn exec_block<B: XtensaBus, H: XtensaHooks, const WCHK: bool, const WIN: bool>(
         &mut self,
         bus: &mut B,
         hooks: &mut H,
@@ -444,6 +471,9 @@ impl Cpu {
         // no `next` of the block equals: one compare per instruction instead of three loads.
         let lend_in = |lend: u32| if lend.wrapping_sub(pc0).wrapping_sub(1) < lim.bytes { lend } else { pc0 };
         let mut lend = lend_in(self.lend);
+        // WINDOWBASE × 4, kept in a register; refreshed after instructions that rotate the window
+        // and continue the block (ENTRY, ROTW, out-of-line instructions).
+        let mut wb = if WIN { self.wbase } else { 0 };
         let res: Option<StopReason> = 'ex: {
         macro_rules! mm {
             ($e:expr) => {
@@ -466,8 +496,23 @@ impl Cpu {
             let imm = insn.imm;
             macro_rules! a {
                 ($i:expr) => {
-                    self.ar(($i) as u32)
+                    if WIN {
+                        self.ar[((wb + ($i) as u32) & 63) as usize]
+                    } else {
+                        self.ar[((($i) as u32) & 15) as usize]
+                    }
                 };
+            }
+            macro_rules! sa {
+                ($i:expr, $v:expr) => {{
+                    let v: u32 = $v;
+                    let i = ($i) as u32;
+                    if WIN {
+                        self.ar[((wb + i) & 63) as usize] = v
+                    } else {
+                        self.ar[(i & 15) as usize] = v
+                    }
+                }};
             }
             macro_rules! br {
                 ($cond:expr) => {{
@@ -485,88 +530,88 @@ impl Cpu {
             match insn.op {
                 Illegal | Ill | IllN => exc!(cause::ILLEGAL),
                 // ---- ALU ----
-                And => self.set_ar(r, a!(s) & a!(t)),
-                Or => self.set_ar(r, a!(s) | a!(t)),
-                Xor => self.set_ar(r, a!(s) ^ a!(t)),
-                Add | AddN => self.set_ar(r, a!(s).wrapping_add(a!(t))),
-                Addx2 => self.set_ar(r, (a!(s) << 1).wrapping_add(a!(t))),
-                Addx4 => self.set_ar(r, (a!(s) << 2).wrapping_add(a!(t))),
-                Addx8 => self.set_ar(r, (a!(s) << 3).wrapping_add(a!(t))),
-                Sub => self.set_ar(r, a!(s).wrapping_sub(a!(t))),
-                Subx2 => self.set_ar(r, (a!(s) << 1).wrapping_sub(a!(t))),
-                Subx4 => self.set_ar(r, (a!(s) << 2).wrapping_sub(a!(t))),
-                Subx8 => self.set_ar(r, (a!(s) << 3).wrapping_sub(a!(t))),
-                Neg => self.set_ar(r, a!(t).wrapping_neg()),
-                Abs => self.set_ar(r, (a!(t) as i32).wrapping_abs() as u32),
-                Addi => self.set_ar(t, a!(s).wrapping_add(imm)),
-                Addmi => self.set_ar(t, a!(s).wrapping_add(imm)),
-                AddiN => self.set_ar(r, a!(s).wrapping_add(imm)),
-                Movi => self.set_ar(t, imm),
-                MoviN => self.set_ar(s, imm),
-                MovN => self.set_ar(t, a!(s)),
-                Salt => self.set_ar(r, ((a!(s) as i32) < (a!(t) as i32)) as u32),
-                Saltu => self.set_ar(r, (a!(s) < a!(t)) as u32),
+                And => sa!(r, a!(s) & a!(t)),
+                Or => sa!(r, a!(s) | a!(t)),
+                Xor => sa!(r, a!(s) ^ a!(t)),
+                Add | AddN => sa!(r, a!(s).wrapping_add(a!(t))),
+                Addx2 => sa!(r, (a!(s) << 1).wrapping_add(a!(t))),
+                Addx4 => sa!(r, (a!(s) << 2).wrapping_add(a!(t))),
+                Addx8 => sa!(r, (a!(s) << 3).wrapping_add(a!(t))),
+                Sub => sa!(r, a!(s).wrapping_sub(a!(t))),
+                Subx2 => sa!(r, (a!(s) << 1).wrapping_sub(a!(t))),
+                Subx4 => sa!(r, (a!(s) << 2).wrapping_sub(a!(t))),
+                Subx8 => sa!(r, (a!(s) << 3).wrapping_sub(a!(t))),
+                Neg => sa!(r, a!(t).wrapping_neg()),
+                Abs => sa!(r, (a!(t) as i32).wrapping_abs() as u32),
+                Addi => sa!(t, a!(s).wrapping_add(imm)),
+                Addmi => sa!(t, a!(s).wrapping_add(imm)),
+                AddiN => sa!(r, a!(s).wrapping_add(imm)),
+                Movi => sa!(t, imm),
+                MoviN => sa!(s, imm),
+                MovN => sa!(t, a!(s)),
+                Salt => sa!(r, ((a!(s) as i32) < (a!(t) as i32)) as u32),
+                Saltu => sa!(r, (a!(s) < a!(t)) as u32),
                 Moveqz => {
                     if a!(t) == 0 {
-                        self.set_ar(r, a!(s))
+                        sa!(r, a!(s))
                     }
                 }
                 Movnez => {
                     if a!(t) != 0 {
-                        self.set_ar(r, a!(s))
+                        sa!(r, a!(s))
                     }
                 }
                 Movltz => {
                     if (a!(t) as i32) < 0 {
-                        self.set_ar(r, a!(s))
+                        sa!(r, a!(s))
                     }
                 }
                 Movgez => {
                     if (a!(t) as i32) >= 0 {
-                        self.set_ar(r, a!(s))
+                        sa!(r, a!(s))
                     }
                 }
                 Movf => {
                     if !self.getb(insn.t) {
-                        self.set_ar(r, a!(s))
+                        sa!(r, a!(s))
                     }
                 }
                 Movt => {
                     if self.getb(insn.t) {
-                        self.set_ar(r, a!(s))
+                        sa!(r, a!(s))
                     }
                 }
-                Min => self.set_ar(r, (a!(s) as i32).min(a!(t) as i32) as u32),
-                Max => self.set_ar(r, (a!(s) as i32).max(a!(t) as i32) as u32),
-                Minu => self.set_ar(r, a!(s).min(a!(t))),
-                Maxu => self.set_ar(r, a!(s).max(a!(t))),
+                Min => sa!(r, (a!(s) as i32).min(a!(t) as i32) as u32),
+                Max => sa!(r, (a!(s) as i32).max(a!(t) as i32) as u32),
+                Minu => sa!(r, a!(s).min(a!(t))),
+                Maxu => sa!(r, a!(s).max(a!(t))),
                 Sext => {
                     // sign-extend from bit b = t + 7 (§2.2, §2.7)
                     let sh = 31 - (t + 7);
-                    self.set_ar(r, (((a!(s) << sh) as i32) >> sh) as u32)
+                    sa!(r, (((a!(s) << sh) as i32) >> sh) as u32)
                 }
                 Clamps => {
                     let b = t + 7;
                     let lo = -(1i64 << b);
                     let hi = (1i64 << b) - 1;
-                    self.set_ar(r, ((a!(s) as i32 as i64).clamp(lo, hi)) as i32 as u32)
+                    sa!(r, ((a!(s) as i32 as i64).clamp(lo, hi)) as i32 as u32)
                 }
                 Nsa => {
                     // redundant sign bits; 31 for 0 and −1 (§2.7)
                     let v = a!(s);
                     let x = if (v as i32) < 0 { !v } else { v };
-                    self.set_ar(t, if x == 0 { 31 } else { x.leading_zeros() - 1 })
+                    sa!(t, if x == 0 { 31 } else { x.leading_zeros() - 1 })
                 }
-                Nsau => self.set_ar(t, a!(s).leading_zeros()),
+                Nsau => sa!(t, a!(s).leading_zeros()),
                 // ---- shifts (§2.7 "Shifts and SAR") ----
-                Slli => self.set_ar(r, ((a!(s) as u64) << imm) as u32),
-                Srai => self.set_ar(r, ((a!(t) as i32) >> imm) as u32),
-                Srli => self.set_ar(r, a!(t) >> imm),
+                Slli => sa!(r, ((a!(s) as u64) << imm) as u32),
+                Srai => sa!(r, ((a!(t) as i32) >> imm) as u32),
+                Srli => sa!(r, a!(t) >> imm),
                 Extui => {
                     let sh = imm & 0xFF;
                     let w = imm >> 8;
                     let mask = if w >= 32 { u32::MAX } else { (1u32 << w) - 1 };
-                    self.set_ar(r, ((a!(t) as u64 >> sh) as u32) & mask)
+                    sa!(r, ((a!(t) as u64 >> sh) as u32) & mask)
                 }
                 Ssr => self.sar = a!(s) & 31,
                 Ssl => self.sar = 32 - (a!(s) & 31),
@@ -575,17 +620,17 @@ impl Cpu {
                 Ssai => self.sar = imm,
                 Src => {
                     let v = ((a!(s) as u64) << 32) | a!(t) as u64;
-                    self.set_ar(r, (v >> self.sar) as u32)
+                    sa!(r, (v >> self.sar) as u32)
                 }
-                Srl => self.set_ar(r, ((a!(t) as u64) >> self.sar) as u32),
-                Sra => self.set_ar(r, ((a!(t) as i32 as i64) >> self.sar) as u32),
-                Sll => self.set_ar(r, (((a!(s) as u64) << 32) >> self.sar) as u32),
+                Srl => sa!(r, ((a!(t) as u64) >> self.sar) as u32),
+                Sra => sa!(r, ((a!(t) as i32 as i64) >> self.sar) as u32),
+                Sll => sa!(r, (((a!(s) as u64) << 32) >> self.sar) as u32),
                 // ---- multiply / divide ----
-                Mul16u => self.set_ar(r, (a!(s) & 0xFFFF) * (a!(t) & 0xFFFF)),
-                Mul16s => self.set_ar(r, ((a!(s) as i16 as i32) * (a!(t) as i16 as i32)) as u32),
-                Mull => self.set_ar(r, a!(s).wrapping_mul(a!(t))),
-                Muluh => self.set_ar(r, ((a!(s) as u64 * a!(t) as u64) >> 32) as u32),
-                Mulsh => self.set_ar(r, ((a!(s) as i32 as i64 * a!(t) as i32 as i64) >> 32) as u32),
+                Mul16u => sa!(r, (a!(s) & 0xFFFF) * (a!(t) & 0xFFFF)),
+                Mul16s => sa!(r, ((a!(s) as i16 as i32) * (a!(t) as i16 as i32)) as u32),
+                Mull => sa!(r, a!(s).wrapping_mul(a!(t))),
+                Muluh => sa!(r, ((a!(s) as u64 * a!(t) as u64) >> 32) as u32),
+                Mulsh => sa!(r, ((a!(s) as i32 as i64 * a!(t) as i32 as i64) >> 32) as u32),
                 Quou | Quos | Remu | Rems => {
                     let (x, y) = (a!(s), a!(t));
                     if y == 0 {
@@ -598,24 +643,24 @@ impl Cpu {
                         Quos => (x as i32).wrapping_div(y as i32) as u32,
                         _ => (x as i32).wrapping_rem(y as i32) as u32,
                     };
-                    self.set_ar(r, v)
+                    sa!(r, v)
                 }
                 // ---- loads / stores ----
                 L8ui => {
                     let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 1, pc));
-                    self.set_ar(t, v)
+                    sa!(t, v)
                 }
                 L16ui => {
                     let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 2, pc));
-                    self.set_ar(t, v)
+                    sa!(t, v)
                 }
                 L16si => {
                     let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 2, pc));
-                    self.set_ar(t, v as u16 as i16 as i32 as u32)
+                    sa!(t, v as u16 as i16 as i32 as u32)
                 }
                 L32i | L32iN | L32ai | L32e => {
                     let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 4, pc));
-                    self.set_ar(t, v)
+                    sa!(t, v)
                 }
                 S8i => mm!(self.store(bus, hooks, a!(s).wrapping_add(imm), 1, a!(t), pc)),
                 S16i => mm!(self.store(bus, hooks, a!(s).wrapping_add(imm), 2, a!(t), pc)),
@@ -626,7 +671,7 @@ impl Cpu {
                     // §2.2: ((PC + 3) & ~3) + offset, or (LITBASE & ~0xFFF) + offset when LITBASE[0] = 1
                     let base = if self.litbase & 1 != 0 { self.litbase & 0xFFFF_F000 } else { pc.wrapping_add(3) & !3 };
                     let v = mm!(self.load(bus, hooks, base.wrapping_add(imm), 4, pc));
-                    self.set_ar(t, v)
+                    sa!(t, v)
                 }
                 S32c1i => {
                     // §2.7: old = mem; if old == SCOMPARE1 store at; at = old
@@ -635,7 +680,7 @@ impl Cpu {
                     if old == self.scompare1 {
                         mm!(self.store(bus, hooks, addr, 4, a!(t), pc));
                     }
-                    self.set_ar(t, old)
+                    sa!(t, old)
                 }
                 // ---- branches ----
                 Beqz | BeqzN => br!(a!(s) == 0),
@@ -675,14 +720,14 @@ impl Cpu {
                 }
                 // ---- calls / returns ----
                 Call0 => {
-                    self.set_ar(0, next);
+                    sa!(0, next);
                     hooks.call(pc, imm, 0);
                     self.take(imm);
                     break 'ex None;
                 }
                 Callx0 => {
                     let tgt = a!(s);
-                    self.set_ar(0, next);
+                    sa!(0, next);
                     hooks.call(pc, tgt, 0);
                     self.take(tgt);
                     break 'ex None;
@@ -697,7 +742,7 @@ impl Cpu {
                         Callx8 => (2, a!(s)),
                         _ => (3, a!(s)),
                     };
-                    self.set_ar(4 * n, (n << 30) | (next & 0x3FFF_FFFF));
+                    sa!(4 * n, (n << 30) | (next & 0x3FFF_FFFF));
                     self.ps = (self.ps & !PS_CALLINC) | (n << PS_CALLINC_SHIFT);
                     hooks.call(pc, tgt, 4 * n);
                     self.take(tgt);
@@ -739,8 +784,9 @@ impl Cpu {
                         break 'ex None;
                     }
                     let v = a!(s).wrapping_sub(imm);
-                    self.set_ar(4 * callinc + (s & 3), v);
+                    sa!(4 * callinc + (s & 3), v);
                     self.set_wb(self.wb + callinc);
+                    wb = self.wbase;
                     self.ws |= 1 << self.wb;
                     self.update_win_limit();
                     // The block continues in the new window unless it names panes now out of reach.
@@ -755,10 +801,11 @@ impl Cpu {
                     if self.cfg.windowed && rot & 0xE000 == 0 {
                         exc!(cause::ALLOCA);
                     }
-                    self.set_ar(t, a!(s))
+                    sa!(t, a!(s))
                 }
                 Rotw => {
                     self.set_wb(self.wb.wrapping_add(imm));
+                    wb = self.wbase;
                     self.update_win_limit();
                 }
                 Rfwo | Rfwu => {
@@ -801,14 +848,18 @@ impl Cpu {
                     n = 0;
                     cyc = 0;
                     match self.exec_slow(bus, hooks, insn, pc, next) {
-                        Flow::Next => lend = lend_in(self.lend),
+                        Flow::Next => {
+                            lend = lend_in(self.lend);
+                            if WIN {
+                                wb = self.wbase;
+                            }
+                        }
                         Flow::Exit(x) => break 'ex x,
                     }
                 }
             }
             // Zero-overhead loop-back on fall-through (§3.4).
-            if next == lend && self.lcount != 0 && self.ps & PS_EXCM == 0 {
-                self.lcount -= 1;
+            if next == lend && self.loop_back() {
                 // Stay in this block when the loop body starts here and no event can be due.
                 if self.lbeg == pc0
                     && !self.irq_check
@@ -819,7 +870,9 @@ impl Cpu {
                 {
                     pc = pc0;
                     hooks.block_start(pc0, self.cycles + cyc, self.insns + n);
-                    bus.block_fetch(pc0, lim.bytes);
+                    if lim.fetch {
+                        bus.block_fetch(pc0, lim.bytes);
+                    }
                     continue 'restart;
                 }
                 self.pc = self.lbeg;

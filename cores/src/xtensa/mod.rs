@@ -29,6 +29,10 @@
 //! stalls and cycle budgets are checked between blocks; instruction budgets are exact. Window
 //! overflow checks are done per instruction only in blocks that name a register pane beyond the
 //! current limit; the zero-overhead loop check compares against LEND only when it lies in the block.
+//! Cores without the windowed-register option run a variant of the block loop without window
+//! arithmetic (a<i> is AR[i]); on windowed cores WINDOWBASE is kept in a local for the block. Whether a
+//! block's fetch is priced (`XtensaBus::fetch_priced`) is decided once at decode, so blocks in
+//! unpriced memory skip `block_fetch`.
 //! [`EspBus`] finds the mapping of an access through a table of 4 KiB pages (one load), and
 //! [`XtensaBackend`] leaves plain jumps within the observer's `quiet_jumps` range unreported (the
 //! profiler's current function), so the observer runs at calls, returns and function changes.
