@@ -588,14 +588,18 @@ impl XtensaBackend {
             StopReason::InsnLimit { .. } | StopReason::CycleLimit { .. } => Stop::Budget,
             StopReason::Simcall { .. } => Stop::Semihosting,
             StopReason::Breakpoint { pc } => Stop::Trap { pc },
-            StopReason::WaitI { pc, level } => Stop::Fault(Fault {
-                kind: FaultKind::EndlessLoop,
-                pc,
-                address: None,
-                detail: format!(
-                    "the core waits for an interrupt (WAITI {level}) at 0x{pc:08x} and no enabled interrupt source can ever wake it"
-                ),
-            }),
+            StopReason::WaitI { pc, level } => {
+                let what = match self.disassemble(pc) {
+                    Some(text) if text.starts_with("j ") => "branches to itself".to_string(),
+                    _ => format!("waits for an interrupt (WAITI {level})"),
+                };
+                Stop::Fault(Fault {
+                    kind: FaultKind::EndlessLoop,
+                    pc,
+                    address: None,
+                    detail: format!("the core {what} at 0x{pc:08x} and no enabled interrupt source can ever wake it"),
+                })
+            }
             StopReason::Break { pc, s, t, .. } => {
                 if let Some((code, from, vector)) = at_vector(pc) {
                     let vaddr = Some(cpu.excvaddr);

@@ -244,6 +244,11 @@ impl Xtensa {
             if let Some(stop) = r {
                 return stop;
             }
+            // `j .`: the core spins on itself and can only leave through an interrupt, so wait for
+            // one as WAITI does (time jumps to the next timer interrupt; none possible: a stop).
+            if blk.n == 1 && cpu.pc == pc && insns.first().is_some_and(|i| i.op == Op::J) {
+                cpu.waiting = true;
+            }
         }
     }
 }

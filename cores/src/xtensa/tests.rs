@@ -1338,6 +1338,20 @@ fn waiti_without_wakeup_stops() {
     assert_eq!(m.cont().pc(), VEC + 0x1C0);
 }
 
+/// `j .` with no interrupt that could ever fire stops like a WAITI with nothing to wake it, instead
+/// of spinning until the cycle limit.
+#[test]
+fn spin_on_itself_without_wake_source_stops() {
+    let mut m = machine(s3());
+    let mut a = Asm::new(CODE);
+    let here = a.label();
+    a.bind(here);
+    a.j(here);
+    m.load(&mut a);
+    assert!(matches!(m.run(CODE), StopReason::WaitI { pc: CODE, .. }));
+    assert!(m.x.cpu.insns <= 2, "stopped at once, not after spinning");
+}
+
 #[test]
 fn break_stop_and_debug_vector() {
     let mut m = machine(s3());
