@@ -679,10 +679,10 @@ impl<'a> CortexM<'a> {
         let mut sp = self.reg(RegisterARM::SP);
         let mut xpsr = self.reg(RegisterARM::XPSR);
         if sp & 4 != 0 {
-            sp -= 4;
+            sp = sp.wrapping_sub(4);
             xpsr |= 1 << 9; // stack realigned to 8 bytes
         }
-        sp -= 32;
+        sp = sp.wrapping_sub(32);
         let frame = [
             self.reg(RegisterARM::R0),
             self.reg(RegisterARM::R1),
@@ -745,10 +745,17 @@ impl<'a> CortexM<'a> {
             sp = self.reg(RegisterARM::SP);
         }
         let mut frame = [0u8; 32];
-        self.uc.mem_read(sp as u64, &mut frame).map_err(engine("unstacking"))?;
+        if self.uc.mem_read(sp as u64, &mut frame).is_err() {
+            return Ok(Some(Fault {
+                kind: FaultKind::BadRead,
+                pc: exc_return,
+                address: Some(sp),
+                detail: format!("exception return: the stacked frame at 0x{sp:08x} is not in memory"),
+            }));
+        }
         let w = |i: usize| u32::from_le_bytes(frame[i * 4..i * 4 + 4].try_into().unwrap());
         let xpsr = w(7);
-        sp += 32 + if xpsr & (1 << 9) != 0 { 4 } else { 0 };
+        sp = sp.wrapping_add(32 + if xpsr & (1 << 9) != 0 { 4 } else { 0 });
         for (i, r) in [RegisterARM::R0, RegisterARM::R1, RegisterARM::R2, RegisterARM::R3, RegisterARM::R12, RegisterARM::LR]
             .into_iter()
             .enumerate()
