@@ -522,7 +522,7 @@ fn build_region(r: &RegionFile) -> Result<Region, String> {
     if size == 0 {
         return Err("size must be greater than 0".into());
     }
-    if r.base as u64 + size > 1 << 32 {
+    if size > u32::MAX as u64 || r.base as u64 + size > 1 << 32 {
         return Err(format!("base 0x{:08x} + size 0x{size:x} runs past the 4 GiB address space", r.base));
     }
     let access = Access {
