@@ -36,6 +36,12 @@ pub trait ExecObserver {
     fn quiet_jumps(&self) -> (u32, u32) {
         (1, 0)
     }
+    /// Who the memory traffic of the reported block and the blocks after it (until the next reported
+    /// one) is charged to: an index of the observer's choosing (the profiler's function index), passed
+    /// to `MemorySystem::set_owner`. Asked after every reported block.
+    fn memory_owner(&self) -> usize {
+        0
+    }
 }
 
 /// An observer that ignores everything (used for raw-speed comparisons).

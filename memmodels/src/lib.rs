@@ -1,15 +1,15 @@
-//! Memory map, region latency models and traffic counters, shared by every core.
+//! Memory map, region latency models, caches and traffic counters, shared by every core.
 //!
-//! A core asks a region what an access costs *beyond* the core's own cycle count for that instruction
-//! (which already assumes a zero-wait-state memory). The models and their equations are in
-//! docs/memory-models.md; the figures come from the board files.
+//! A core asks the memory system what an access costs *beyond* the core's own cycle count for that
+//! instruction (which already assumes a zero-wait-state memory). The models and their equations are in
+//! docs/memory-models.md; every figure comes from the board file.
 
 mod cache;
 
-pub use cache::Cache;
-use tigris_targets::{Board, Region, RegionKind};
+pub use cache::{Cache, CacheCounters, Lookup};
+use tigris_targets::{Board, Region, RegionKind, WritePolicy};
 
-/// Traffic and stall counters of one region.
+/// Traffic and stall counters of one region (and, per owner, of one function's use of it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RegionCounters {
     pub reads: u64,
@@ -24,6 +24,8 @@ pub struct RegionCounters {
     pub icache_misses: u64,
     pub dcache_hits: u64,
     pub dcache_misses: u64,
+    /// Dirty lines of this region written back from a cache.
+    pub writebacks: u64,
 }
 
 /// One region with its live model state.
@@ -34,125 +36,124 @@ pub struct RegionModel {
     /// Whether the core reports every data access here (a core may skip regions that cost nothing,
     /// for speed); when false, `reads`/`writes` and their bytes are not known.
     pub traffic_counted: bool,
-    icache: Option<Cache>,
-    dcache: Option<Cache>,
-    /// Bytes per instruction-fetch unit: the I-cache line, else the flash line.
+    /// Core cycles per memory-bus clock, and per SPI clock scaled by 2^16 (fractional ratios).
+    bus_ratio: u32,
+    spi_ratio_q16: u64,
+    /// Bytes per instruction-fetch unit: the I-cache line, else one bus read.
     fetch_unit: u32,
     /// Fetch unit last requested, for the sequential prefetch buffer.
     last_fetch_unit: Option<u32>,
+    /// Stall of an uncached read and write of 1, 2 and 4 bytes (index `size / 2`).
+    uncached_read: [u32; 3],
+    uncached_write: [u32; 3],
+    /// Stall of a line fill of the D-cache and of the I-cache, and time to write a D-cache line back.
+    dcache_fill: u32,
+    icache_fill: u32,
+    writeback: u32,
 }
 
 impl RegionModel {
-    pub fn new(spec: Region) -> Self {
-        let fetch_unit = spec.icache.map(|c| c.line_bytes).unwrap_or(spec.bus_bytes);
-        RegionModel {
-            icache: spec.icache.map(Cache::new),
-            dcache: spec.dcache.map(Cache::new),
+    fn new(spec: Region, board: &Board) -> Self {
+        let core_hz = board.core.clock_hz;
+        let fetch_unit = spec.icache.map(|c| board.caches[c].line_bytes).unwrap_or(spec.bus_bytes);
+        let mut m = RegionModel {
             counters: RegionCounters::default(),
             traffic_counted: true,
+            bus_ratio: core_hz.div_ceil(spec.bus_clock_hz).max(1) as u32,
+            spi_ratio_q16: spec.spi.map(|s| (core_hz << 16).div_ceil(s.clock_hz)).unwrap_or(0),
             fetch_unit,
             last_fetch_unit: None,
+            uncached_read: [0; 3],
+            uncached_write: [0; 3],
+            dcache_fill: 0,
+            icache_fill: 0,
+            writeback: 0,
             spec,
+        };
+        for (i, size) in [1, 2, 4].into_iter().enumerate() {
+            m.uncached_read[i] = m.transfer_cycles(size, false) - 1;
+            m.uncached_write[i] = m.transfer_cycles(size, true) - 1;
+        }
+        if let Some(c) = m.spec.dcache {
+            let line = board.caches[c].line_bytes;
+            m.dcache_fill = m.transfer_cycles(line, false) - 1;
+            m.writeback = m.transfer_cycles(line, true);
+        }
+        m.icache_fill = m.transfer_cycles(fetch_unit, false) - 1;
+        m
+    }
+
+    /// Core cycles one read or write transaction of `bytes` bytes occupies the memory: a serial
+    /// transaction (command, address, dummy and data phases) at the SPI clock, or ⌈bytes / bus_bytes⌉
+    /// bus reads of wait states + 1 bus clocks each.
+    pub fn transfer_cycles(&self, bytes: u32, write: bool) -> u32 {
+        match self.spec.spi {
+            Some(spi) => {
+                let clocks = spi.transaction_clocks(bytes, write) as u64;
+                ((clocks * self.spi_ratio_q16).div_ceil(1 << 16)).max(1) as u32
+            }
+            None => {
+                let ws = if write { self.spec.write_wait_states } else { self.spec.read_wait_states };
+                bytes.div_ceil(self.spec.bus_bytes) * (ws + 1) * self.bus_ratio
+            }
         }
     }
 
     /// Whether data accesses to this region cost anything beyond the core's own cycles.
     pub fn prices_data(&self) -> bool {
-        self.spec.read_wait_states > 0 || self.spec.write_wait_states > 0 || self.dcache.is_some()
+        self.spec.dcache.is_some() || self.uncached_read.iter().chain(&self.uncached_write).any(|&c| c > 0)
     }
 
     /// Whether instruction fetch from this region can stall the core.
     pub fn prices_fetch(&self) -> bool {
-        self.spec.read_wait_states > 0 || self.icache.is_some() || self.spec.miss_cycles > 0
+        self.spec.icache.is_some() || self.icache_fill > 0
     }
 
     pub fn fetch_unit(&self) -> u32 {
         self.fetch_unit
     }
-
-    /// Cycles to bring one cache line of `line_bytes` from the backing memory.
-    /// XIP/PSRAM give the transfer time directly (`miss_cycles`); flash reads `line_bytes / bus_bytes`
-    /// array lines, each `wait_states + 1` cycles, of which the core's own cycle hides one.
-    fn refill_cycles(&self, line_bytes: u32) -> u32 {
-        if self.spec.miss_cycles > 0 {
-            return self.spec.miss_cycles;
-        }
-        let reads = (line_bytes / self.spec.bus_bytes).max(1);
-        reads * (self.spec.read_wait_states + 1) - 1
-    }
-
-    /// Price one data access and count it. Returns the stall cycles.
-    pub fn data_access(&mut self, addr: u32, size: u32, write: bool) -> u32 {
-        let c = &mut self.counters;
-        let stall = if write {
-            c.writes += 1;
-            c.write_bytes += size as u64;
-            self.spec.write_wait_states
-        } else {
-            c.reads += 1;
-            c.read_bytes += size as u64;
-            match &mut self.dcache {
-                Some(cache) => {
-                    if cache.access(addr) {
-                        c.dcache_hits += 1;
-                        0
-                    } else {
-                        c.dcache_misses += 1;
-                        let line = cache.spec().line_bytes;
-                        self.refill_cycles(line)
-                    }
-                }
-                None => self.spec.read_wait_states,
-            }
-        };
-        self.counters.stall_cycles += stall as u64;
-        stall
-    }
-
-    /// Price the fetch of the unit holding `addr`. `cycles_in_previous_unit` is how long the core
-    /// spent executing from the previous unit: a sequential prefetch buffer hides that much of the
-    /// next read. Returns the stall cycles.
-    pub fn fetch(&mut self, addr: u32, cycles_in_previous_unit: u32) -> u32 {
-        let unit = addr & !(self.fetch_unit - 1);
-        let sequential = self.last_fetch_unit.map(|u| u.wrapping_add(self.fetch_unit)) == Some(unit);
-        self.last_fetch_unit = Some(unit);
-        self.counters.fetches += 1;
-        if let Some(cache) = &mut self.icache {
-            if cache.access(addr) {
-                self.counters.icache_hits += 1;
-                return 0;
-            }
-            self.counters.icache_misses += 1;
-        }
-        let refill = self.refill_cycles(self.fetch_unit);
-        let stall = if sequential && self.spec.prefetch {
-            // The buffer started this read when the previous unit arrived: refill + 1 cycles in all.
-            (refill + 1).saturating_sub(cycles_in_previous_unit)
-        } else {
-            refill
-        };
-        self.counters.stall_cycles += stall as u64;
-        stall
-    }
 }
 
-/// All regions of a board with their models.
+/// Per (owner, region): what one function (or later one tile) did to one region.
+pub type OwnerCounters = RegionCounters;
+
+/// All regions and caches of a board with their models.
 #[derive(Debug, Clone)]
 pub struct MemorySystem {
     pub regions: Vec<RegionModel>,
+    pub caches: Vec<Cache>,
     aliases: Vec<(u32, u32, usize)>,
+    /// Where the counters of the owner the accesses are charged to (the profiler's function index)
+    /// start in `by_owner`, which holds them per `owner * regions.len() + region`.
+    owner_base: usize,
+    by_owner: Vec<OwnerCounters>,
+}
+
+/// Add one access to region and owner counters alike.
+macro_rules! count {
+    ($sys:expr, $region:expr, |$c:ident| $body:expr) => {{
+        let slot = $sys.owner_base + $region;
+        {
+            let $c = &mut $sys.regions[$region].counters;
+            $body;
+        }
+        let $c = &mut $sys.by_owner[slot];
+        $body;
+    }};
 }
 
 impl MemorySystem {
     pub fn new(board: &Board) -> Self {
-        let regions: Vec<RegionModel> = board.regions.iter().cloned().map(RegionModel::new).collect();
+        let regions: Vec<RegionModel> = board.regions.iter().cloned().map(|r| RegionModel::new(r, board)).collect();
         let aliases = board
             .regions
             .iter()
             .enumerate()
             .flat_map(|(i, r)| r.aliases.iter().map(move |&a| (a, r.size, i)))
             .collect();
-        MemorySystem { regions, aliases }
+        let caches = board.caches.iter().cloned().map(Cache::new).collect();
+        let by_owner = vec![OwnerCounters::default(); regions.len()];
+        MemorySystem { regions, caches, aliases, owner_base: 0, by_owner }
     }
 
     /// Index of the region holding `addr` (aliases included).
@@ -178,63 +179,147 @@ impl MemorySystem {
         }
         out
     }
+
+    /// Charge the following accesses to `owner` (an index the caller chooses, e.g. a function's).
+    #[inline]
+    pub fn set_owner(&mut self, owner: usize) {
+        let n = self.regions.len();
+        self.owner_base = owner * n;
+        if self.owner_base + n > self.by_owner.len() {
+            self.by_owner.resize(self.owner_base + n, OwnerCounters::default());
+        }
+    }
+
+    /// Non-zero counters per `(owner, region)`.
+    pub fn owner_counters(&self) -> impl Iterator<Item = (usize, usize, &OwnerCounters)> {
+        let n = self.regions.len();
+        self.by_owner
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c != OwnerCounters::default())
+            .map(move |(slot, c)| (slot / n, slot % n, c))
+    }
+
+    /// Price one data access to `region` and count it. Returns the stall cycles.
+    #[inline]
+    pub fn data_access(&mut self, region: usize, addr: u32, size: u32, write: bool) -> u32 {
+        let r = &self.regions[region];
+        let stall = match r.spec.dcache {
+            None => {
+                let i = (size >> 1).min(2) as usize;
+                if write {
+                    r.uncached_write[i]
+                } else {
+                    r.uncached_read[i]
+                }
+            }
+            Some(c) => return self.cached_data_access(region, c, addr, size, write),
+        };
+        count!(self, region, |c| {
+            if write {
+                c.writes += 1;
+                c.write_bytes += size as u64;
+            } else {
+                c.reads += 1;
+                c.read_bytes += size as u64;
+            }
+            c.stall_cycles += stall as u64;
+        });
+        stall
+    }
+
+    /// A data access through the region's D-cache, with the cache's write policy.
+    fn cached_data_access(&mut self, region: usize, cache: usize, addr: u32, size: u32, write: bool) -> u32 {
+        let policy = self.caches[cache].spec.write_policy;
+        let i = (size >> 1).min(2) as usize;
+        let (lookup, mut stall) = match (write, policy) {
+            // Stores that bypass the cache pay the memory's write time.
+            (true, WritePolicy::ReadOnly) => (None, self.regions[region].uncached_write[i]),
+            (true, WritePolicy::WriteThrough) => {
+                let l = self.caches[cache].access(addr, false, false);
+                (Some(l), self.regions[region].uncached_write[i])
+            }
+            (true, WritePolicy::WriteBack) => (Some(self.caches[cache].access(addr, true, true)), 0),
+            (false, _) => (Some(self.caches[cache].access(addr, true, false)), 0),
+        };
+        let allocating = !write || policy == WritePolicy::WriteBack;
+        let mut writeback = None;
+        match lookup {
+            Some(Lookup::Hit) => stall += self.caches[cache].spec.hit_cycles,
+            Some(Lookup::Miss { evicted_dirty }) if allocating => {
+                stall += self.regions[region].dcache_fill;
+                if let Some(victim) = evicted_dirty {
+                    // The victim may belong to another region sharing the cache: its memory takes the write.
+                    let owner = self.region_of(victim).unwrap_or(region);
+                    stall += self.regions[owner].writeback;
+                    writeback = Some(owner);
+                }
+            }
+            Some(Lookup::Miss { .. }) | None => {}
+        }
+        self.caches[cache].counters.stall_cycles += stall as u64;
+        let hit = lookup == Some(Lookup::Hit);
+        let miss = matches!(lookup, Some(Lookup::Miss { .. }));
+        count!(self, region, |c| {
+            if write {
+                c.writes += 1;
+                c.write_bytes += size as u64;
+            } else {
+                c.reads += 1;
+                c.read_bytes += size as u64;
+            }
+            c.dcache_hits += hit as u64;
+            c.dcache_misses += miss as u64;
+            c.stall_cycles += stall as u64;
+        });
+        if let Some(victim_region) = writeback {
+            count!(self, victim_region, |c| c.writebacks += 1);
+        }
+        stall
+    }
+
+    /// Price the fetch of the unit holding `addr` from `region`. `cycles_in_previous_unit` is how long
+    /// the core spent executing from the previous unit: a sequential prefetch buffer hides that much of
+    /// the next read. Returns the stall cycles.
+    pub fn fetch(&mut self, region: usize, addr: u32, cycles_in_previous_unit: u32) -> u32 {
+        let r = &mut self.regions[region];
+        let unit = addr & !(r.fetch_unit - 1);
+        let sequential = r.last_fetch_unit.map(|u| u.wrapping_add(r.fetch_unit)) == Some(unit);
+        r.last_fetch_unit = Some(unit);
+        let (prefetch, fill) = (r.spec.prefetch, r.icache_fill);
+        let mut hit = None;
+        if let Some(c) = r.spec.icache {
+            let cache = &mut self.caches[c];
+            hit = Some(cache.access(addr, true, false) == Lookup::Hit);
+            if hit == Some(true) {
+                let stall = cache.spec.hit_cycles;
+                cache.counters.stall_cycles += stall as u64;
+                count!(self, region, |c| {
+                    c.fetches += 1;
+                    c.icache_hits += 1;
+                    c.stall_cycles += stall as u64;
+                });
+                return stall;
+            }
+        }
+        let stall = if sequential && prefetch {
+            // The buffer started this read when the previous unit arrived: fill + 1 cycles in all.
+            (fill + 1).saturating_sub(cycles_in_previous_unit)
+        } else {
+            fill
+        };
+        if let Some(c) = self.regions[region].spec.icache {
+            self.caches[c].counters.stall_cycles += stall as u64;
+        }
+        let miss = hit == Some(false);
+        count!(self, region, |c| {
+            c.fetches += 1;
+            c.icache_misses += miss as u64;
+            c.stall_cycles += stall as u64;
+        });
+        stall
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn flash(prefetch: bool) -> RegionModel {
-        let b = tigris_targets::load("stm32f446re").unwrap();
-        let mut spec = b.regions[0].clone();
-        spec.prefetch = prefetch;
-        spec.icache = None;
-        RegionModel::new(spec)
-    }
-
-    #[test]
-    fn flash_fetch_without_prefetch_costs_the_wait_states_per_line() {
-        let mut f = flash(false);
-        assert_eq!(f.fetch(0x0800_0000, 0), 5);
-        assert_eq!(f.fetch(0x0800_0010, 8), 5);
-        assert_eq!(f.counters.stall_cycles, 10);
-    }
-
-    #[test]
-    fn prefetch_hides_wait_states_of_straight_line_code() {
-        let mut f = flash(true);
-        assert_eq!(f.fetch(0x0800_0000, 0), 5, "first line: non-sequential");
-        assert_eq!(f.fetch(0x0800_0010, 8), 0, "8 cycles in the previous line hide all of 5 + 1");
-        assert_eq!(f.fetch(0x0800_0020, 4), 2, "4 cycles hide 4 of 6");
-        assert_eq!(f.fetch(0x0800_0100, 4), 5, "a branch is not sequential");
-    }
-
-    #[test]
-    fn art_cache_hits_cost_nothing() {
-        let b = tigris_targets::load("stm32f446re").unwrap();
-        let mut f = RegionModel::new(b.regions[0].clone());
-        assert_eq!(f.fetch(0x0800_0000, 0), 5);
-        assert_eq!(f.fetch(0x0800_0000, 0), 0);
-        assert_eq!((f.counters.icache_hits, f.counters.icache_misses), (1, 1));
-        assert_eq!(f.data_access(0x0800_1000, 4, false), 5);
-        assert_eq!(f.data_access(0x0800_1004, 4, false), 0, "same 16-byte line");
-    }
-
-    #[test]
-    fn xip_miss_costs_the_transfer() {
-        let b = tigris_targets::load("rp2040").unwrap();
-        let mut m = MemorySystem::new(&b);
-        let xip = m.region_of(0x1000_0000).unwrap();
-        assert_eq!(m.regions[xip].fetch(0x1000_0000, 0), 56);
-        assert_eq!(m.regions[xip].fetch(0x1000_0004, 0), 0);
-    }
-
-    #[test]
-    fn alias_maps_to_its_region() {
-        let b = tigris_targets::load("stm32f446re").unwrap();
-        let m = MemorySystem::new(&b);
-        assert_eq!(m.region_of(0x0000_0040), Some(0));
-        assert_eq!(m.region_of(0x2000_0000), Some(1));
-        assert_eq!(m.region_of(0x9000_0000), None);
-    }
-}
+mod tests;

@@ -239,6 +239,24 @@ impl Machine<'_> {
     ) -> traces::Report {
         let cycles = self.core.cycles();
         let instructions = self.core.instructions();
+        let memory = self.core.memory();
+        let mut function_memory: Vec<Vec<traces::FunctionMemory>> = vec![Vec::new(); profiler.stats.len()];
+        for (owner, region, c) in memory.owner_counters() {
+            let r = &memory.regions[region];
+            let counted = |v: u64| r.traffic_counted.then_some(v);
+            if let Some(rows) = function_memory.get_mut(owner) {
+                rows.push(traces::FunctionMemory {
+                    region: r.spec.name.clone(),
+                    reads: counted(c.reads),
+                    writes: counted(c.writes),
+                    read_bytes: counted(c.read_bytes),
+                    write_bytes: counted(c.write_bytes),
+                    stall_cycles: c.stall_cycles,
+                    cache_misses: c.icache_misses + c.dcache_misses,
+                    writebacks: c.writebacks,
+                });
+            }
+        }
         let mut functions: Vec<traces::FunctionProfile> = profiler
             .stats
             .iter()
@@ -259,13 +277,12 @@ impl Machine<'_> {
                     inclusive_cycles: s.inclusive_cycles,
                     self_instructions: s.self_instructions,
                     inclusive_instructions: s.inclusive_instructions,
+                    memory: std::mem::take(&mut function_memory[i]),
                 }
             })
             .collect();
         functions.sort_by(|a, b| b.self_cycles.cmp(&a.self_cycles).then(a.address.cmp(&b.address)));
-        let regions: Vec<traces::RegionProfile> = self
-            .core
-            .memory()
+        let regions: Vec<traces::RegionProfile> = memory
             .regions
             .iter()
             .map(|r| traces::RegionProfile {
@@ -283,6 +300,23 @@ impl Machine<'_> {
                 icache_misses: r.counters.icache_misses,
                 dcache_hits: r.counters.dcache_hits,
                 dcache_misses: r.counters.dcache_misses,
+                writebacks: r.counters.writebacks,
+            })
+            .collect();
+        let caches = memory
+            .caches
+            .iter()
+            .map(|c| traces::CacheProfile {
+                name: c.spec.name.clone(),
+                size: c.spec.size,
+                ways: c.spec.ways,
+                line_bytes: c.spec.line_bytes,
+                write_policy: c.spec.write_policy.name().into(),
+                replacement: c.spec.replacement.name().into(),
+                hits: c.counters.hits,
+                misses: c.counters.misses,
+                writebacks: c.counters.writebacks,
+                stall_cycles: c.counters.stall_cycles,
             })
             .collect();
         let stall_cycles = regions.iter().map(|r| r.stall_cycles).sum();
@@ -312,6 +346,7 @@ impl Machine<'_> {
             console,
             functions,
             regions,
+            caches,
             fault,
             notes: Vec::new(),
         }

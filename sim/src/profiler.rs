@@ -168,6 +168,10 @@ impl ExecObserver for Profiler<'_> {
         // A jump within the function on top of the stack only adds to its self time (see `block`).
         self.range
     }
+
+    fn memory_owner(&self) -> usize {
+        self.stack.last().map(|f| f.function).unwrap_or(self.unknown())
+    }
 }
 
 #[cfg(test)]

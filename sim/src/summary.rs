@@ -1,7 +1,8 @@
 //! The text views: the run summary printed after a run and the board listing.
 
 use std::fmt::Write;
-use tigris_targets::Board;
+use tigris_memmodels::MemorySystem;
+use tigris_targets::{format_size, Board, RegionKind, WritePolicy};
 use tigris_traces::{Outcome, Report};
 
 /// 1234567 -> "1,234,567".
@@ -122,7 +123,12 @@ pub fn text(r: &Report, top: usize) -> String {
     o
 }
 
-/// Every parameter of a board, for `tigris-sim boards show`.
+/// Megabytes (10^6 bytes) per second of `bytes` every `cycles` core cycles.
+fn megabytes_per_second(bytes: u32, cycles: u32, clock_hz: u64) -> f64 {
+    bytes as f64 * clock_hz as f64 / cycles.max(1) as f64 / 1e6
+}
+
+/// Every parameter of a board, and the costs the memory models derive from them, for `boards show`.
 pub fn board_details(b: &Board) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} ({})\n  {}", b.name, b.origin, b.summary);
@@ -131,19 +137,79 @@ pub fn board_details(b: &Board) -> String {
         let _ = writeln!(o, "vector table: 0x{v:08x}");
     }
     let _ = writeln!(o, "memory map:\n{}", b.memory_map().trim_end());
-    for r in &b.regions {
-        let _ = write!(
+    if !b.caches.is_empty() {
+        let _ = writeln!(o, "caches:");
+    }
+    for c in &b.caches {
+        let _ = writeln!(
             o,
-            "  {}: read wait states {}, write wait states {}, bus {} bytes, prefetch {}",
-            r.name, r.read_wait_states, r.write_wait_states, r.bus_bytes, r.prefetch
+            "  {}: {}, {}-way, {}-byte lines ({} sets), {}, {} replacement, hit +{} cycles",
+            c.name,
+            format_size(c.size as u64),
+            c.ways,
+            c.line_bytes,
+            c.sets(),
+            c.write_policy.name(),
+            c.replacement.name(),
+            c.hit_cycles
         );
-        for (label, c) in [("icache", r.icache), ("dcache", r.dcache)] {
-            if let Some(c) = c {
-                let _ = write!(o, ", {label} {} B {}-way {}-byte lines", c.size, c.ways, c.line_bytes);
+    }
+    let _ = writeln!(o, "region timing (core cycles; see docs/memory-models.md):");
+    let mem = MemorySystem::new(b);
+    for (r, m) in b.regions.iter().zip(&mem.regions) {
+        if r.kind == RegionKind::Mmio {
+            continue;
+        }
+        let _ = write!(o, "  {}: ", r.name);
+        match r.spi {
+            Some(s) => {
+                let _ = write!(
+                    o,
+                    "{} {} at {} MHz: command {} + address {} + dummy {} (write {}) + cs {} clocks",
+                    s.mode.name(),
+                    if s.ddr { "DDR" } else { "STR" },
+                    s.clock_hz as f64 / 1e6,
+                    s.command_clocks,
+                    s.address_clocks,
+                    s.read_dummy_clocks,
+                    s.write_dummy_clocks,
+                    s.cs_clocks
+                );
+            }
+            None => {
+                let _ = write!(
+                    o,
+                    "wait states {} read / {} write, {}-byte bus at {} MHz, prefetch {}",
+                    r.read_wait_states,
+                    r.write_wait_states,
+                    r.bus_bytes,
+                    r.bus_clock_hz as f64 / 1e6,
+                    r.prefetch
+                );
             }
         }
-        if r.miss_cycles > 0 {
-            let _ = write!(o, ", line refill {} cycles", r.miss_cycles);
+        for (label, cache) in [("icache", r.icache), ("dcache", r.dcache)] {
+            if let Some(c) = cache {
+                let _ = write!(o, ", {label} {}", b.caches[c].name);
+            }
+        }
+        o.push('\n');
+        let _ = write!(o, "      4-byte access {} read", m.transfer_cycles(4, false));
+        if r.access.write {
+            let _ = write!(o, " / {} write", m.transfer_cycles(4, true));
+        }
+        if let Some(c) = r.dcache.or(r.icache) {
+            let line = b.caches[c].line_bytes;
+            let fill = m.transfer_cycles(line, false);
+            let _ = write!(o, "; {line}-byte line fill {fill}: streaming read {:.1} MB/s", megabytes_per_second(line, fill, b.core.clock_hz));
+            if r.access.write && r.dcache.is_some_and(|d| b.caches[d].write_policy == WritePolicy::WriteBack) {
+                let back = m.transfer_cycles(line, true);
+                let _ = write!(
+                    o,
+                    "; write-back {back}: streaming write {:.1} MB/s",
+                    megabytes_per_second(line, fill + back, b.core.clock_hz)
+                );
+            }
         }
         o.push('\n');
     }

@@ -249,7 +249,18 @@ fn boards_lists_and_shows() {
     }
     let out = sim(&["boards", "show", "stm32f446re"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("read wait states 5") && text.contains("180000000"), "{text}");
+    assert!(text.contains("wait states 5 read") && text.contains("180000000"), "{text}");
+    // The effective values after --set, and the costs derived from them: 84 MHz needs 2 wait states
+    // (RM0390 table); octal PSRAM at 80 MHz under 240 MHz fills a 32-byte line in 28 clocks = 84 cycles.
+    let out = sim(&["boards", "show", "stm32f446re", "--set", "core.clock_hz=84000000"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("wait states 2 read") && text.contains("16-byte line fill 3"), "{text}");
+    let out = sim(&["boards", "show", "esp32s3"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("psram: octal DDR at 80 MHz") && text.contains("32-byte line fill 84:"), "{text}");
+    let out = sim(&["boards", "show", "esp32s3", "--set", "psram.mode=quad", "--set", "psram.clock_mhz=40"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("psram: quad STR at 40 MHz") && text.contains("32-byte line fill 468:"), "{text}");
 }
 
 #[test]

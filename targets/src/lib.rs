@@ -3,14 +3,17 @@
 //! Built-in boards live in `targets/boards/*.toml` and are embedded in the binary; a user's own board is
 //! the same format read from a path. Every figure in a board file names its source in a comment.
 
+mod file;
+mod overrides;
 mod size;
+mod spi;
 
 use serde::Deserialize;
 use std::fmt;
 use std::path::Path;
-use toml::Spanned;
 
-pub use size::parse_size;
+pub use file::parse;
+pub use size::{format_size, parse_size};
 
 /// The board used when `--board` is omitted.
 pub const DEFAULT_BOARD: &str = "mps2-an386";
@@ -114,17 +117,127 @@ impl RegionKind {
     }
 }
 
-/// A set-associative cache with LRU replacement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a cache does with stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WritePolicy {
+    /// Stores allocate a line on a miss (after a refill) and mark it dirty; a dirty line is written back
+    /// to its memory when evicted.
+    WriteBack,
+    /// Stores go to memory at its write cost; a line already cached is updated, a missing one is not
+    /// allocated.
+    WriteThrough,
+    /// The cache never holds stores (instruction caches, flash accelerators): stores bypass it.
+    ReadOnly,
+}
+
+impl WritePolicy {
+    pub fn name(self) -> &'static str {
+        match self {
+            WritePolicy::WriteBack => "write-back",
+            WritePolicy::WriteThrough => "write-through",
+            WritePolicy::ReadOnly => "read-only",
+        }
+    }
+}
+
+/// Which way of a set a miss replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Replacement {
+    /// The least recently used way.
+    Lru,
+    /// The way filled longest ago (round robin per set).
+    Fifo,
+}
+
+impl Replacement {
+    pub fn name(self) -> &'static str {
+        match self {
+            Replacement::Lru => "lru",
+            Replacement::Fifo => "fifo",
+        }
+    }
+}
+
+/// A set-associative cache. Regions refer to it by name, so one cache can serve several regions
+/// (the ESP32-S3 DCache holds flash rodata and PSRAM lines, the Cortex-M7 L1 caches serve every
+/// cacheable region).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheSpec {
+    pub name: String,
     pub size: u32,
     pub ways: u32,
     pub line_bytes: u32,
+    pub write_policy: WritePolicy,
+    pub replacement: Replacement,
+    /// Extra cycles of a hit beyond the core's own cost.
+    pub hit_cycles: u32,
 }
 
 impl CacheSpec {
     pub fn sets(&self) -> u32 {
         self.size / (self.ways * self.line_bytes)
+    }
+}
+
+/// Data lines of a serial memory interface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpiMode {
+    Single,
+    Dual,
+    Quad,
+    Octal,
+}
+
+impl SpiMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            SpiMode::Single => "single",
+            SpiMode::Dual => "dual",
+            SpiMode::Quad => "quad",
+            SpiMode::Octal => "octal",
+        }
+    }
+
+    pub fn lines(self) -> u32 {
+        match self {
+            SpiMode::Single => 1,
+            SpiMode::Dual => 2,
+            SpiMode::Quad => 4,
+            SpiMode::Octal => 8,
+        }
+    }
+}
+
+/// A serial (SPI/QSPI/OPI) flash or PSRAM interface: one transaction per cache line, in SPI clocks.
+/// The phase lengths default per device and mode (`spi::protocol`), each overridable in the board file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpiSpec {
+    pub mode: SpiMode,
+    /// Two transfers per clock in the address and data phases (DTR/DDR).
+    pub ddr: bool,
+    pub clock_hz: u64,
+    pub command_clocks: u32,
+    pub address_clocks: u32,
+    pub read_dummy_clocks: u32,
+    pub write_dummy_clocks: u32,
+    /// Chip-select setup and hold around each transaction.
+    pub cs_clocks: u32,
+}
+
+impl SpiSpec {
+    /// Clocks of the data phase of `bytes` bytes.
+    pub fn data_clocks(&self, bytes: u32) -> u32 {
+        let bits_per_clock = self.mode.lines() * if self.ddr { 2 } else { 1 };
+        (bytes * 8).div_ceil(bits_per_clock)
+    }
+
+    /// SPI clocks of a read (`write` false) or write transaction of `bytes` bytes.
+    pub fn transaction_clocks(&self, bytes: u32, write: bool) -> u32 {
+        let dummy = if write { self.write_dummy_clocks } else { self.read_dummy_clocks };
+        self.cs_clocks + self.command_clocks + self.address_clocks + dummy + self.data_clocks(bytes)
     }
 }
 
@@ -153,20 +266,23 @@ pub struct Region {
     pub access: Access,
     /// Other addresses at which the same storage appears (e.g. STM32 flash at 0x0 when booting from it).
     pub aliases: Vec<u32>,
-    /// Extra cycles for each data read beyond the core's own cost.
+    /// Wait states of one read of the memory, in memory-bus clocks (resolved from
+    /// `wait_states_by_clock` when the board gives a table).
     pub read_wait_states: u32,
-    /// Extra cycles for each data write beyond the core's own cost.
+    /// Wait states of one write, in memory-bus clocks.
     pub write_wait_states: u32,
-    /// Bytes returned by one array read (flash line width); instruction fetch is priced per line.
+    /// Bytes returned by one memory read (flash line width, bus width); fetch is priced per such unit.
     pub bus_bytes: u32,
+    /// Clock of the memory bus; core cycles per bus clock = core clock / this (rounded up).
+    pub bus_clock_hz: u64,
     /// Sequential-line prefetch buffer (hides wait states of straight-line code).
     pub prefetch: bool,
-    /// Region-side instruction cache (STM32 ART, RP2040 XIP cache...).
-    pub icache: Option<CacheSpec>,
-    /// Region-side data cache.
-    pub dcache: Option<CacheSpec>,
-    /// Cycles to refill one cache line from the backing memory (XIP/PSRAM); 0 = use the wait states.
-    pub miss_cycles: u32,
+    /// Index in `Board::caches` of the cache instruction fetches go through.
+    pub icache: Option<usize>,
+    /// Index in `Board::caches` of the cache data accesses go through.
+    pub dcache: Option<usize>,
+    /// Serial interface of external flash or PSRAM (its line fills are SPI transactions).
+    pub spi: Option<SpiSpec>,
 }
 
 impl Region {
@@ -213,6 +329,8 @@ pub struct Board {
     pub origin: String,
     pub core: CoreSpec,
     pub regions: Vec<Region>,
+    /// Caches the regions refer to by index.
+    pub caches: Vec<CacheSpec>,
     pub console: ConsoleSpec,
     /// Address of the vector table when the ELF does not mark one (`.isr_vector`/`.vectors`).
     pub vector_table: Option<u32>,
@@ -245,7 +363,7 @@ impl Board {
                 r.kind.name(),
                 r.base,
                 r.end() - 1,
-                size::format_size(r.size as u64),
+                format_size(r.size as u64),
                 r.access
             ));
             for a in &r.aliases {
@@ -270,7 +388,8 @@ pub fn load(name_or_path: &str) -> Result<Board, BoardError> {
 
 /// Load a board, then change parameters for this run: each override is `key=value` with the key
 /// written as in the board file, a region's keys prefixed by its name: `core.clock_hz=80000000`,
-/// `flash.wait_states=3`, `flash.prefetch=false`, `xip.icache.size=8K`, `console.uart_data=0x40004000`.
+/// `flash.wait_states=3`, `flash.prefetch=false`, `psram.mode=quad`, `dcache.size=16K` (a cache by its
+/// name), `console.uart_data=0x40004000`.
 pub fn load_with(name_or_path: &str, overrides: &[String]) -> Result<Board, BoardError> {
     let (text, origin) = board_text(name_or_path)?;
     if overrides.is_empty() {
@@ -279,7 +398,7 @@ pub fn load_with(name_or_path: &str, overrides: &[String]) -> Result<Board, Boar
     let mut doc: toml::Table =
         text.parse().map_err(|e: toml::de::Error| BoardError::Parse { origin: origin.clone(), message: e.to_string() })?;
     for setting in overrides {
-        apply_override(&mut doc, setting)?;
+        overrides::apply_override(&mut doc, setting)?;
     }
     let edited = toml::to_string(&doc).expect("a parsed table serialises");
     parse(&edited, &origin).map_err(|e| match e {
@@ -305,255 +424,6 @@ fn board_text(name_or_path: &str) -> Result<(String, String), BoardError> {
     Err(BoardError::Unknown { name: name_or_path.to_string(), known: builtin_names().join(", ") })
 }
 
-const TOP_KEYS: &[&str] = &["name", "summary", "vector_table"];
-const CORE_KEYS: &[&str] = &["kind", "clock_hz", "fpu"];
-const CONSOLE_KEYS: &[&str] = &["uart_data", "uart_status", "uart_status_ready"];
-const REGION_KEYS: &[&str] = &[
-    "kind", "base", "size", "access", "aliases", "wait_states", "write_wait_states", "bus_bytes", "prefetch",
-    "miss_cycles",
-];
-const CACHE_KEYS: &[&str] = &["size", "ways", "line_bytes"];
-
-/// Apply one `key=value` to the parsed board file, checking that the key exists.
-fn apply_override(doc: &mut toml::Table, setting: &str) -> Result<(), BoardError> {
-    let fail = |message: String| BoardError::Override { setting: setting.to_string(), message };
-    let (key, raw) = setting.split_once('=').ok_or_else(|| fail("expected key=value".into()))?;
-    let (key, raw) = (key.trim(), raw.trim());
-    // A TOML value if it parses as one (numbers, booleans, "strings"), else a bare string ("16K").
-    let value = format!("v = {raw}")
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
-    let path: Vec<&str> = key.split('.').collect();
-    let expect = |known: &[&str], field: &str| {
-        if known.contains(&field) {
-            Ok(())
-        } else {
-            Err(fail(format!("unknown key `{field}`; known keys here: {}", known.join(", "))))
-        }
-    };
-    let table = |doc: &mut toml::Table, name: &str| -> Result<toml::Table, BoardError> {
-        Ok(doc.get(name).and_then(|v| v.as_table()).cloned().unwrap_or_default())
-    };
-    match path.as_slice() {
-        [field] => {
-            expect(TOP_KEYS, field)?;
-            doc.insert(field.to_string(), value);
-        }
-        [section @ ("core" | "console"), field] => {
-            expect(if *section == "core" { CORE_KEYS } else { CONSOLE_KEYS }, field)?;
-            let mut t = table(doc, section)?;
-            t.insert(field.to_string(), value);
-            doc.insert(section.to_string(), toml::Value::Table(t));
-        }
-        [region, rest @ ..] if !rest.is_empty() && rest.len() <= 2 => {
-            let regions = doc.get_mut("regions").and_then(|r| r.as_array_mut()).ok_or_else(|| fail("the board has no regions".into()))?;
-            let names: Vec<String> =
-                regions.iter().filter_map(|r| r.get("name").and_then(|n| n.as_str()).map(String::from)).collect();
-            let target = regions
-                .iter_mut()
-                .filter_map(|r| r.as_table_mut())
-                .find(|r| r.get("name").and_then(|n| n.as_str()) == Some(region))
-                .ok_or_else(|| {
-                    fail(format!("no key or region `{region}`: use core.*, console.* or a region name ({})", names.join(", ")))
-                })?;
-            match rest {
-                [field] => {
-                    expect(REGION_KEYS, field)?;
-                    target.insert(field.to_string(), value);
-                }
-                [cache @ ("icache" | "dcache"), field] => {
-                    expect(CACHE_KEYS, field)?;
-                    let mut c = target.get(*cache).and_then(|v| v.as_table()).cloned().unwrap_or_default();
-                    c.insert(field.to_string(), value);
-                    target.insert(cache.to_string(), toml::Value::Table(c));
-                }
-                _ => return Err(fail(format!("unknown key `{}` in region `{region}`", rest.join(".")))),
-            }
-        }
-        _ => return Err(fail(format!("unknown key `{key}`"))),
-    }
-    Ok(())
-}
-
-// ---- file format -------------------------------------------------------------------------------
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BoardFile {
-    name: String,
-    summary: String,
-    core: CoreFile,
-    regions: Vec<Spanned<RegionFile>>,
-    #[serde(default)]
-    console: ConsoleFile,
-    vector_table: Option<u32>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CoreFile {
-    kind: CoreKind,
-    clock_hz: u64,
-    #[serde(default)]
-    fpu: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RegionFile {
-    name: String,
-    kind: RegionKind,
-    base: u32,
-    size: size::Size,
-    access: String,
-    #[serde(default)]
-    aliases: Vec<u32>,
-    #[serde(default)]
-    wait_states: u32,
-    write_wait_states: Option<u32>,
-    bus_bytes: Option<u32>,
-    #[serde(default)]
-    prefetch: bool,
-    icache: Option<CacheFile>,
-    dcache: Option<CacheFile>,
-    #[serde(default)]
-    miss_cycles: u32,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CacheFile {
-    size: size::Size,
-    ways: u32,
-    line_bytes: u32,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct ConsoleFile {
-    uart_data: Option<u32>,
-    uart_status: Option<u32>,
-    #[serde(default)]
-    uart_status_ready: u32,
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
-}
-
-/// Parse and validate a board file's text; `origin` names it in errors.
-pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
-    let file: BoardFile = toml::from_str(text)
-        .map_err(|e| BoardError::Parse { origin: origin.to_string(), message: e.to_string() })?;
-    let invalid = |line: usize, message: String| BoardError::Invalid { origin: origin.to_string(), line, message };
-    if file.core.clock_hz == 0 {
-        let line = text.find("clock_hz").map(|o| line_of(text, o)).unwrap_or(1);
-        return Err(invalid(line, "core.clock_hz must be greater than 0".into()));
-    }
-    if file.regions.is_empty() {
-        return Err(invalid(1, "the board has no [[regions]]".into()));
-    }
-    let mut regions: Vec<(usize, Region)> = Vec::new();
-    for spanned in &file.regions {
-        let line = line_of(text, spanned.span().start);
-        let r = spanned.get_ref();
-        let region = build_region(r).map_err(|m| invalid(line, format!("region `{}`: {m}", r.name)))?;
-        for (other_line, other) in &regions {
-            if other.name == region.name {
-                return Err(invalid(line, format!("region name `{}` also used at line {other_line}", region.name)));
-            }
-            for a in std::iter::once(region.base).chain(region.aliases.iter().copied()) {
-                for b in std::iter::once(other.base).chain(other.aliases.iter().copied()) {
-                    let (a_end, b_end) = (a as u64 + region.size as u64, b as u64 + other.size as u64);
-                    if (a as u64) < b_end && (b as u64) < a_end {
-                        return Err(invalid(
-                            line,
-                            format!(
-                                "region `{}` at 0x{a:08x} overlaps region `{}` (line {other_line}) at 0x{b:08x}",
-                                region.name, other.name
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-        regions.push((line, region));
-    }
-    let console = ConsoleSpec {
-        uart: file.console.uart_data.map(|data| UartSpec {
-            data,
-            status: file.console.uart_status,
-            status_ready: file.console.uart_status_ready,
-        }),
-    };
-    Ok(Board {
-        name: file.name,
-        summary: file.summary,
-        origin: origin.to_string(),
-        core: CoreSpec { kind: file.core.kind, clock_hz: file.core.clock_hz, fpu: file.core.fpu },
-        regions: regions.into_iter().map(|(_, r)| r).collect(),
-        console,
-        vector_table: file.vector_table,
-    })
-}
-
-fn build_cache(c: &CacheFile, key: &str) -> Result<CacheSpec, String> {
-    let size = c.size.0;
-    if c.ways == 0 {
-        return Err(format!("{key}.ways must be at least 1"));
-    }
-    if !c.line_bytes.is_power_of_two() {
-        return Err(format!("{key}.line_bytes = {} is not a power of two", c.line_bytes));
-    }
-    let spec = CacheSpec { size: size as u32, ways: c.ways, line_bytes: c.line_bytes };
-    if size == 0 || size % (c.ways as u64 * c.line_bytes as u64) != 0 || !spec.sets().is_power_of_two() {
-        return Err(format!(
-            "{key}: size {size} is not ways ({}) x line_bytes ({}) x a power-of-two number of sets",
-            c.ways, c.line_bytes
-        ));
-    }
-    Ok(spec)
-}
-
-fn build_region(r: &RegionFile) -> Result<Region, String> {
-    let size = r.size.0;
-    if size == 0 {
-        return Err("size must be greater than 0".into());
-    }
-    if size > u32::MAX as u64 || r.base as u64 + size > 1 << 32 {
-        return Err(format!("base 0x{:08x} + size 0x{size:x} runs past the 4 GiB address space", r.base));
-    }
-    let access = Access {
-        read: r.access.contains('r'),
-        write: r.access.contains('w'),
-        execute: r.access.contains('x'),
-    };
-    if r.access.is_empty() || r.access.chars().any(|c| !"rwx".contains(c)) {
-        return Err(format!("access = \"{}\" must be made of the letters r, w, x", r.access));
-    }
-    let bus_bytes = r.bus_bytes.unwrap_or(4);
-    if !bus_bytes.is_power_of_two() {
-        return Err(format!("bus_bytes = {bus_bytes} is not a power of two"));
-    }
-    Ok(Region {
-        name: r.name.clone(),
-        kind: r.kind,
-        base: r.base,
-        size: size as u32,
-        access,
-        aliases: r.aliases.clone(),
-        read_wait_states: r.wait_states,
-        write_wait_states: r.write_wait_states.unwrap_or(r.wait_states),
-        bus_bytes,
-        prefetch: r.prefetch,
-        icache: r.icache.as_ref().map(|c| build_cache(c, "icache")).transpose()?,
-        dcache: r.dcache.as_ref().map(|c| build_cache(c, "dcache")).transpose()?,
-        miss_cycles: r.miss_cycles,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -567,23 +437,63 @@ mod tests {
         }
     }
 
+    fn set(board: &str, settings: &[&str]) -> Result<Board, BoardError> {
+        load_with(board, &settings.iter().map(|x| x.to_string()).collect::<Vec<_>>())
+    }
+
     #[test]
     fn overrides_change_parameters_and_are_checked() {
-        let set = |s: &[&str]| load_with("stm32f446re", &s.iter().map(|x| x.to_string()).collect::<Vec<_>>());
-        let b = set(&["flash.wait_states=2", "flash.prefetch=false", "core.clock_hz=84000000", "flash.icache.size=2K"]).unwrap();
+        let b = set("stm32f446re", &["flash.wait_states=2", "flash.prefetch=false", "core.clock_hz=84000000", "art_icache.size=2K"]).unwrap();
         let flash = &b.regions[0];
         assert_eq!((flash.read_wait_states, flash.prefetch, b.core.clock_hz), (2, false, 84_000_000));
-        assert_eq!(flash.icache.unwrap().size, 2048);
-        let e = set(&["flash.waitstates=2"]).unwrap_err().to_string();
+        assert_eq!(b.caches[flash.icache.unwrap()].size, 2048);
+        let e = set("stm32f446re", &["flash.waitstates=2"]).unwrap_err().to_string();
         assert!(e.contains("--set flash.waitstates=2") && e.contains("unknown key `waitstates`"), "{e}");
-        let e = set(&["psram.wait_states=2"]).unwrap_err().to_string();
-        assert!(e.contains("no key or region `psram`") && e.contains("flash, sram"), "{e}");
-        let e = set(&["flash.icache.ways=0"]).unwrap_err().to_string();
-        assert!(e.contains("icache.ways must be at least 1"), "{e}");
-        let e = set(&["core.clock_hz=0"]).unwrap_err().to_string();
+        let e = set("stm32f446re", &["psram.wait_states=2"]).unwrap_err().to_string();
+        assert!(e.contains("no key, region or cache `psram`") && e.contains("flash, sram") && e.contains("art_icache"), "{e}");
+        let e = set("stm32f446re", &["art_icache.ways=0"]).unwrap_err().to_string();
+        assert!(e.contains("ways must be at least 1"), "{e}");
+        let e = set("stm32f446re", &["art_icache.line_bytes=24"]).unwrap_err().to_string();
+        assert!(e.contains("line_bytes = 24 is not a power of two"), "{e}");
+        let e = set("stm32f446re", &["core.clock_hz=0"]).unwrap_err().to_string();
         assert!(e.contains("clock_hz must be greater than 0"), "{e}");
-        let e = set(&["flash.wait_states"]).unwrap_err().to_string();
+        let e = set("stm32f446re", &["flash.wait_states"]).unwrap_err().to_string();
         assert!(e.contains("expected key=value"), "{e}");
+        let e = set("stm32f446re", &["flash.icache=nope"]).unwrap_err().to_string();
+        assert!(e.contains("icache = \"nope\" names no [[caches]] entry") && e.contains("art_icache"), "{e}");
+    }
+
+    #[test]
+    fn flash_wait_states_follow_the_core_clock() {
+        let ws = |settings: &[&str]| set("stm32f446re", settings).unwrap().regions[0].read_wait_states;
+        assert_eq!(ws(&[]), 5, "180 MHz");
+        assert_eq!(ws(&["core.clock_hz=84000000"]), 2, "60 < 84 <= 90 MHz");
+        assert_eq!(ws(&["core.clock_hz=16000000"]), 0);
+        assert_eq!(ws(&["core.clock_hz=16000000", "flash.wait_states=3"]), 3, "an explicit value wins");
+        let e = set("stm32f446re", &["core.clock_hz=200000000"]).unwrap_err().to_string();
+        assert!(e.contains("above the highest clock of wait_states_by_clock"), "{e}");
+    }
+
+    #[test]
+    fn spi_mode_and_clock_override_the_protocol() {
+        let b = load("esp32s3").unwrap();
+        let psram = b.regions.iter().find(|r| r.name == "psram").unwrap();
+        let spi = psram.spi.unwrap();
+        assert_eq!((spi.mode, spi.ddr, spi.clock_hz), (SpiMode::Octal, true, 80_000_000));
+        assert_eq!(spi.transaction_clocks(32, false), 1 + 2 + 9 + 16);
+        assert_eq!(spi.transaction_clocks(32, true), 1 + 2 + 4 + 16);
+        let b = set("esp32s3", &["psram.mode=quad", "psram.clock_mhz=40", "dcache.size=16K"]).unwrap();
+        let psram = b.regions.iter().find(|r| r.name == "psram").unwrap();
+        let spi = psram.spi.unwrap();
+        assert_eq!((spi.mode, spi.ddr, spi.clock_hz), (SpiMode::Quad, false, 40_000_000));
+        assert_eq!(spi.transaction_clocks(32, false), 2 + 6 + 6 + 64);
+        assert_eq!(b.caches[psram.dcache.unwrap()].size, 16 * 1024);
+        let e = set("esp32s3", &["psram.mode=hex"]).unwrap_err().to_string();
+        assert!(e.contains("psram.mode=hex") && e.contains("unknown variant `hex`"), "{e}");
+        let e = set("esp32s3", &["psram.clock_mhz=0"]).unwrap_err().to_string();
+        assert!(e.contains("clock_mhz = 0 must be above 0"), "{e}");
+        let e = set("esp32s3", &["sram1.mode=quad"]).unwrap_err().to_string();
+        assert!(e.contains("mode applies only to kind \"xip\" or \"psram\""), "{e}");
     }
 
     #[test]
@@ -624,14 +534,31 @@ mod tests {
         assert!(e.contains("line 12") && e.contains("overlaps region `ram` (line 6)"), "{e}");
     }
 
+    fn with_cache(cache: &str) -> String {
+        let minimal = MINIMAL.replace("access = \"rw\"", "access = \"rw\"\ndcache = \"d\"");
+        minimal.replace("[[regions]]", &format!("[[caches]]\nname = \"d\"\n{cache}\n[[regions]]"))
+    }
+
     #[test]
     fn bad_cache_geometry_is_rejected() {
-        let text = MINIMAL.replace("access = \"rw\"", "access = \"rw\"\ndcache = { size = \"4K\", ways = 0, line_bytes = 16 }");
-        let e = parse(&text, "t.toml").unwrap_err().to_string();
-        assert!(e.contains("dcache.ways must be at least 1") && e.contains("line 6"), "{e}");
-        let text = MINIMAL.replace("access = \"rw\"", "access = \"rw\"\ndcache = { size = \"4K\", ways = 2, line_bytes = 24 }");
-        let e = parse(&text, "t.toml").unwrap_err().to_string();
+        let e = parse(&with_cache("size = \"4K\"\nways = 0\nline_bytes = 16\nwrite_policy = \"write-back\""), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cache `d`: ways must be at least 1") && e.contains("line 6"), "{e}");
+        let e = parse(&with_cache("size = \"4K\"\nways = 2\nline_bytes = 24\nwrite_policy = \"write-back\""), "t.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not a power of two"), "{e}");
+        let e = parse(&with_cache("size = \"3K\"\nways = 1\nline_bytes = 32\nwrite_policy = \"write-back\""), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("96 sets"), "{e}");
+        let e = parse(&with_cache("size = \"4K\"\nways = 2\nline_bytes = 32\nwrite_policy = \"copy-back\""), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("copy-back") && e.contains("write-through"), "{e}");
+        let ok = parse(&with_cache("size = \"4K\"\nways = 2\nline_bytes = 32\nwrite_policy = \"write-back\""), "t.toml").unwrap();
+        assert_eq!((ok.caches[0].replacement, ok.regions[0].dcache), (Replacement::Lru, Some(0)));
     }
 
     #[test]

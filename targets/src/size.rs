@@ -28,7 +28,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 /// "16 KiB", "4 MiB" or plain bytes.
-pub(crate) fn format_size(bytes: u64) -> String {
+pub fn format_size(bytes: u64) -> String {
     if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
         format!("{} MiB", bytes >> 20)
     } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {

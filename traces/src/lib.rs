@@ -21,6 +21,9 @@ pub struct Report {
     pub console: String,
     pub functions: Vec<FunctionProfile>,
     pub regions: Vec<RegionProfile>,
+    /// Caches of the board (added within version 1: absent in older reports).
+    #[serde(default)]
+    pub caches: Vec<CacheProfile>,
     pub fault: Option<FaultReport>,
     /// Things the run refused or could not model (e.g. a semihosting file access without permission).
     pub notes: Vec<String>,
@@ -82,6 +85,39 @@ pub struct FunctionProfile {
     pub inclusive_cycles: u64,
     pub self_instructions: u64,
     pub inclusive_instructions: u64,
+    /// What the function's own code did to each region it touched (self, not inclusive).
+    #[serde(default)]
+    pub memory: Vec<FunctionMemory>,
+}
+
+/// One function's traffic to one region; the figures of `RegionProfile`, restricted to the function.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FunctionMemory {
+    pub region: String,
+    /// `None` when the core did not watch this region (see `--memory-stats`).
+    pub reads: Option<u64>,
+    pub writes: Option<u64>,
+    pub read_bytes: Option<u64>,
+    pub write_bytes: Option<u64>,
+    pub stall_cycles: u64,
+    /// Instruction-fetch and data cache misses.
+    pub cache_misses: u64,
+    pub writebacks: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CacheProfile {
+    pub name: String,
+    pub size: u32,
+    pub ways: u32,
+    pub line_bytes: u32,
+    pub write_policy: String,
+    pub replacement: String,
+    pub hits: u64,
+    pub misses: u64,
+    pub writebacks: u64,
+    /// Cycles the core waited on misses (line fills and write-backs) and hits of this cache.
+    pub stall_cycles: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -101,6 +137,9 @@ pub struct RegionProfile {
     pub icache_misses: u64,
     pub dcache_hits: u64,
     pub dcache_misses: u64,
+    /// Dirty lines of this region written back from a cache.
+    #[serde(default)]
+    pub writebacks: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -204,6 +204,7 @@ impl State {
             unsafe {
                 (*obs).block(addr, flow, self.cycles, self.instructions);
                 self.quiet = (*obs).quiet_jumps();
+                self.mem.set_owner((*obs).memory_owner());
             }
         }
         self.block_start_cycles = self.cycles;
@@ -215,13 +216,12 @@ impl State {
         self.prev_end = block.end;
         self.prev_fallthrough = block.fallthrough;
         if let Some((region, units)) = &block.fetch {
-            let model = &mut self.mem.regions[*region];
             let mut stall = 0u64;
             for &(unit, offset) in units {
                 // Cycles since the previous unit arrived, across block boundaries, for the prefetcher.
                 let needed_at = self.block_start_cycles + offset as u64 + stall;
                 let since = needed_at.saturating_sub(self.last_unit_arrival).min(u32::MAX as u64) as u32;
-                let s = model.fetch(unit, since) as u64;
+                let s = self.mem.fetch(*region, unit, since) as u64;
                 stall += s;
                 self.last_unit_arrival = needed_at + s;
             }
@@ -530,7 +530,7 @@ impl<'a> CortexM<'a> {
                 .add_mem_hook(HookType::MEM_READ | HookType::MEM_WRITE, lo as u64, hi as u64, move |uc, ty, addr, size, _| {
                     clear_stale_it_state(uc);
                     let st = uc.get_data_mut();
-                    let stall = st.mem.regions[region].data_access(addr as u32, size as u32, ty == MemType::WRITE);
+                    let stall = st.mem.data_access(region, addr as u32, size as u32, ty == MemType::WRITE);
                     st.cycles += stall as u64;
                     st.block_stalls += stall as u64;
                     true
@@ -887,6 +887,7 @@ impl Core for CortexM<'_> {
         st.observer = Some(obs);
         // SAFETY: as above, the observer outlives this call.
         st.quiet = unsafe { (*obs).quiet_jumps() };
+        st.mem.set_owner(unsafe { (*obs).memory_owner() });
         let result = self.run_slices(end_cycles, end_insns);
         self.uc.get_data_mut().observer = None;
         result

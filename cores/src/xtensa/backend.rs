@@ -257,7 +257,7 @@ impl EspBus {
             return Err(BusFault { addr: m.start.wrapping_add(m.len) });
         }
         if m.priced {
-            self.stall += self.mem.regions[m.region].data_access(addr, size, false) as u64;
+            self.stall += self.mem.data_access(m.region, addr, size, false) as u64;
         }
         Ok(self.plain_read(mi, off, size))
     }
@@ -275,7 +275,7 @@ impl EspBus {
             return Ok(());
         }
         if m.priced {
-            self.stall += self.mem.regions[m.region].data_access(addr, size, true) as u64;
+            self.stall += self.mem.data_access(m.region, addr, size, true) as u64;
         }
         self.plain_write(mi, off, size, value);
         Ok(())
@@ -283,6 +283,11 @@ impl EspBus {
 }
 
 impl XtensaBus for EspBus {
+    #[inline(always)]
+    fn set_owner(&mut self, owner: usize) {
+        self.mem.set_owner(owner);
+    }
+
     #[inline(always)]
     fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
         // Fast path: a page wholly inside one priced RAM/ROM mapping, 4 bytes readable at `off`.
@@ -292,7 +297,7 @@ impl XtensaBus for EspBus {
             let word = self.storage[m.storage].get(off..off + 4);
             if let (Some(b), true) = (word, m.priced && !m.mmio) {
                 let w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                self.stall += self.mem.regions[m.region].data_access(addr, size, false) as u64;
+                self.stall += self.mem.data_access(m.region, addr, size, false) as u64;
                 return Ok(match size {
                     1 => w & 0xFF,
                     2 => w & 0xFFFF,
@@ -315,7 +320,7 @@ impl XtensaBus for EspBus {
                     2 => b[..2].copy_from_slice(&(value as u16).to_le_bytes()),
                     _ => b.copy_from_slice(&value.to_le_bytes()),
                 }
-                self.stall += self.mem.regions[m.region].data_access(addr, size, true) as u64;
+                self.stall += self.mem.data_access(m.region, addr, size, true) as u64;
                 let c = off >> 8;
                 if self.code[m.storage][c >> 6] & (1 << (c & 63)) != 0 {
                     self.code_written(m.storage);
@@ -384,13 +389,12 @@ impl EspBus {
                 None => return,
             },
         };
-        let model = &mut self.mem.regions[region];
-        let unit = model.fetch_unit().max(4);
+        let unit = self.mem.regions[region].fetch_unit().max(4);
         let first = pc & !(unit - 1);
         let last = pc.wrapping_add(len.max(1) - 1) & !(unit - 1);
         let mut u = first;
         loop {
-            self.stall += model.fetch(u, self.fetch_run) as u64;
+            self.stall += self.mem.fetch(region, u, self.fetch_run) as u64;
             self.fetch_run = unit / 3;
             if u == last {
                 break;
@@ -417,6 +421,8 @@ struct Bridge<'o> {
     last_exception: Option<(u32, u32, u32)>,
     /// The observer's `quiet_jumps` range: plain jumps into it are not reported.
     quiet: (u32, u32),
+    /// The observer's `memory_owner`, asked after each reported block.
+    owner: usize,
 }
 
 impl XtensaHooks for Bridge<'_> {
@@ -429,6 +435,11 @@ impl XtensaHooks for Bridge<'_> {
         };
         self.observer.block(pc, flow, cycles, insns);
         self.quiet = self.observer.quiet_jumps();
+        self.owner = self.observer.memory_owner();
+    }
+    #[inline(always)]
+    fn memory_owner(&self) -> usize {
+        self.owner
     }
     #[inline(always)]
     fn call(&mut self, from: u32, _to: u32, _window: u32) {
@@ -689,8 +700,9 @@ impl Core for XtensaBackend {
         if let Some(c) = self.pending_call.take() {
             observer.block(c.pc, Flow::Call { return_to: c.return_to }, c.cycles, c.instructions);
         }
-        let quiet = observer.quiet_jumps();
-        let mut bridge = Bridge { observer, flow: self.pending_flow.take(), last_exception: None, quiet };
+        let (quiet, owner) = (observer.quiet_jumps(), observer.memory_owner());
+        self.bus.mem.set_owner(owner);
+        let mut bridge = Bridge { observer, flow: self.pending_flow.take(), last_exception: None, quiet, owner };
         let stop = self.iss.run(&mut self.bus, &mut bridge, budget.instructions, budget.cycles);
         let last = bridge.last_exception;
         self.pending_flow = bridge.flow;

@@ -41,6 +41,9 @@ pub trait XtensaBus {
     fn code_generation(&self) -> u64 {
         0
     }
+    /// Charge the following accesses to `owner` (the observer's index, e.g. a function's).
+    #[inline(always)]
+    fn set_owner(&mut self, _owner: usize) {}
 }
 
 struct Region {

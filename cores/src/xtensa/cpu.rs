@@ -87,6 +87,11 @@ pub trait XtensaHooks {
     /// `cycles` and `insns` are the totals before it.
     #[inline(always)]
     fn block_start(&mut self, _pc: u32, _cycles: u64, _insns: u64) {}
+    /// Who memory traffic is charged to from this block on (see `ExecObserver::memory_owner`).
+    #[inline(always)]
+    fn memory_owner(&self) -> usize {
+        0
+    }
     /// CALL0/CALLn/CALLX*: `window` is 0 (CALL0 ABI), 4, 8 or 12.
     #[inline(always)]
     fn call(&mut self, _from: u32, _to: u32, _window: u32) {}

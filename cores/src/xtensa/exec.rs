@@ -220,6 +220,8 @@ impl Xtensa {
             bp_skip = None;
             let cpu = &mut self.cpu;
             hooks.block_start(pc, cpu.cycles, cpu.insns);
+            // Memory traffic from here on is charged to whoever the observer says runs this block.
+            bus.set_owner(hooks.memory_owner());
             if blk.fetch {
                 bus.block_fetch(pc, blk.bytes);
             }

@@ -1,0 +1,156 @@
+//! Each expected figure below is worked from the equations of docs/memory-models.md.
+
+use super::*;
+
+fn system(board: &str, settings: &[&str]) -> MemorySystem {
+    let settings: Vec<String> = settings.iter().map(|s| s.to_string()).collect();
+    MemorySystem::new(&tigris_targets::load_with(board, &settings).unwrap())
+}
+
+fn region(m: &MemorySystem, name: &str) -> usize {
+    m.regions.iter().position(|r| r.spec.name == name).unwrap()
+}
+
+#[test]
+fn flash_fetch_without_prefetch_costs_the_wait_states_per_line() {
+    // STM32F446 at 180 MHz: W = 5, one 16-byte line read = 6 cycles, 5 beyond the core's own.
+    let mut m = system("stm32f446re", &["flash.prefetch=false"]);
+    let f = region(&m, "flash");
+    m.regions[f].spec.icache = None;
+    assert_eq!(m.fetch(f, 0x0800_0000, 0), 5);
+    assert_eq!(m.fetch(f, 0x0800_0010, 8), 5);
+    assert_eq!(m.regions[f].counters.stall_cycles, 10);
+}
+
+#[test]
+fn prefetch_hides_wait_states_of_straight_line_code() {
+    let mut m = system("stm32f446re", &[]);
+    let f = region(&m, "flash");
+    m.regions[f].spec.icache = None;
+    assert_eq!(m.fetch(f, 0x0800_0000, 0), 5, "first line: non-sequential");
+    assert_eq!(m.fetch(f, 0x0800_0010, 8), 0, "8 cycles in the previous line hide all of 5 + 1");
+    assert_eq!(m.fetch(f, 0x0800_0020, 4), 2, "4 cycles hide 4 of 6");
+    assert_eq!(m.fetch(f, 0x0800_0100, 4), 5, "a branch is not sequential");
+}
+
+#[test]
+fn wait_states_follow_the_clock_through_the_board_table() {
+    // 84 MHz: 2 WS (RM0390 table), so a line read is 3 cycles, 2 beyond the core's own.
+    let mut m = system("stm32f446re", &["core.clock_hz=84000000"]);
+    let f = region(&m, "flash");
+    assert_eq!(m.data_access(f, 0x0800_1000, 4, false), 2);
+}
+
+#[test]
+fn art_cache_hits_cost_nothing() {
+    let mut m = system("stm32f446re", &[]);
+    let f = region(&m, "flash");
+    assert_eq!(m.fetch(f, 0x0800_0000, 0), 5);
+    assert_eq!(m.fetch(f, 0x0800_0000, 0), 0);
+    let c = m.regions[f].counters;
+    assert_eq!((c.icache_hits, c.icache_misses), (1, 1));
+    assert_eq!(m.data_access(f, 0x0800_1000, 4, false), 5);
+    assert_eq!(m.data_access(f, 0x0800_1004, 4, false), 0, "same 16-byte line");
+}
+
+#[test]
+fn xip_miss_is_one_spi_transaction_and_the_cache_is_shared_by_fetch_and_data() {
+    // RP2040: continuous quad read of an 8-byte line: 6 + 6 + 16 = 28 SCLK at 62.5 MHz = 56 core
+    // cycles at 125 MHz, 55 beyond the core's own.
+    let mut m = system("rp2040", &[]);
+    let xip = region(&m, "xip");
+    assert_eq!(m.regions[xip].transfer_cycles(8, false), 56);
+    assert_eq!(m.fetch(xip, 0x1000_0000, 0), 55);
+    assert_eq!(m.fetch(xip, 0x1000_0004, 0), 0);
+    assert_eq!(m.data_access(xip, 0x1000_0006, 2, false), 0, "the line fetched as code serves data");
+    assert_eq!(m.data_access(xip, 0x1000_0100, 4, false), 55);
+    assert_eq!(m.caches[0].counters, CacheCounters { hits: 2, misses: 2, writebacks: 0, stall_cycles: 110 });
+}
+
+#[test]
+fn esp32s3_psram_line_fills_and_write_backs_follow_the_spi_phases() {
+    // Octal DDR PSRAM at 80 MHz under a 240 MHz core (3 core cycles per SPI clock):
+    // read 1 + 2 + 9 + 16 = 28 clocks = 84 cycles; write-back 1 + 2 + 4 + 16 = 23 clocks = 69 cycles.
+    let mut m = system("esp32s3", &[]);
+    let p = region(&m, "psram");
+    assert_eq!(m.data_access(p, 0x3D00_0000, 4, false), 83, "read miss: fill");
+    assert_eq!(m.data_access(p, 0x3D00_0004, 4, true), 0, "store hit in a write-back cache");
+    assert_eq!(m.data_access(p, 0x3D00_1000, 4, true), 83, "store miss allocates: fill");
+    // Fill the rest of the set of 0x3D000000 (32 KiB, 8 ways: 128 sets, so lines 4 KiB apart share a
+    // set) with 6 more lines: the ninth line evicts the dirty 0x3D000000 (least recently used).
+    let mut stalls = Vec::new();
+    for k in 2..=7u32 {
+        stalls.push(m.data_access(p, 0x3D00_0000 + k * 0x1000, 4, false));
+    }
+    assert!(stalls.iter().all(|&s| s == 83), "{stalls:?}");
+    assert_eq!(m.data_access(p, 0x3D00_8000, 4, false), 83 + 69, "evicts the dirty 0x3D000000");
+    let c = m.regions[p].counters;
+    assert_eq!((c.dcache_misses, c.dcache_hits, c.writebacks), (9, 1, 1));
+    assert_eq!(c.stall_cycles, 9 * 83 + 69);
+}
+
+#[test]
+fn psram_mode_and_clock_overrides_change_the_fill() {
+    // Quad PSRAM at 40 MHz (6 core cycles per clock): 2 + 6 + 6 + 64 = 78 clocks = 468 cycles.
+    let mut m = system("esp32s3", &["psram.mode=quad", "psram.clock_mhz=40"]);
+    let p = region(&m, "psram");
+    assert_eq!(m.data_access(p, 0x3D00_0000, 4, false), 467);
+}
+
+#[test]
+fn flash_rodata_and_psram_share_the_dcache() {
+    // One DCache of 8 ways: 8 PSRAM lines in one set evict a flash line of that set.
+    let mut m = system("esp32s3", &[]);
+    let (f, p) = (region(&m, "flash_drom"), region(&m, "psram"));
+    assert_eq!(m.data_access(f, 0x3C00_0000, 4, false), 251, "quad flash: 84 clocks x 3 - 1");
+    for k in 0..8u32 {
+        m.data_access(p, 0x3D00_0000 + k * 0x1000, 4, false);
+    }
+    assert_eq!(m.data_access(f, 0x3C00_0000, 4, false), 251, "evicted by PSRAM lines");
+}
+
+#[test]
+fn m7_l1_caches_serve_several_regions_and_tcm_bypasses_them() {
+    let mut m = system("stm32h753", &[]);
+    let (axi, dtcm, flash) = (region(&m, "axi_sram"), region(&m, "dtcm"), region(&m, "flash"));
+    // AXI SRAM: 64-bit bus at half the core clock: 4 beats x 2 cycles = 8, 7 beyond the core's own.
+    assert_eq!(m.data_access(axi, 0x2400_0000, 4, false), 7);
+    assert_eq!(m.data_access(axi, 0x2400_0010, 4, true), 0, "write-back hit");
+    assert_eq!(m.data_access(dtcm, 0x2000_0000, 4, false), 0);
+    assert!(!m.regions[dtcm].prices_data());
+    // Flash: one 256-bit read of 5 AXI clocks = 10 core cycles.
+    assert_eq!(m.data_access(flash, 0x0800_0000, 4, false), 9);
+    let l1d = m.caches.iter().position(|c| c.spec.name == "l1d").unwrap();
+    assert_eq!(m.caches[l1d].counters.misses, 2);
+}
+
+#[test]
+fn write_through_stores_pay_the_memory_and_do_not_allocate() {
+    let mut m = system("stm32h753", &["l1d.write_policy=\"write-through\"", "axi_sram.write_wait_states=1"]);
+    let axi = region(&m, "axi_sram");
+    // One 4-byte write of (1 + 1) AXI clocks = 4 core cycles, 3 beyond the core's own.
+    assert_eq!(m.data_access(axi, 0x2400_0000, 4, true), 3);
+    assert_eq!(m.data_access(axi, 0x2400_0000, 4, false), 7, "the store did not allocate");
+    assert_eq!(m.data_access(axi, 0x2400_0000, 4, true), 3, "a store hit still goes to memory");
+}
+
+#[test]
+fn accesses_are_charged_to_the_current_owner() {
+    let mut m = system("esp32s3", &[]);
+    let p = region(&m, "psram");
+    m.set_owner(3);
+    m.data_access(p, 0x3D00_0000, 4, false);
+    m.set_owner(5);
+    m.data_access(p, 0x3D00_0004, 4, false);
+    m.data_access(p, 0x3D00_0040, 2, true);
+    let rows: Vec<_> = m.owner_counters().map(|(o, r, c)| (o, r, c.reads, c.writes, c.stall_cycles)).collect();
+    assert_eq!(rows, vec![(3, p, 1, 0, 83), (5, p, 1, 1, 83)]);
+}
+
+#[test]
+fn alias_maps_to_its_region() {
+    let m = system("stm32f446re", &[]);
+    assert_eq!(m.region_of(0x0000_0040), Some(0));
+    assert_eq!(m.region_of(0x2000_0000), Some(1));
+    assert_eq!(m.region_of(0x9000_0000), None);
+}

@@ -1,0 +1,335 @@
+//! The board file format (TOML) and its validation into a [`Board`].
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::spi::protocol;
+use crate::{
+    size, Access, Board, BoardError, CacheSpec, ConsoleSpec, CoreKind, CoreSpec, Region, RegionKind, Replacement,
+    SpiMode, SpiSpec, UartSpec, WritePolicy,
+};
+
+pub(crate) const TOP_KEYS: &[&str] = &["name", "summary", "vector_table"];
+pub(crate) const CORE_KEYS: &[&str] = &["kind", "clock_hz", "fpu"];
+pub(crate) const CONSOLE_KEYS: &[&str] = &["uart_data", "uart_status", "uart_status_ready"];
+pub(crate) const REGION_KEYS: &[&str] = &[
+    "kind", "base", "size", "access", "aliases", "wait_states", "write_wait_states", "wait_states_by_clock",
+    "bus_bytes", "bus_clock_hz", "prefetch", "icache", "dcache", "mode", "clock_mhz", "ddr", "command_clocks",
+    "address_clocks", "dummy_clocks", "write_dummy_clocks", "cs_clocks",
+];
+pub(crate) const CACHE_KEYS: &[&str] = &["size", "ways", "line_bytes", "write_policy", "replacement", "hit_cycles"];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoardFile {
+    name: String,
+    summary: String,
+    core: CoreFile,
+    #[serde(default)]
+    caches: Vec<Spanned<CacheFile>>,
+    regions: Vec<Spanned<RegionFile>>,
+    #[serde(default)]
+    console: ConsoleFile,
+    vector_table: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CoreFile {
+    kind: CoreKind,
+    clock_hz: u64,
+    #[serde(default)]
+    fpu: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegionFile {
+    name: String,
+    kind: RegionKind,
+    base: u32,
+    size: size::Size,
+    access: String,
+    #[serde(default)]
+    aliases: Vec<u32>,
+    wait_states: Option<u32>,
+    write_wait_states: Option<u32>,
+    /// `[[max_bus_clock_hz, wait_states], ...]`, ascending: the datasheet's latency table.
+    wait_states_by_clock: Option<Vec<(u64, u32)>>,
+    bus_bytes: Option<u32>,
+    bus_clock_hz: Option<u64>,
+    #[serde(default)]
+    prefetch: bool,
+    icache: Option<String>,
+    dcache: Option<String>,
+    mode: Option<SpiMode>,
+    clock_mhz: Option<f64>,
+    ddr: Option<bool>,
+    command_clocks: Option<u32>,
+    address_clocks: Option<u32>,
+    dummy_clocks: Option<u32>,
+    write_dummy_clocks: Option<u32>,
+    cs_clocks: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CacheFile {
+    name: String,
+    size: size::Size,
+    ways: u32,
+    line_bytes: u32,
+    write_policy: WritePolicy,
+    #[serde(default = "lru")]
+    replacement: Replacement,
+    #[serde(default)]
+    hit_cycles: u32,
+}
+
+fn lru() -> Replacement {
+    Replacement::Lru
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ConsoleFile {
+    uart_data: Option<u32>,
+    uart_status: Option<u32>,
+    #[serde(default)]
+    uart_status_ready: u32,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Parse and validate a board file's text; `origin` names it in errors.
+pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
+    let file: BoardFile = toml::from_str(text)
+        .map_err(|e| BoardError::Parse { origin: origin.to_string(), message: e.to_string() })?;
+    let invalid = |line: usize, message: String| BoardError::Invalid { origin: origin.to_string(), line, message };
+    if file.core.clock_hz == 0 {
+        let line = text.find("clock_hz").map(|o| line_of(text, o)).unwrap_or(1);
+        return Err(invalid(line, "core.clock_hz must be greater than 0".into()));
+    }
+    if file.regions.is_empty() {
+        return Err(invalid(1, "the board has no [[regions]]".into()));
+    }
+    let mut caches: Vec<CacheSpec> = Vec::new();
+    for spanned in &file.caches {
+        let line = line_of(text, spanned.span().start);
+        let c = spanned.get_ref();
+        let spec = build_cache(c).map_err(|m| invalid(line, format!("cache `{}`: {m}", c.name)))?;
+        if caches.iter().any(|o| o.name == spec.name) || ["core", "console"].contains(&spec.name.as_str()) {
+            return Err(invalid(line, format!("cache name `{}` is already used", spec.name)));
+        }
+        caches.push(spec);
+    }
+    let mut regions: Vec<(usize, Region)> = Vec::new();
+    for spanned in &file.regions {
+        let line = line_of(text, spanned.span().start);
+        let r = spanned.get_ref();
+        let region = build_region(r, file.core.clock_hz, &caches).map_err(|m| invalid(line, format!("region `{}`: {m}", r.name)))?;
+        if caches.iter().any(|c| c.name == region.name) || ["core", "console"].contains(&region.name.as_str()) {
+            return Err(invalid(line, format!("region name `{}` is already used by a cache or section", region.name)));
+        }
+        for (other_line, other) in &regions {
+            if other.name == region.name {
+                return Err(invalid(line, format!("region name `{}` also used at line {other_line}", region.name)));
+            }
+            for a in std::iter::once(region.base).chain(region.aliases.iter().copied()) {
+                for b in std::iter::once(other.base).chain(other.aliases.iter().copied()) {
+                    let (a_end, b_end) = (a as u64 + region.size as u64, b as u64 + other.size as u64);
+                    if (a as u64) < b_end && (b as u64) < a_end {
+                        return Err(invalid(
+                            line,
+                            format!(
+                                "region `{}` at 0x{a:08x} overlaps region `{}` (line {other_line}) at 0x{b:08x}",
+                                region.name, other.name
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        regions.push((line, region));
+    }
+    let console = ConsoleSpec {
+        uart: file.console.uart_data.map(|data| UartSpec {
+            data,
+            status: file.console.uart_status,
+            status_ready: file.console.uart_status_ready,
+        }),
+    };
+    Ok(Board {
+        name: file.name,
+        summary: file.summary,
+        origin: origin.to_string(),
+        core: CoreSpec { kind: file.core.kind, clock_hz: file.core.clock_hz, fpu: file.core.fpu },
+        regions: regions.into_iter().map(|(_, r)| r).collect(),
+        caches,
+        console,
+        vector_table: file.vector_table,
+    })
+}
+
+fn build_cache(c: &CacheFile) -> Result<CacheSpec, String> {
+    let size = c.size.0;
+    if c.ways == 0 {
+        return Err("ways must be at least 1".into());
+    }
+    if !c.line_bytes.is_power_of_two() || c.line_bytes < 4 {
+        return Err(format!("line_bytes = {} is not a power of two of at least 4", c.line_bytes));
+    }
+    if size == 0 || size > u32::MAX as u64 || !size.is_multiple_of(c.ways as u64 * c.line_bytes as u64) {
+        return Err(format!("size {size} is not ways ({}) x line_bytes ({}) x a number of sets", c.ways, c.line_bytes));
+    }
+    let spec = CacheSpec {
+        name: c.name.clone(),
+        size: size as u32,
+        ways: c.ways,
+        line_bytes: c.line_bytes,
+        write_policy: c.write_policy,
+        replacement: c.replacement,
+        hit_cycles: c.hit_cycles,
+    };
+    if !spec.sets().is_power_of_two() {
+        return Err(format!("size {size} gives {} sets, which is not a power of two", spec.sets()));
+    }
+    Ok(spec)
+}
+
+/// Wait states from the datasheet table `[[max_clock_hz, ws], ...]` for a memory bus at `clock_hz`.
+fn wait_states_at(table: &[(u64, u32)], clock_hz: u64) -> Result<u32, String> {
+    if table.windows(2).any(|w| w[0].0 >= w[1].0) {
+        return Err("wait_states_by_clock must list ascending clocks".into());
+    }
+    match table.iter().find(|(max_hz, _)| clock_hz <= *max_hz) {
+        Some(&(_, ws)) => Ok(ws),
+        None => Err(format!(
+            "the memory bus clock {clock_hz} Hz is above the highest clock of wait_states_by_clock ({} Hz)",
+            table.last().map(|t| t.0).unwrap_or(0)
+        )),
+    }
+}
+
+fn cache_index(caches: &[CacheSpec], name: &Option<String>, key: &str) -> Result<Option<usize>, String> {
+    let Some(name) = name else { return Ok(None) };
+    match caches.iter().position(|c| &c.name == name) {
+        Some(i) => Ok(Some(i)),
+        None => {
+            let known: Vec<&str> = caches.iter().map(|c| c.name.as_str()).collect();
+            Err(format!(
+                "{key} = \"{name}\" names no [[caches]] entry (known: {})",
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            ))
+        }
+    }
+}
+
+fn build_spi(r: &RegionFile) -> Result<Option<SpiSpec>, String> {
+    let serial = matches!(r.kind, RegionKind::Xip | RegionKind::Psram);
+    let spi_keys = [
+        ("mode", r.mode.is_some()),
+        ("clock_mhz", r.clock_mhz.is_some()),
+        ("ddr", r.ddr.is_some()),
+        ("command_clocks", r.command_clocks.is_some()),
+        ("address_clocks", r.address_clocks.is_some()),
+        ("dummy_clocks", r.dummy_clocks.is_some()),
+        ("write_dummy_clocks", r.write_dummy_clocks.is_some()),
+        ("cs_clocks", r.cs_clocks.is_some()),
+    ];
+    if !serial {
+        if let Some((key, _)) = spi_keys.iter().find(|k| k.1) {
+            return Err(format!("{key} applies only to kind \"xip\" or \"psram\" (this region is \"{}\")", r.kind.name()));
+        }
+        return Ok(None);
+    }
+    // Without a serial interface the region is priced by its wait states (e.g. a parallel PSRAM).
+    let (mode, clock_mhz) = match (r.mode, r.clock_mhz) {
+        (Some(mode), Some(clock_mhz)) => (mode, clock_mhz),
+        (None, None) => match spi_keys.iter().find(|k| k.1) {
+            Some((key, _)) => return Err(format!("{key} needs mode (single, dual, quad, octal) and clock_mhz")),
+            None => return Ok(None),
+        },
+        _ => return Err("a serial interface needs both mode (single, dual, quad, octal) and clock_mhz".into()),
+    };
+    if !(clock_mhz > 0.0 && clock_mhz <= 10_000.0) {
+        return Err(format!("clock_mhz = {clock_mhz} must be above 0 and at most 10000"));
+    }
+    let d = protocol(r.kind, mode);
+    Ok(Some(SpiSpec {
+        mode,
+        ddr: r.ddr.unwrap_or(d.ddr),
+        clock_hz: (clock_mhz * 1e6).round() as u64,
+        command_clocks: r.command_clocks.unwrap_or(d.command),
+        address_clocks: r.address_clocks.unwrap_or(d.address),
+        read_dummy_clocks: r.dummy_clocks.unwrap_or(d.read_dummy),
+        write_dummy_clocks: r.write_dummy_clocks.unwrap_or(d.write_dummy),
+        cs_clocks: r.cs_clocks.unwrap_or(0),
+    }))
+}
+
+fn build_region(r: &RegionFile, core_clock_hz: u64, caches: &[CacheSpec]) -> Result<Region, String> {
+    let size = r.size.0;
+    if size == 0 {
+        return Err("size must be greater than 0".into());
+    }
+    if size > u32::MAX as u64 || r.base as u64 + size > 1 << 32 {
+        return Err(format!("base 0x{:08x} + size 0x{size:x} runs past the 4 GiB address space", r.base));
+    }
+    let access = Access { read: r.access.contains('r'), write: r.access.contains('w'), execute: r.access.contains('x') };
+    if r.access.is_empty() || r.access.chars().any(|c| !"rwx".contains(c)) {
+        return Err(format!("access = \"{}\" must be made of the letters r, w, x", r.access));
+    }
+    let bus_bytes = r.bus_bytes.unwrap_or(4);
+    if !bus_bytes.is_power_of_two() {
+        return Err(format!("bus_bytes = {bus_bytes} is not a power of two"));
+    }
+    let bus_clock_hz = r.bus_clock_hz.unwrap_or(core_clock_hz);
+    if bus_clock_hz == 0 {
+        return Err("bus_clock_hz must be greater than 0".into());
+    }
+    // An explicit `wait_states` (e.g. from --set) wins over the table.
+    let read_wait_states = match (r.wait_states, &r.wait_states_by_clock) {
+        (Some(ws), _) => ws,
+        (None, Some(table)) => wait_states_at(table, bus_clock_hz)?,
+        (None, None) => 0,
+    };
+    let icache = cache_index(caches, &r.icache, "icache")?;
+    let dcache = cache_index(caches, &r.dcache, "dcache")?;
+    if icache.is_some() && !access.execute {
+        return Err("has an icache but is not executable (access lacks x)".into());
+    }
+    Ok(Region {
+        name: r.name.clone(),
+        kind: r.kind,
+        base: r.base,
+        size: size as u32,
+        access,
+        aliases: r.aliases.clone(),
+        read_wait_states,
+        write_wait_states: r.write_wait_states.unwrap_or(read_wait_states),
+        bus_bytes,
+        bus_clock_hz,
+        prefetch: r.prefetch,
+        icache,
+        dcache,
+        spi: build_spi(r)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wait_states_follow_the_clock_table() {
+        let t = [(30_000_000, 0), (60_000_000, 1), (90_000_000, 2)];
+        assert_eq!(wait_states_at(&t, 30_000_000), Ok(0));
+        assert_eq!(wait_states_at(&t, 30_000_001), Ok(1));
+        assert_eq!(wait_states_at(&t, 84_000_000), Ok(2));
+        assert!(wait_states_at(&t, 100_000_000).unwrap_err().contains("above the highest clock"));
+        assert!(wait_states_at(&[(2, 0), (1, 1)], 1).unwrap_err().contains("ascending"));
+    }
+}
