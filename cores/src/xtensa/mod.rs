@@ -48,6 +48,8 @@ pub mod pie;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod pie_tests;
 
 pub use backend::{EspBus, XtensaBackend};
 pub use bus::{BusFault, FlatMemory, XtensaBus};

@@ -16,8 +16,21 @@
 //! - `.QUP` / `SRC.Q.LD`: all sources are read first; qs0 is written, then qu (the load wins if they alias).
 //! - RUR/WUR of GPIO_OUT are not gated (it is not part of the CP3 state, §4.1).
 //!
-//! Decoded but not executed (raise IllegalInstruction; `not_executed` names them): LDXQ.32, STXQ.32
-//! (semantics unknown, §4.2) and the FFT.* butterflies/AMS/CMUL/VST.R32 (edge rules only in S4 [Q]).
+//! All 220 opcodes are executed. LDXQ.32, STXQ.32 and the FFT.* family (R2BF, CMUL, AMS, VST.R32), which
+//! the sheet leaves open, follow the operation pseudo-code of the ESP32-S3 Technical Reference Manual
+//! v1.8, chapter 1 "Processor Instruction Extensions", §1.8.7–1.8.15 (FFT), §1.8.37 (LDXQ.32) and
+//! §1.8.69 (STXQ.32); QEMU's ESP32-S3 translator (S4) was read as a second opinion only. Choices where
+//! the TRM is silent (assumptions):
+//! - Sums and differences inside an expression (x+y before `>> sar4`, x−y and x'+y' before the twiddle
+//!   multiply) are taken at full precision; a value the TRM writes as `[15:0]` (temp0–temp3, results) wraps
+//!   to 16 bits. No FFT instruction saturates.
+//! - Every `>>` of signed 16-bit data (SAR, sar4, sar2, the AMS.ST `>> 1`) is arithmetic.
+//! - FFT.CMUL: the TRM lists sel8 0–5 for LD.XP and 6–7 for ST.XP; both take any sel8 as lane pair
+//!   sel8 >> 1, x·conj(y) when sel8 is even and x·y when odd (LD.XP writes that pair of qz, ST.XP always
+//!   stores the product in lanes 6–7). ST.XP upd4 = 3 (not in the TRM) stores like upd4 = 0.
+//! - LDXQ/STXQ read the index lane of qs unsigned.
+//! - Register aliasing: all sources are read first; R2BF writes qa0 then qa1; the AMS loads write qz, qz1,
+//!   then qu; AMS.ST writes at (as0) before as, so as wins if they are the same register.
 
 // Lane loops index several arrays in step; indices read closer to the sheet's lane formulas.
 #![allow(clippy::needless_range_loop)]
@@ -201,6 +214,11 @@ impl PieState {
         set_bits(half, (j as u32) * w, w, v as u64);
     }
 
+    /// The signed 16-bit lanes of q register `i`.
+    fn s16(&self, i: usize) -> [i64; 16] {
+        lanes(&self.q[i], 2, true)
+    }
+
     /// ACCX as a signed or unsigned 40-bit value.
     fn accx_val(&self, signed: bool) -> i64 {
         if signed {
@@ -279,6 +297,57 @@ fn pack(vals: &[i64; 16], ew: usize) -> [u8; 16] {
     q
 }
 
+/// `conj(a)·b` (if `conj_a`) or `a·b` for complex (re, im) pairs, each part shifted right arithmetically
+/// by `sh` at full precision: the product of CMUL.S16 (§4.2) and of the FFT.CMUL / FFT.AMS twiddle step
+/// (ESP32-S3 TRM v1.8 §1.8.4, §1.8.7–1.8.12).
+fn cmul(a: (i64, i64), b: (i64, i64), conj_a: bool, sh: u32) -> (i64, i64) {
+    let ((ar, ai), (br, bi)) = (a, b);
+    if conj_a {
+        ((ar * br + ai * bi) >> sh, (ar * bi - ai * br) >> sh)
+    } else {
+        ((ar * br - ai * bi) >> sh, (ar * bi + ai * br) >> sh)
+    }
+}
+
+/// A value truncated to a signed 16-bit lane (the `[15:0]` of the TRM's pseudo-code).
+fn wrap16(v: i64) -> i64 {
+    v as i16 as i64
+}
+
+/// One half of FFT.R2BF.S16 (TRM v1.8 §1.8.13) on the 16-bit lanes `s` of one source register: with
+/// (a, b) the lane pairs that sel2 picks (sel2 0: lane k and k+4; sel2 1: lanes {0,1,4,5} and {2,3,6,7}),
+/// lanes 0–3 = a + b and lanes 4–7 = a − b (wrapping). qa0 is this of qx, qa1 of qy.
+fn r2bf_half(s: &[i64; 16], sel2: u32) -> [i64; 16] {
+    let mut r = [0i64; 16];
+    for k in 0..4 {
+        let (ia, ib) = if sel2 == 0 { (k, k + 4) } else { ((k / 2) * 4 + k % 2, (k / 2) * 4 + k % 2 + 2) };
+        r[k] = s[ia] + s[ib];
+        r[k + 4] = s[ia] - s[ib];
+    }
+    r
+}
+
+/// The add-multiply-subtract step of FFT.AMS.S16.* (TRM v1.8 §1.8.7–1.8.10) on lanes j, j+1 of qx, qy
+/// and the twiddle qm: t0 = x+y, t1 = x'−y' (wrapped); (t2, t3) = ((x−y, x'+y') · m, or · conj(m) when
+/// sel2 = 1) >> SAR (products at full precision, then wrapped). Returns the qz pair (t0+t2, t1+t3) and the
+/// qz1 pair (t0−t2, t3−t1), still to be wrapped by `pack`.
+fn ams_pair(x: &[i64; 16], y: &[i64; 16], m: &[i64; 16], j: usize, sel2: u32, sh: u32) -> ([i64; 2], [i64; 2]) {
+    let t0 = wrap16(x[j] + y[j]);
+    let t1 = wrap16(x[j + 1] - y[j + 1]);
+    let (t2, t3) = cmul((m[j], m[j + 1]), (x[j] - y[j], x[j + 1] + y[j + 1]), sel2 == 1, sh);
+    let (t2, t3) = (wrap16(t2), wrap16(t3));
+    ([t0 + t2, t1 + t3], [t0 - t2, t3 - t1])
+}
+
+/// The 32-bit words of `q` in reverse order ("word big-endian", TRM v1.8 §1.8.9 / §1.8.15).
+fn rev_words(q: &[u8; 16]) -> [u8; 16] {
+    let mut r = [0u8; 16];
+    for w in 0..4 {
+        r[4 * w..4 * w + 4].copy_from_slice(&q[12 - 4 * w..16 - 4 * w]);
+    }
+    r
+}
+
 /// The 16 bytes of `lo‖hi` (lo = low bytes) starting at byte `sh` (SAR_BYTE, §4.2 SRC.Q / §4.1 .QUP).
 fn byte_shift(lo: &[u8; 16], hi: &[u8; 16], sh: usize) -> [u8; 16] {
     let mut cat = [0u8; 32];
@@ -300,8 +369,10 @@ pub enum Key {
     F0, F1, F2, F3,
     As, Ad, Au, Ax, Ay, As0, Value, Mask,
     Imm, Sel, Sar, Upd4,
+    /// The second `sel` field of a row (LDXQ/STXQ `sel8`: which 16-bit lane of qs indexes memory).
+    Idx,
 }
-const NKEYS: usize = Key::Upd4 as usize + 1;
+const NKEYS: usize = Key::Idx as usize + 1;
 
 impl Key {
     fn parse(name: &str, width: u32) -> Key {
@@ -429,8 +500,10 @@ pub enum Fam {
     VmulasAccx, VmulasQacc, Vsmulas, Srcmb, SrsAccx, Vrelu, Vprelu,
     Andq, Orq, Xorq, Notq, Slci, Srci, Slcxxp, Srcxxp, SrcqSt, SrcQ, SrcQQup, SrcQLd,
     Vsl32, Vsr32, Bitrev,
-    // Decoded only.
-    Ldxq, Stxq, Fft,
+    Ldxq, Stxq,
+    // FFT.R2BF.S16 / .ST.INCP, FFT.CMUL.S16.LD.XP / .ST.XP, FFT.AMS.S16.LD.INCP / .LD.INCP.UAUP /
+    // .LD.R32.DECP / .ST.INCP, FFT.VST.R32.DECP.
+    FftR2bf, FftR2bfSt, FftCmulLd, FftCmulSt, FftAmsLd, FftAmsUaup, FftAmsR32, FftAmsSt, FftVstR32,
 }
 
 /// Address update suffix (§4.1 "Update suffixes").
@@ -480,9 +553,10 @@ impl PieDef {
         }
     }
 
-    /// Whether the simulator executes this opcode (see the module notes).
+    /// Whether the simulator executes this opcode: every opcode of §4.3 is (kept for `not_executed`, which
+    /// the backend asks when it names an illegal instruction).
     pub fn executed(&self) -> bool {
-        !matches!(self.fam, Fam::Ldxq | Fam::Stxq | Fam::Fft)
+        true
     }
 
     pub fn operand(&self, k: Key) -> Option<&Operand> {
@@ -543,6 +617,9 @@ fn parse_row(line: &str, out: &mut Vec<PieDef>) {
             };
             let mut o = Operand { key: Key::Imm, pieces, dec };
             o.key = Key::parse(name, o.width());
+            if o.key == Key::Sel && ops.iter().any(|p: &Operand| p.key == Key::Sel) {
+                o.key = Key::Idx;
+            }
             ops.push(o);
         }
     }
@@ -557,7 +634,7 @@ fn parse_row(line: &str, out: &mut Vec<PieDef>) {
             mask,
             mtch: u32::from_str_radix(m, 16).unwrap(),
             ops: ops.clone(),
-            fam: Fam::Fft,
+            fam: Fam::Bitrev, // set by `classify`
             ew: 16,
             signed: false,
             upd: Upd::None,
@@ -747,7 +824,17 @@ fn classify(d: &mut PieDef) {
         "vsl" => Vsl32,
         "vsr" => Vsr32,
         "bitrev" => Bitrev,
-        "fft" => Fft,
+        "fft" => match p1 {
+            "r2bf" if d.st => FftR2bfSt,
+            "r2bf" => FftR2bf,
+            "cmul" if d.ld => FftCmulLd,
+            "cmul" => FftCmulSt,
+            "ams" if d.st => FftAmsSt,
+            "ams" if has("uaup") => FftAmsUaup,
+            "ams" if d.upd == Upd::Decp => FftAmsR32,
+            "ams" => FftAmsLd,
+            _ => FftVstR32,
+        },
         other => panic!("unclassified PIE opcode {other}"),
     };
     d.gated = !matches!(d.fam, WrMaskGpio | SetBitGpio | ClrBitGpio | GetGpioIn);
@@ -878,9 +965,6 @@ impl Cpu {
         // §2.7 / §4.1: EE opcodes need CPENABLE bit 3 (cause 35), the GPIO ones are not gated.
         if d.gated && self.cpenable & (1 << 3) == 0 {
             return Err(self.raise_exception(hooks, cause::COPROCESSOR0_DISABLED + 3, pc, None));
-        }
-        if !d.executed() {
-            return Err(self.raise_exception(hooks, cause::ILLEGAL, pc, None));
         }
         let o = d.fields(insn.imm);
         let k = |key: Key| o[key as usize];
@@ -1114,16 +1198,8 @@ impl Cpu {
                     // (re, im) pairs, >> SAR; sel 0/1: x·y into lanes 0–3 / 4–7, sel 2/3: conj(x)·y (§4.2).
                     let sel = k(Sel) & 3;
                     let base = if sel & 1 == 0 { 0 } else { 4 };
-                    for p in 0..2 {
-                        let j = base + 2 * p;
-                        let (xr, xi, yr, yi) = (x[j], x[j + 1], y[j], y[j + 1]);
-                        let (re, im) = if sel < 2 {
-                            (xr * yr - xi * yi, xr * yi + xi * yr)
-                        } else {
-                            (xr * yr + xi * yi, xr * yi - xi * yr)
-                        };
-                        r[j] = re >> sar;
-                        r[j + 1] = im >> sar;
+                    for j in [base, base + 2] {
+                        (r[j], r[j + 1]) = cmul((x[j], x[j + 1]), (y[j], y[j + 1]), sel >= 2, sar);
                     }
                 } else {
                     for i in 0..n {
@@ -1308,7 +1384,141 @@ impl Cpu {
                 self.pie.q[qi(Qa)] = pack(&r, 2);
                 self.set_ar(k(Ax), ax.wrapping_add(8));
             }
-            Ldxq | Stxq | Fft => unreachable!(),
+            Ldxq | Stxq => {
+                // TRM v1.8 §1.8.37 / §1.8.69: address = as + 4 × (16-bit lane sel8 of qs, unsigned [U]),
+                // bits [1:0] ignored; qu's / qv's 32-bit word sel4 is loaded / stored. as is not updated.
+                let idx = lanes(&self.pie.q[qi(Qs)], 2, false)[(k(Idx) & 7) as usize] as u32;
+                let addr = a_s.wrapping_add(idx << 2);
+                let w = 4 * (k(Sel) & 3) as usize;
+                if d.fam == Ldxq {
+                    let v = self.pie_read(bus, hooks, addr, 4, pc)?;
+                    self.pie.q[qi(Qu)][w..w + 4].copy_from_slice(&v[..4]);
+                } else {
+                    let q = self.pie.q[qi(Qv)];
+                    self.pie_write(bus, hooks, addr, 4, &q[w..w + 4], pc)?;
+                }
+            }
+            FftR2bf => {
+                // TRM v1.8 §1.8.13: qa0 from qx, qa1 from qy; qa1 is written last [U].
+                let sel = k(Sel) & 1;
+                let a0 = r2bf_half(&self.pie.s16(qi(Qx)), sel);
+                let a1 = r2bf_half(&self.pie.s16(qi(Qy)), sel);
+                self.pie.q[qi(Qa0)] = pack(&a0, 2);
+                self.pie.q[qi(Qa1)] = pack(&a1, 2);
+            }
+            FftR2bfSt => {
+                // TRM v1.8 §1.8.14: store (x + y) >> sar4 (sum at full precision), qa0 = x − y, as += 16.
+                let (x, y) = (self.pie.s16(qi(Qx)), self.pie.s16(qi(Qy)));
+                let sh = k(Sar) & 3;
+                let (mut sum, mut diff) = ([0i64; 16], [0i64; 16]);
+                for i in 0..8 {
+                    sum[i] = (x[i] + y[i]) >> sh;
+                    diff[i] = x[i] - y[i];
+                }
+                self.pie_write(bus, hooks, a_s, 16, &pack(&sum, 2), pc)?;
+                self.pie.q[qi(Qa0)] = pack(&diff, 2);
+                let n = upd_as(self, 16);
+                self.set_ar(k(As), n);
+            }
+            FftCmulLd | FftCmulSt => {
+                // TRM v1.8 §1.8.11 / §1.8.12: on lane pair sel8 >> 1, x·conj(y) for even sel8 and x·y for
+                // odd, >> SAR. LD.XP writes that pair of qz and loads qu; ST.XP stores the product in lanes
+                // 6–7 with lanes 0–5 chosen by upd4 (qx lanes >> sar4, qv lanes). as += ad.
+                let (x, y) = (self.pie.s16(qi(Qx)), self.pie.s16(qi(Qy)));
+                let sel = k(Sel) & 7;
+                let j = 2 * (sel as usize >> 1);
+                let (re, im) = cmul((y[j], y[j + 1]), (x[j], x[j + 1]), sel & 1 == 0, self.sar.min(63));
+                if d.fam == FftCmulLd {
+                    let mut z = self.pie.s16(qi(Qz));
+                    (z[j], z[j + 1]) = (re, im);
+                    let v = self.pie_read(bus, hooks, a_s, 16, pc)?;
+                    self.pie.q[qi(Qz)] = pack(&z, 2);
+                    self.pie.q[qi(Qu)] = v;
+                } else {
+                    let v = self.pie.s16(qi(Qv));
+                    let sh = k(Sar) & 3;
+                    let xs = |i: usize| x[i] >> sh;
+                    let low = match k(Upd4) & 3 {
+                        1 => [xs(0), xs(1), xs(2), xs(3), v[4], v[5]],
+                        2 => [xs(0), xs(1), v[4], v[5], xs(2), xs(3)],
+                        // 0; 3 is not in the TRM and is taken as 0 [U].
+                        _ => [v[0], v[1], v[2], v[3], v[4], v[5]],
+                    };
+                    let mut out = [0i64; 16];
+                    out[..6].copy_from_slice(&low);
+                    (out[6], out[7]) = (re, im);
+                    self.pie_write(bus, hooks, a_s, 16, &pack(&out, 2), pc)?;
+                }
+                let n = upd_as(self, 16);
+                self.set_ar(k(As), n);
+            }
+            FftAmsLd | FftAmsUaup | FftAmsR32 => {
+                // TRM v1.8 §1.8.7–1.8.9: the AMS step on lanes 2–3 (.LD.INCP), 0–1 (.UAUP) or 4–5 (.R32.DECP)
+                // of qz and qz1 (their other lanes are kept), then qu is loaded: as is, or SAR_BYTE-aligned
+                // through UA_STATE (which takes the new 16 bytes), or with its words reversed.
+                let j = match d.fam {
+                    FftAmsUaup => 0,
+                    FftAmsLd => 2,
+                    _ => 4,
+                };
+                let (x, y, m) = (self.pie.s16(qi(Qx)), self.pie.s16(qi(Qy)), self.pie.s16(qi(Qm)));
+                let (zp, z1p) = ams_pair(&x, &y, &m, j, k(Sel) & 1, self.sar.min(63));
+                let data = self.pie_read(bus, hooks, a_s, 16, pc)?;
+                let loaded = match d.fam {
+                    FftAmsUaup => {
+                        let mut ua = [0u8; 16];
+                        for i in 0..4 {
+                            ua[4 * i..4 * i + 4].copy_from_slice(&self.pie.ua_state[i].to_le_bytes());
+                            self.pie.ua_state[i] = u32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
+                        }
+                        byte_shift(&ua, &data, (self.pie.sar_byte & 15) as usize)
+                    }
+                    FftAmsR32 => rev_words(&data),
+                    _ => data,
+                };
+                // qz, then qz1, then the load, each overwriting the last if registers alias [U].
+                for (reg, pair) in [(qi(Qz), zp), (qi(Qz1), z1p)] {
+                    let mut l = self.pie.s16(reg);
+                    (l[j], l[j + 1]) = (pair[0], pair[1]);
+                    self.pie.q[reg] = pack(&l, 2);
+                }
+                self.pie.q[qi(Qu)] = loaded;
+                let n = upd_as(self, 16);
+                self.set_ar(k(As), n);
+            }
+            FftAmsSt => {
+                // TRM v1.8 §1.8.10: store {qv lanes 0–5, at} first (each >> 1 when sel2 = 0, at in lanes
+                // 0–1), then the AMS step on lanes 6–7: qz1 gets its pair, at = the qz pair (low lane in
+                // at[15:0]), as += 16 (as is written after at) [U].
+                let sel = k(Sel) & 1;
+                let at = self.ar(k(As0));
+                let v = self.pie.s16(qi(Qv));
+                let sh = if sel == 0 { 1 } else { 0 };
+                let mut out = [0i64; 16];
+                out[0] = (at as i16 as i64) >> sh;
+                out[1] = ((at >> 16) as i16 as i64) >> sh;
+                for i in 0..6 {
+                    out[i + 2] = v[i] >> sh;
+                }
+                self.pie_write(bus, hooks, a_s, 16, &pack(&out, 2), pc)?;
+                let (x, y, m) = (self.pie.s16(qi(Qx)), self.pie.s16(qi(Qy)), self.pie.s16(qi(Qm)));
+                let (zp, z1p) = ams_pair(&x, &y, &m, 6, sel, self.sar.min(63));
+                let mut z1 = self.pie.s16(qi(Qz1));
+                (z1[6], z1[7]) = (z1p[0], z1p[1]);
+                self.pie.q[qi(Qz1)] = pack(&z1, 2);
+                self.set_ar(k(As0), (zp[0] as u32 & 0xFFFF) | (zp[1] as u32) << 16);
+                let n = upd_as(self, 16);
+                self.set_ar(k(As), n);
+            }
+            FftVstR32 => {
+                // TRM v1.8 §1.8.15: each 16-bit lane >> sar2 (arithmetic), stored with the words reversed;
+                // as −= 16.
+                let sh = k(Sar) & 1;
+                let v = self.pie.s16(qi(Qv)).map(|l| l >> sh);
+                self.pie_write(bus, hooks, a_s, 16, &rev_words(&pack(&v, 2)), pc)?;
+                let n = upd_as(self, 16);
+                self.set_ar(k(As), n);
+            }
         }
         Ok(())
     }

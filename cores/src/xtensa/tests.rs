@@ -2160,26 +2160,6 @@ fn pie_coprocessor3_gating() {
 }
 
 #[test]
-fn pie_unimplemented_opcodes_raise_illegal_and_are_named() {
-    let not_run: Vec<String> =
-        pie::defs().iter().filter(|d| !d.executed()).map(|d| d.full_name()).collect();
-    assert_eq!(not_run.len(), 11, "{:?}", not_run);
-    for name in ["fft.r2bf.s16", "ldxq.32"] {
-        let (w, _) = ee(name, &[]);
-        let insn = decode(w, CODE, &s3());
-        assert_eq!(pie::not_executed(&insn).as_deref(), Some(format!("ee.{name}").as_str()));
-        let mut m = machine(s3());
-        m.x.cpu.cpenable = 8;
-        let mut a = Asm::new(CODE);
-        a.ee(name, &[]);
-        m.load(&mut a);
-        assert_eq!(m.run(CODE).pc(), VEC + 0x300);
-        assert_eq!(m.x.cpu.exccause, cause::ILLEGAL);
-    }
-    assert_eq!(pie::not_executed(&decode(ee("vld.128.ip", &[]).0, CODE, &s3())), None);
-}
-
-#[test]
 fn pie_loads_with_post_increment_alignment_and_sar_byte() {
     let data: Vec<u8> = (0..64u32).map(|i| i as u8).collect();
     let m = pie_exec(
