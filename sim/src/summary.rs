@@ -103,16 +103,39 @@ pub fn text(r: &Report, top: usize) -> String {
     if r.regions.iter().any(|g| g.reads.is_none() && g.kind != "mmio") {
         let _ = writeln!(o, "  (traffic to memory that costs nothing is not counted: --memory-stats counts it)");
     }
-    let _ = writeln!(o, "\ntop functions by self cycles:");
-    let _ = writeln!(o, "  {:>6} {:>14} {:>14} {:>10}  function", "self%", "self cycles", "incl. cycles", "calls");
-    for f in r.functions.iter().take(top) {
-        let share = if t.cycles > 0 { 100.0 * f.self_cycles as f64 / t.cycles as f64 } else { 0.0 };
+    let used: Vec<_> = r.caches.iter().filter(|c| c.hits + c.misses > 0).collect();
+    if !used.is_empty() {
+        let _ = writeln!(o, "\ncaches:");
+        let _ = writeln!(o, "  {:<12} {:>12} {:>12} {:>8} {:>12} {:>12}", "cache", "hits", "misses", "miss%", "write-backs", "stall cycles");
+    }
+    for c in used {
         let _ = writeln!(
             o,
-            "  {:>5.1}% {:>14} {:>14} {:>10}  {}",
+            "  {:<12} {:>12} {:>12} {:>7.2}% {:>12} {:>12}",
+            c.name,
+            thousands(c.hits),
+            thousands(c.misses),
+            100.0 * c.misses as f64 / (c.hits + c.misses) as f64,
+            thousands(c.writebacks),
+            thousands(c.stall_cycles)
+        );
+    }
+    let _ = writeln!(o, "\ntop functions by self cycles:");
+    let _ = writeln!(
+        o,
+        "  {:>6} {:>14} {:>14} {:>12} {:>10}  function",
+        "self%", "self cycles", "incl. cycles", "mem. stalls", "calls"
+    );
+    for f in r.functions.iter().take(top) {
+        let share = if t.cycles > 0 { 100.0 * f.self_cycles as f64 / t.cycles as f64 } else { 0.0 };
+        let stalls: u64 = f.memory.iter().map(|m| m.stall_cycles).sum();
+        let _ = writeln!(
+            o,
+            "  {:>5.1}% {:>14} {:>14} {:>12} {:>10}  {}",
             share,
             thousands(f.self_cycles),
             thousands(f.inclusive_cycles),
+            thousands(stalls),
             thousands(f.calls),
             f.name
         );
