@@ -64,6 +64,11 @@ IRQ_BOARDS=(mps2-an386 stm32f446re rp2040)
 FAULT_BOARDS=(mps2-an386)
 FAULTS=(fault_bad_address fault_undefined fault_stack_overflow fault_unhandled_irq
         fault_endless_loop fault_busy_loop)
+# Memory microbenchmarks (membench/membench.c, see README.md); the Xtensa boards are in
+# XT_MEMBENCH_BOARDS below. volatile keeps every access; these flags also keep GCC from turning
+# loops into library calls.
+MEMBENCH_BOARDS=(mps2-an386 stm32f446re stm32h753 rp2040 rp2350)
+MEMBENCH_FLAGS=(-fno-builtin -fno-tree-loop-distribute-patterns)
 
 cpu_flags() {
     case "$1" in
@@ -188,6 +193,10 @@ for b in "${IRQ_BOARDS[@]}"; do
     for p in systick svc pendsv; do
         job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/interrupts/$p.c"
     done
+done
+for b in "${MEMBENCH_BOARDS[@]}"; do
+    job "$b membench" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/membench.elf" startup.o \
+        "${MEMBENCH_FLAGS[@]}" "$FW_DIR/membench/membench.c"
 done
 for b in "${FAULT_BOARDS[@]}"; do
     for p in "${FAULTS[@]}"; do
@@ -316,6 +325,7 @@ XT_OBJCOPY=${XT_CROSS_PREFIX:-xtensa-lx106-elf-}objcopy
 XT_DIR="$FW_DIR/xtensa"
 XT_BOARDS=(esp32s3 esp32 esp8266)
 XT_WINDOWED_BOARDS=(esp32s3 esp32)
+XT_MEMBENCH_BOARDS=(esp32s3 esp32 esp8266)
 XT_PROGRAMS=(sort crc32 recursion demo exit_code matmul strings_float)
 XT_CHECKS=(softfloat_check)
 XT_FAULTS=(fault_illegal fault_bad_address)
@@ -374,6 +384,15 @@ xt_call0() {   # <board> <program> <elf>
         -Wl,--gc-sections "$XT_DIR/start_call0.S" "$(xt_source "$2")" -L "$XT_LIBDIR/call0" -ltg -o "$3"
 }
 
+xt_membench() {   # <board>: build/<board>/membench.elf (call0), with -DBOARD_<BOARD> as on Cortex-M;
+    # -mno-serialize-volatile: no MEMW before each volatile access, so the kernels are plain loads/stores
+    local b=$1 elf="$BUILD/$1/membench.elf"
+    "$XT_CC" "${XT_CFLAGS[@]}" "${MEMBENCH_FLAGS[@]}" -mno-serialize-volatile "$(board_define "$b")" \
+        -nostdlib -L "$XT_DIR" \
+        -T "$XT_DIR/$b.ld" -Wl,-Map="${elf%.elf}.map" -Wl,--gc-sections "$XT_DIR/start_call0.S" \
+        "$FW_DIR/membench/membench.c" -L "$XT_LIBDIR/call0" -ltg -o "$elf"
+}
+
 xt_windowed() {   # <board> <program> <elf> [extra start-file flags...]
     local b=$1 p=$2 elf=$3; shift 3
     local tmp="${elf%.elf}.objs"
@@ -405,6 +424,9 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
         job "$b fault_window (windowed)" xt_windowed "$b" fault_window "$BUILD/$b/fault_window-windowed.elf" -DNO_VECBASE
     done
     job "esp32s3 rom_printf (windowed)" xt_rom_printf "$BUILD/esp32s3/rom_printf-windowed.elf"
+    for b in "${XT_MEMBENCH_BOARDS[@]}"; do
+        job "$b membench (call0)" xt_membench "$b"
+    done
     wait_jobs
     "$XT_OBJCOPY" --strip-debug "$BUILD/esp32s3/demo-windowed.elf" "$BUILD/esp32s3-demo.elf"
     if ! cmp -s "$BUILD/esp32s3-demo.elf" "$XT_EXAMPLE"; then
