@@ -1,6 +1,7 @@
 //! `tigris-sim`: run MCU firmware on an emulated core and print a cycle-approximate profile.
 
 mod bench;
+mod bench_memory;
 mod elf;
 mod hle;
 mod machine;
@@ -45,6 +46,9 @@ enum Command {
         /// Complete runs of the firmware per measurement (the fastest counts).
         #[arg(long, default_value_t = 15)]
         repeat: u32,
+        /// Instead: the memory models' cost, each program with its board's models and with flat memory.
+        #[arg(long, conflicts_with_all = ["elf", "board"])]
+        memory: bool,
     },
 }
 
@@ -126,7 +130,11 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             print!("{}", summary::board_details(&b));
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { elf, board, repeat } => {
+        Command::Bench { memory: true, repeat, .. } => {
+            bench_memory::run(repeat)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { elf, board, repeat, .. } => {
             bench::run(elf.as_deref(), &board, repeat)?;
             Ok(ExitCode::SUCCESS)
         }
