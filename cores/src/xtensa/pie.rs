@@ -11,16 +11,15 @@
 //! - VMUL/CMUL/VRELU/VPRELU results are truncated to the lane width after the right shift (no saturation).
 //! - SRCMB/SRS shift arithmetically by `as & 63`, write the shifted value back; sel2 is ignored.
 //! - Shift counts taken from an AR (VRELU/VPRELU `ay`) use `ay & 63`; SLCXXP/SRCXXP shift by `(as & 15) + 1` bytes.
-//! - BITREV reverses the low FFT_BIT_WIDTH bits of `ax + i` into 16-bit lane i.
 //! - ST.ACCX stores ACCX sign-extended to 64 bits; RUR.ACCX_1 reads bits [39:32] zero-extended.
 //! - `.QUP` / `SRC.Q.LD`: all sources are read first; qs0 is written, then qu (the load wins if they alias).
 //! - RUR/WUR of GPIO_OUT are not gated (it is not part of the CP3 state, §4.1).
 //!
-//! All 220 opcodes are executed. LDXQ.32, STXQ.32 and the FFT.* family (R2BF, CMUL, AMS, VST.R32), which
-//! the sheet leaves open, follow the operation pseudo-code of the ESP32-S3 Technical Reference Manual
-//! v1.8, chapter 1 "Processor Instruction Extensions", §1.8.7–1.8.15 (FFT), §1.8.37 (LDXQ.32) and
-//! §1.8.69 (STXQ.32); QEMU's ESP32-S3 translator (S4) was read as a second opinion only. Choices where
-//! the TRM is silent (assumptions):
+//! All 220 opcodes are executed. LDXQ.32, STXQ.32, the FFT.* family (R2BF, CMUL, AMS, VST.R32) and BITREV,
+//! which the sheet leaves open or marks [U], follow the operation pseudo-code of the ESP32-S3 Technical
+//! Reference Manual v1.8, chapter 1 "Processor Instruction Extensions", §1.8.2 (BITREV), §1.8.7–1.8.15
+//! (FFT), §1.8.37 (LDXQ.32) and §1.8.69 (STXQ.32); QEMU's ESP32-S3 translator (S4) was read as a second
+//! opinion only. Choices where the TRM is silent (assumptions):
 //! - Sums and differences inside an expression (x+y before `>> sar4`, x−y and x'+y' before the twiddle
 //!   multiply) are taken at full precision; a value the TRM writes as `[15:0]` (temp0–temp3, results) wraps
 //!   to 16 bits. No FFT instruction saturates.
@@ -29,6 +28,12 @@
 //!   sel8 >> 1, x·conj(y) when sel8 is even and x·y when odd (LD.XP writes that pair of qz, ST.XP always
 //!   stores the product in lanes 6–7). ST.XP upd4 = 3 (not in the TRM) stores like upd4 = 0.
 //! - LDXQ/STXQ read the index lane of qs unsigned.
+//! - BITREV (§1.8.2, operand `as`, the sheet's `ax`): FFT_BIT_WIDTH is the bit width w itself, as the
+//!   pseudo-code compares it with 3..10 (Espressif's own ESP32-S3 FFT code writes log2 N into it). The TRM
+//!   spells out w = 3, 4 and 10 and elides 5–9 with "..."; those follow the w = 4/10 rows. For w = 3 the TRM
+//!   writes only lanes 0–5 and zeroes qa[127:96] (lanes 6–7), which is followed as written. For
+//!   FFT_BIT_WIDTH 0–2 and 11–15 no branch of the pseudo-code applies: qa is left unchanged; `as += 8`
+//!   is unconditional in the TRM and always happens.
 //! - Register aliasing: all sources are read first; R2BF writes qa0 then qa1; the AMS loads write qz, qz1,
 //!   then qu; AMS.ST writes at (as0) before as, so as wins if they are the same register.
 
@@ -1373,15 +1378,21 @@ impl Cpu {
                 self.pie.q[qi(Qa)] = pack(&r, 4);
             }
             Bitrev => {
-                // 16-bit lane i = bit-reverse(ax + i) over FFT_BIT_WIDTH bits, then ax += 8 (§4.2) [U].
+                // TRM v1.8 §1.8.2 EE.BITREV qa, as: temp_i = as[15:0] + i (i = 0..7); for w = FFT_BIT_WIDTH
+                // in 3..=10, 16-bit lane i = max(temp_i[w-1:0], temp_i[w-1:0] with its w bits reversed),
+                // zero-extended; w = 3 writes lanes 0-5 and zeroes lanes 6-7. Other FFT_BIT_WIDTH values
+                // leave qa unchanged (no TRM branch, module notes). Then as += 8 (32 bits) in every case.
                 let ax = self.ar(k(Ax));
-                let bw = self.pie.fft_bit_width;
-                let mut r = [0i64; 16];
-                for i in 0..8 {
-                    let v = ax.wrapping_add(i as u32);
-                    r[i] = if bw == 0 { 0 } else { (v.reverse_bits() >> (32 - bw)) as i64 };
+                let w = self.pie.fft_bit_width;
+                if (3..=10).contains(&w) {
+                    let mut r = [0i64; 16];
+                    let n = if w == 3 { 6 } else { 8 };
+                    for i in 0..n {
+                        let t = (ax as u16).wrapping_add(i as u16) as u32 & ((1 << w) - 1);
+                        r[i] = t.max(t.reverse_bits() >> (32 - w)) as i64;
+                    }
+                    self.pie.q[qi(Qa)] = pack(&r, 2);
                 }
-                self.pie.q[qi(Qa)] = pack(&r, 2);
                 self.set_ar(k(Ax), ax.wrapping_add(8));
             }
             Ldxq | Stxq => {

@@ -1,6 +1,6 @@
 //! Tests of the PIE instructions added from the ESP32-S3 TRM (pie.rs module notes): EE.LDXQ.32,
-//! EE.STXQ.32 and the EE.FFT.* family. Words are assembled from the fact-sheet §4.3 field layouts
-//! (`PieDef::encode`), and a few are also built by hand from the TRM's instruction-word diagrams.
+//! EE.STXQ.32, EE.BITREV and the EE.FFT.* family. Words are assembled from the fact-sheet §4.3 field
+//! layouts (`PieDef::encode`), and a few are also built by hand from the TRM's instruction-word diagrams.
 //! Every expected value is worked by hand from the TRM v1.8 §1.8 operation pseudo-code; the arithmetic
 //! is in the comments. Lane lists are 16-bit lanes 0..7 (lane 0 = bytes 0–1 of the register).
 
@@ -134,7 +134,7 @@ type Case = (&'static str, &'static [(K, i64)], u32);
 #[test]
 fn pie_trm_instruction_words_match_the_4_3_layouts() {
     // Words assembled by hand from the TRM v1.8 instruction-word diagrams (msb first).
-    let cases: [Case; 5] = [
+    let cases: [Case; 6] = [
         // §1.8.13 FFT.R2BF.S16 qa0=2 qa1=3 qx=5 qy=6 sel2=1: 11 | qa0[2:1]=01 | 1100 | qa0[0]=0 | qa1=011 |
         // qy[2:1]=11 | 0 | sel2=1 | qx[2:1]=10 | qy[0]=0 | qx[0]=1 | 0100
         // = 0xC00000 + 0x100000 + 0x0C0000 + 0x3000 + 0xC00 + 0x100 + 0x80 + 0x10 + 0x4.
@@ -164,6 +164,9 @@ fn pie_trm_instruction_words_match_the_4_3_layouts() {
         // §1.8.15 FFT.VST.R32.DECP qv=5 as=a3 sar2=1: 11 | qv[2:1]=10 | 1101 | qv[0]=1 | 0110 | sar2=1 |
         // 11 | as=0011 | 0100 = 0xC00000 + 0x200000 + 0xD0000 + 0x8000 + 0x3000 + 0x400 + 0x300 + 0x34.
         ("fft.vst.r32.decp", &[(K::Qv, 5), (K::As, 3), (K::Sar, 1)], 0xEDB734),
+        // §1.8.2 BITREV qa=2 as=a6: 11 | qa[2:1]=01 | 1101 | qa[0]=0 | 1111011 | as=0110 | 0100
+        // = 0xC00000 + 0x100000 + 0xD0000 + 0x7B00 + 0x60 + 0x4.
+        ("bitrev", &[(K::Qa, 2), (K::Ax, 6)], 0xDD7B64),
     ];
     let cfg = XtensaConfig::esp32s3();
     for (name, vals, word) in cases {
@@ -481,6 +484,80 @@ fn pie_ldxq_stxq_index_lane_alignment_and_word_select() {
     assert_eq!(s.word(DATA + 0x1004), 0x3333_3333);
     assert_eq!(s.word(DATA + 0x1008), 0xC0DE_0002);
     assert_eq!(s.a(2), DATA + 0x1002);
+}
+
+/// One EE.BITREV q3, a2 with FFT_BIT_WIDTH = `w` and a2 = `a`; q3 starts as all M.
+fn bitrev(w: u32, a: u32) -> Sim {
+    let mut s = Sim::new();
+    s.x.cpu.pie.fft_bit_width = w;
+    s.q16(3, [M; 8]).ar(&[(2, a)]);
+    s.run(&[("bitrev", &[(K::Qa, 3), (K::Ax, 2)])]);
+    s
+}
+
+#[test]
+fn pie_bitrev_stores_the_larger_of_index_and_reverse() {
+    // TRM §1.8.2: temp_i = as[15:0] + i; lane i = max(temp_i[w-1:0], Switch_w(temp_i[w-1:0])), zero-extended
+    // to 16 bits, w = FFT_BIT_WIDTH; then as += 8.
+    // w = 4, as = 0x1234_FFFE: temp = 0xFFFE, 0xFFFF, then wraps to 0x0000..0x0005; low 4 bits 14, 15, 0..5.
+    // 14 = 1110 → 0111 = 7: 14; 15 → 15; 0 → 0; 1 = 0001 → 1000 = 8; 2 = 0010 → 0100 = 4; 3 = 0011 → 1100 = 12;
+    // 4 = 0100 → 0010 = 2: 4; 5 = 0101 → 1010 = 10.
+    let s = bitrev(4, 0x1234_FFFE);
+    assert_eq!(s.lanes(3), [14, 15, 0, 8, 4, 12, 4, 10]);
+    // as is updated over all 32 bits: 0x1234_FFFE + 8 carries into the upper half.
+    assert_eq!(s.a(2), 0x1235_0006);
+
+    // w = 10, as = 0xABCD_02C0: temp = 704..711 = 10_1100_0000 .. 10_1100_0111; reversed over 10 bits:
+    // 704 → 00_0000_1101 = 13; 705 → 10_0000_1101 = 525; 706 → 01_0000_1101 = 269; 707 → 11_0000_1101 = 781;
+    // 708 → 00_1000_1101 = 141; 709 → 10_1000_1101 = 653; 710 → 01_1000_1101 = 397; 711 → 11_1000_1101 = 909.
+    let s = bitrev(10, 0xABCD_02C0);
+    assert_eq!(s.lanes(3), [704, 705, 706, 781, 708, 709, 710, 909]);
+    assert_eq!(s.a(2), 0xABCD_02C8);
+
+    // w = 8 (one of the widths the TRM elides with "..."), as = 0x3FC9_4040: temp = 0x40..0x47;
+    // 0x40 = 0100_0000 → 0000_0010 = 0x02: 0x40; 0x41 → 1000_0010 = 0x82; 0x42 → 0100_0010 = 0x42;
+    // 0x43 → 1100_0010 = 0xC2; 0x44 → 0010_0010 = 0x22: 0x44; 0x45 → 1010_0010 = 0xA2;
+    // 0x46 → 0110_0010 = 0x62; 0x47 → 1110_0010 = 0xE2.
+    let s = bitrev(8, 0x3FC9_4040);
+    assert_eq!(s.lanes(3), [0x40, 0x82, 0x42, 0xC2, 0x44, 0xA2, 0x62, 0xE2]);
+    assert_eq!(s.a(2), 0x3FC9_4048);
+}
+
+#[test]
+fn pie_bitrev_width_3_zeroes_lanes_6_and_7() {
+    // TRM §1.8.2, FFT_BIT_WIDTH == 3: lanes 0–5 only, then qa[127:96] = 0. temp = 0..5;
+    // 0 → 0; 1 = 001 → 100 = 4; 2 → 2; 3 = 011 → 110 = 6; 4 = 100 → 001 = 1: 4; 5 = 101 → 5.
+    let s = bitrev(3, 0);
+    assert_eq!(s.lanes(3), [0, 4, 2, 6, 4, 5, 0, 0]);
+    assert_eq!(s.a(2), 8);
+}
+
+#[test]
+fn pie_bitrev_consecutive_blocks_of_eight() {
+    // The FFT use: as counts the index, each BITREV covers the next eight. w = 5.
+    // 1st, temp = 0..7: 0 → 0; 1 → 10000 = 16; 2 → 01000 = 8; 3 → 11000 = 24; 4 = 00100 → 4;
+    // 5 = 00101 → 10100 = 20; 6 = 00110 → 01100 = 12; 7 = 00111 → 11100 = 28.
+    // 2nd, temp = 8..15: 8 = 01000 → 00010 = 2: 8; 9 = 01001 → 10010 = 18; 10 = 01010 → 10;
+    // 11 = 01011 → 11010 = 26; 12 = 01100 → 00110 = 6: 12; 13 = 01101 → 10110 = 22; 14 = 01110 → 14;
+    // 15 = 01111 → 11110 = 30.
+    let mut s = Sim::new();
+    s.x.cpu.pie.fft_bit_width = 5;
+    s.ar(&[(4, 0)]);
+    s.run(&[("bitrev", &[(K::Qa, 0), (K::Ax, 4)]), ("bitrev", &[(K::Qa, 1), (K::Ax, 4)])]);
+    assert_eq!(s.lanes(0), [0, 16, 8, 24, 4, 20, 12, 28]);
+    assert_eq!(s.lanes(1), [8, 18, 10, 26, 12, 22, 14, 30]);
+    assert_eq!(s.a(4), 16);
+}
+
+#[test]
+fn pie_bitrev_other_widths_keep_qa_and_step_as() {
+    // TRM §1.8.2 has branches for FFT_BIT_WIDTH 3..10 only; for any other value qa is not written
+    // (pie.rs module notes), while as += 8 is outside the branches.
+    for w in [0, 1, 2, 11, 15] {
+        let s = bitrev(w, 0xFFFF_FFFC);
+        assert_eq!(s.lanes(3), [M; 8], "FFT_BIT_WIDTH {w}");
+        assert_eq!(s.a(2), 4, "FFT_BIT_WIDTH {w}");
+    }
 }
 
 #[test]
