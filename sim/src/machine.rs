@@ -251,8 +251,10 @@ impl Machine<'_> {
                     writes: counted(c.writes),
                     read_bytes: counted(c.read_bytes),
                     write_bytes: counted(c.write_bytes),
+                    fetches: c.fetches,
                     stall_cycles: c.stall_cycles,
-                    cache_misses: c.icache_misses + c.dcache_misses,
+                    icache_misses: c.icache_misses,
+                    dcache_misses: c.dcache_misses,
                     writebacks: c.writebacks,
                 });
             }

@@ -99,9 +99,11 @@ pub struct FunctionMemory {
     pub writes: Option<u64>,
     pub read_bytes: Option<u64>,
     pub write_bytes: Option<u64>,
+    /// Instruction-fetch units requested from the region.
+    pub fetches: u64,
     pub stall_cycles: u64,
-    /// Instruction-fetch and data cache misses.
-    pub cache_misses: u64,
+    pub icache_misses: u64,
+    pub dcache_misses: u64,
     pub writebacks: u64,
 }
 
