@@ -186,7 +186,7 @@ fn reports_are_byte_identical_across_runs() {
     let a = dir.join("tigris-det-a.json");
     let b = dir.join("tigris-det-b.json");
     for p in [&a, &b] {
-        let out = sim(&["run", "--quiet", "examples/mps2-an386-demo.elf", "--report", &p.to_string_lossy()]);
+        let out = sim(&["run", "--quiet", "--board", "mps2-an386", "examples/mps2-an386-demo.elf", "--report", &p.to_string_lossy()]);
         assert!(out.status.success());
     }
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
@@ -237,7 +237,9 @@ fn bad_input_gets_a_clear_error() {
     expect_input_error(&["run", "--board", "rp2040", "examples/mps2-an386-demo.elf"], "does not fit in one memory region");
     expect_input_error(&["run", "--board", "nosuch", "examples/mps2-an386-demo.elf"], "unknown board `nosuch`");
     expect_input_error(&["run", "--board", &board.to_string_lossy(), "examples/mps2-an386-demo.elf"], "speed");
-    expect_input_error(&["run", "--entry", "no_such_fn", "examples/mps2-an386-demo.elf"], "no function symbol");
+    expect_input_error(&["run", "--board", "mps2-an386", "--entry", "no_such_fn", "examples/mps2-an386-demo.elf"], "no function symbol");
+    // The default board is the ESP32-S3: an ARM ELF given without --board is named as the mismatch.
+    expect_input_error(&["run", "examples/mps2-an386-demo.elf"], "esp32s3");
 }
 
 #[test]

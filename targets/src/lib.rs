@@ -16,7 +16,7 @@ pub use file::parse;
 pub use size::{format_size, parse_size};
 
 /// The board used when `--board` is omitted.
-pub const DEFAULT_BOARD: &str = "mps2-an386";
+pub const DEFAULT_BOARD: &str = "esp32s3";
 
 /// Built-in board files, embedded at compile time.
 const BUILTIN: &[(&str, &str)] = &[
