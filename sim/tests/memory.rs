@@ -75,7 +75,7 @@ fn lines_touched(m: &Measurement, line: u64) -> u64 {
     }
 }
 
-/// Check every kernel of `regions` (cached regions that hold none of the benchmark's code) on `board`.
+/// Check every kernel of `regions` (regions with a D-cache) on `board`.
 fn check_board(board_name: &str, regions: &[&str]) {
     let board = tigris_targets::load(board_name).unwrap();
     let (code, report, _) = run(board_name, &elf(board_name, "membench"), &[]);
@@ -88,6 +88,7 @@ fn check_board(board_name: &str, regions: &[&str]) {
         let r = board.regions.iter().find(|r| r.name == region).unwrap();
         let cache = &board.caches[r.dcache.expect("a cached region")];
         let line = cache.line_bytes as u64;
+        let cache_lines = (cache.size / cache.line_bytes) as u64;
         // Read-only regions have no store kernel; every region has a copy to another region.
         expected += if r.access.write { 5 } else { 4 };
         let fill = transfer(&board, region, cache.line_bytes, false) - 1;
@@ -98,11 +99,17 @@ fn check_board(board_name: &str, regions: &[&str]) {
                 continue;
             }
             // Each cold run follows an eviction sweep, so every line it touches misses; the warm run
-            // repeats the range just touched and hits.
-            let misses: u64 = runs.iter().filter(|m| m.cold).map(|m| lines_touched(m, line)).sum();
+            // repeats the range just touched and hits, unless the range is larger than the cache (LRU
+            // over a sweep then keeps none of it).
+            let misses: u64 = runs
+                .iter()
+                .map(|m| lines_touched(m, line))
+                .zip(&runs)
+                .filter(|(lines, m)| m.cold || *lines > cache_lines)
+                .map(|(lines, _)| lines)
+                .sum();
             // A sequential store sweep in a write-back cache that was left full of clean lines evicts
             // its own dirty lines once it has written more lines than the cache holds.
-            let cache_lines = (cache.size / cache.line_bytes) as u64;
             let writebacks: u64 = match (kernel, cache.write_policy) {
                 ("seq_write", tigris_targets::WritePolicy::WriteBack) => {
                     runs.iter().filter(|m| m.cold).map(|m| lines_touched(m, line).saturating_sub(cache_lines)).sum()
@@ -114,18 +121,26 @@ fn check_board(board_name: &str, regions: &[&str]) {
             let what = format!("{board_name} {function}");
             assert_eq!(row["dcache_misses"], misses, "{what}: misses");
             assert_eq!(row["writebacks"], writebacks, "{what}: write-backs");
-            assert_eq!(row["stall_cycles"], misses * fill + writebacks * writeback, "{what}: stall cycles");
+            // Where the kernels' own code lives in the region, its fetch stalls are in the row too.
+            if row["fetches"] == 0 {
+                assert_eq!(row["stall_cycles"], misses * fill + writebacks * writeback, "{what}: stall cycles");
+            }
             checked += 1;
         }
-        // Copies from this region to another of the board: each source line misses once per cold run.
+        // Copies from this region to another of the board: each source line misses once per cold run
+        // (and per warm run larger than the cache).
         let copies: Vec<&Measurement> =
             all.iter().filter(|m| m.kernel == "copy" && m.target.starts_with(&format!("{region}_to_")) && m.target != format!("{region}_to_{region}")).collect();
         assert!(copies.iter().any(|m| m.cold), "{board_name}: no cold copy from {region}");
         for m in copies.iter().filter(|m| m.cold) {
             let function = format!("copy_{}", m.target);
-            let cold_bytes: u64 = copies.iter().filter(|c| c.target == m.target && c.cold).map(|c| c.bytes).sum();
+            let missed_lines: u64 = copies
+                .iter()
+                .filter(|c| c.target == m.target && (c.cold || c.bytes / line > cache_lines))
+                .map(|c| c.bytes / line)
+                .sum();
             let row = memory_row(&report, &function, region).unwrap();
-            assert_eq!(row["dcache_misses"], cold_bytes / line, "{board_name} {function}: source misses");
+            assert_eq!(row["dcache_misses"], missed_lines, "{board_name} {function}: source misses");
         }
         checked += 1;
     }
@@ -149,8 +164,14 @@ fn rp2040_and_rp2350_xip_follow_the_equations() {
 }
 
 #[test]
-fn stm32h753_l1_cached_sram_follows_the_equations() {
-    check_board("stm32h753", &["axi_sram", "sram123"]);
+fn stm32h753_l1_cached_memory_follows_the_equations() {
+    check_board("stm32h753", &["axi_sram", "sram123", "flash"]);
+}
+
+#[test]
+fn stm32f446re_art_data_cache_and_esp8266_flash_cache_follow_the_equations() {
+    check_board("stm32f446re", &["flash"]);
+    check_board("esp8266", &["flash_irom"]);
 }
 
 /// The measured cycles of one cold sequential read differ from the same kernel over zero-wait SRAM by
