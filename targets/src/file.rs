@@ -173,8 +173,14 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
     })
 }
 
+/// Largest wait-state, phase or hit figure a board may give (in cycles or clocks).
+const MAX_CYCLES: u32 = 10_000;
+
 fn build_cache(c: &CacheFile) -> Result<CacheSpec, String> {
     let size = c.size.0;
+    if c.hit_cycles > MAX_CYCLES {
+        return Err(format!("hit_cycles = {} is above the limit of {MAX_CYCLES}", c.hit_cycles));
+    }
     if c.ways == 0 {
         return Err("ways must be at least 1".into());
     }
@@ -283,8 +289,22 @@ fn build_region(r: &RegionFile, core_clock_hz: u64, caches: &[CacheSpec]) -> Res
         return Err(format!("access = \"{}\" must be made of the letters r, w, x", r.access));
     }
     let bus_bytes = r.bus_bytes.unwrap_or(4);
-    if !bus_bytes.is_power_of_two() {
-        return Err(format!("bus_bytes = {bus_bytes} is not a power of two"));
+    if !bus_bytes.is_power_of_two() || bus_bytes > 4096 {
+        return Err(format!("bus_bytes = {bus_bytes} is not a power of two up to 4096"));
+    }
+    // Bounds that keep every cost equation far from overflow; real parts are orders of magnitude below.
+    let cycle_keys = [
+        ("wait_states", r.wait_states),
+        ("write_wait_states", r.write_wait_states),
+        ("command_clocks", r.command_clocks),
+        ("address_clocks", r.address_clocks),
+        ("dummy_clocks", r.dummy_clocks),
+        ("write_dummy_clocks", r.write_dummy_clocks),
+        ("cs_clocks", r.cs_clocks),
+    ];
+    let table = r.wait_states_by_clock.iter().flatten().map(|&(_, ws)| ("wait_states_by_clock", Some(ws)));
+    if let Some((key, Some(v))) = cycle_keys.into_iter().chain(table).find(|(_, v)| v.is_some_and(|v| v > MAX_CYCLES)) {
+        return Err(format!("{key} = {v} is above the limit of {MAX_CYCLES}"));
     }
     let bus_clock_hz = r.bus_clock_hz.unwrap_or(core_clock_hz);
     if bus_clock_hz == 0 {

@@ -459,6 +459,10 @@ mod tests {
         assert!(e.contains("clock_hz must be greater than 0"), "{e}");
         let e = set("stm32f446re", &["flash.wait_states"]).unwrap_err().to_string();
         assert!(e.contains("expected key=value"), "{e}");
+        let e = set("stm32f446re", &["flash.wait_states=4294967295"]).unwrap_err().to_string();
+        assert!(e.contains("wait_states = 4294967295 is above the limit"), "{e}");
+        let e = set("stm32f446re", &["flash.bus_bytes=8192"]).unwrap_err().to_string();
+        assert!(e.contains("bus_bytes = 8192"), "{e}");
         let e = set("stm32f446re", &["flash.icache=nope"]).unwrap_err().to_string();
         assert!(e.contains("icache = \"nope\" names no [[caches]] entry") && e.contains("art_icache"), "{e}");
     }
