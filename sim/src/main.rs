@@ -8,6 +8,7 @@ mod machine;
 mod profiler;
 mod semihost;
 mod summary;
+mod tigris;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
