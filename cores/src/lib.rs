@@ -167,6 +167,9 @@ pub trait Core {
     fn instructions(&self) -> u64;
     /// Memory models with their counters.
     fn memory(&self) -> &MemorySystem;
+    /// The same, to add watches (a core counts every access only to regions whose
+    /// `traffic_counted` is set).
+    fn memory_mut(&mut self) -> &mut MemorySystem;
     /// Console bytes the firmware wrote to devices (UART, ITM) since the last call.
     fn take_console(&mut self) -> Vec<u8>;
     /// Disassembly of the instruction at `addr`, if it can be read and decoded.

@@ -117,6 +117,25 @@ impl RegionModel {
 /// Per (owner, region): what one function (or later one tile) did to one region.
 pub type OwnerCounters = RegionCounters;
 
+/// Data traffic inside a watched address range (a TiGrIS arena, say).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WatchCounters {
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub stall_cycles: u64,
+    /// Highest end offset (from the range start) any write reached: the range's high-water mark.
+    pub high_water: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Watch {
+    start: u32,
+    len: u32,
+    counters: WatchCounters,
+}
+
 /// All regions and caches of a board with their models.
 #[derive(Debug, Clone)]
 pub struct MemorySystem {
@@ -127,6 +146,7 @@ pub struct MemorySystem {
     /// start in `by_owner`, which holds them per `owner * regions.len() + region`.
     owner_base: usize,
     by_owner: Vec<OwnerCounters>,
+    watches: Vec<Watch>,
 }
 
 /// Add one access to region and owner counters alike.
@@ -153,7 +173,7 @@ impl MemorySystem {
             .collect();
         let caches = board.caches.iter().cloned().map(Cache::new).collect();
         let by_owner = vec![OwnerCounters::default(); regions.len()];
-        MemorySystem { regions, caches, aliases, owner_base: 0, by_owner }
+        MemorySystem { regions, caches, aliases, owner_base: 0, by_owner, watches: Vec::new() }
     }
 
     /// Index of the region holding `addr` (aliases included).
@@ -203,18 +223,51 @@ impl MemorySystem {
     /// Price one data access to `region` and count it. Returns the stall cycles.
     #[inline]
     pub fn data_access(&mut self, region: usize, addr: u32, size: u32, write: bool) -> u32 {
-        let r = &self.regions[region];
-        let stall = match r.spec.dcache {
-            None => {
-                let i = (size >> 1).min(2) as usize;
-                if write {
-                    r.uncached_write[i]
-                } else {
-                    r.uncached_read[i]
-                }
-            }
-            Some(c) => return self.cached_data_access(region, c, addr, size, write),
+        let stall = match self.regions[region].spec.dcache {
+            None => self.uncached_data_access(region, size, write),
+            Some(c) => self.cached_data_access(region, c, addr, size, write),
         };
+        if !self.watches.is_empty() {
+            self.note_watched(addr, size, write, stall);
+        }
+        stall
+    }
+
+    /// Watch `[start, start + len)`: every data access inside is counted in `watches[returned index]`
+    /// (for a core that reports all accesses there, see `RegionModel::traffic_counted`).
+    pub fn watch(&mut self, start: u32, len: u32) -> usize {
+        self.watches.push(Watch { start, len, counters: WatchCounters::default() });
+        self.watches.len() - 1
+    }
+
+    pub fn watch_counters(&self, index: usize) -> WatchCounters {
+        self.watches[index].counters
+    }
+
+    #[cold]
+    fn note_watched(&mut self, addr: u32, size: u32, write: bool, stall: u32) {
+        for w in &mut self.watches {
+            let offset = addr.wrapping_sub(w.start);
+            if offset >= w.len {
+                continue;
+            }
+            let c = &mut w.counters;
+            if write {
+                c.writes += 1;
+                c.write_bytes += size as u64;
+                c.high_water = c.high_water.max(offset + size);
+            } else {
+                c.reads += 1;
+                c.read_bytes += size as u64;
+            }
+            c.stall_cycles += stall as u64;
+        }
+    }
+
+    fn uncached_data_access(&mut self, region: usize, size: u32, write: bool) -> u32 {
+        let r = &self.regions[region];
+        let i = (size >> 1).min(2) as usize;
+        let stall = if write { r.uncached_write[i] } else { r.uncached_read[i] };
         count!(self, region, |c| {
             if write {
                 c.writes += 1;

@@ -154,3 +154,17 @@ fn alias_maps_to_its_region() {
     assert_eq!(m.region_of(0x2000_0000), Some(1));
     assert_eq!(m.region_of(0x9000_0000), None);
 }
+
+#[test]
+fn watched_ranges_count_their_traffic_and_high_water() {
+    let mut m = system("esp32s3", &[]);
+    let (p, s) = (region(&m, "psram"), region(&m, "sram1"));
+    let w = m.watch(0x3D00_0100, 0x100);
+    m.data_access(p, 0x3D00_00FC, 4, true); // just below
+    m.data_access(p, 0x3D00_0100, 4, false); // fill: 83 stall cycles
+    m.data_access(p, 0x3D00_01F0, 2, true); // another line: write-allocate fill, 83 more
+    m.data_access(s, 0x3FC9_0000, 4, true); // elsewhere
+    let c = m.watch_counters(w);
+    assert_eq!((c.reads, c.writes, c.read_bytes, c.write_bytes), (1, 1, 4, 2));
+    assert_eq!((c.stall_cycles, c.high_water), (2 * 83, 0xF2));
+}

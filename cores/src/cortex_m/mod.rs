@@ -89,6 +89,8 @@ enum Pending {
     ExceptionReturn,
     /// Sleeping (WFI/WFE) or spinning on `b .`, at this PC.
     Idle { pc: u32 },
+    /// Execution reached a trap address (before the block there runs).
+    Trap { pc: u32 },
     Fault(FaultKind, u32),
 }
 
@@ -128,6 +130,10 @@ struct State {
     hooked: HashSet<u32>,
     /// Region index of each watched address range, for fetch pricing.
     fetch_regions: Vec<(u32, u32, usize)>,
+    /// Addresses where execution stops with `Stop::Trap` (see `Core::set_traps`), and the trap just
+    /// reported, which the resumed run passes once.
+    traps: HashSet<u32>,
+    trap_resume: Option<u32>,
 }
 
 /// Saved FP state of an interrupted context (the simulator keeps it instead of an extended frame).
@@ -164,6 +170,10 @@ impl State {
         // charged when emulation resumes and the hook runs again.
         if block.spins {
             self.pending = Pending::Idle { pc: addr };
+            return true;
+        }
+        if self.trap_resume.take() != Some(addr) && self.traps.contains(&addr) {
+            self.pending = Pending::Trap { pc: addr };
             return true;
         }
         if self.cycles >= self.deadline_cycles || self.instructions >= self.deadline_insns {
@@ -366,6 +376,8 @@ impl<'a> CortexM<'a> {
             hooked: HashSet::new(),
             ppb_accesses_in_block: 0,
             fetch_regions,
+            traps: HashSet::new(),
+            trap_resume: None,
         };
         let mut uc = Unicorn::new_with_data(Arch::ARM, Mode::THUMB | Mode::MCLASS, state)
             .map_err(engine("unicorn"))?;
@@ -893,6 +905,12 @@ impl Core for CortexM<'_> {
         result
     }
 
+    fn set_traps(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
+        // Thumb function addresses carry bit 0; blocks start at the halfword.
+        self.uc.get_data_mut().traps.extend(addrs.iter().map(|a| a & !1));
+        Ok(())
+    }
+
     fn finish_semihosting(&mut self, result: u32) -> Result<(), CoreError> {
         self.set_reg(RegisterARM::R0, result)?;
         let pc = self.pc();
@@ -924,6 +942,10 @@ impl Core for CortexM<'_> {
 
     fn memory(&self) -> &MemorySystem {
         &self.uc.get_data().mem
+    }
+
+    fn memory_mut(&mut self) -> &mut MemorySystem {
+        &mut self.uc.get_data_mut().mem
     }
 
     fn take_console(&mut self) -> Vec<u8> {
@@ -996,6 +1018,10 @@ impl CortexM<'_> {
                     if let Some(stop) = self.idle(at)? {
                         return Ok(stop);
                     }
+                }
+                (Pending::Trap { pc: at }, _) => {
+                    self.uc.get_data_mut().trap_resume = Some(at);
+                    return Ok(Stop::Trap { pc: at });
                 }
                 (Pending::Fault(kind, addr), _) => {
                     let (pc, address) = match kind {

@@ -753,6 +753,10 @@ impl Core for XtensaBackend {
         &self.bus.mem
     }
 
+    fn memory_mut(&mut self) -> &mut MemorySystem {
+        &mut self.bus.mem
+    }
+
     fn take_console(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.bus.console)
     }
