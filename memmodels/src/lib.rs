@@ -244,6 +244,11 @@ impl MemorySystem {
         self.watches[index].counters
     }
 
+    /// The high-water mark of a watch since the last call (or since it was set up), restarting it.
+    pub fn take_high_water(&mut self, index: usize) -> u32 {
+        std::mem::take(&mut self.watches[index].counters.high_water)
+    }
+
     #[cold]
     fn note_watched(&mut self, addr: u32, size: u32, write: bool, stall: u32) {
         for w in &mut self.watches {

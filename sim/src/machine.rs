@@ -5,6 +5,7 @@ use crate::elf::{self, Firmware, SymbolMap};
 use crate::hle::Hle;
 use crate::profiler::Profiler;
 use crate::semihost::{Effect, Semihosting};
+use crate::tigris::runtime::TigrisRuntime;
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -36,6 +37,8 @@ pub struct Machine<'a> {
     pub core: Box<dyn Core + 'a>,
     pub entry: Entry,
     hle: Hle,
+    /// The TiGrIS runtime observer, when the firmware links the runtime.
+    tigris: Option<TigrisRuntime>,
     file_name: String,
     sha256: String,
 }
@@ -52,7 +55,9 @@ impl Machine<'_> {
     pub fn load(path: &str, board: Board, entry_symbol: Option<&str>, memory_stats: bool) -> Result<Self> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read firmware {path}"))?;
         let firmware = elf::parse(path, &bytes, &board)?;
-        let mut core = build_core(&board, &firmware, memory_stats)?;
+        // Watching the TiGrIS arenas needs every access reported (on Cortex-M, hooks on all regions).
+        let tigris = TigrisRuntime::detect(&firmware.symbols, &board);
+        let mut core = build_core(&board, &firmware, memory_stats || tigris.is_some())?;
         for s in &firmware.segments {
             let mut image = s.data.clone();
             image.resize(s.mem_size as usize, 0);
@@ -64,9 +69,12 @@ impl Machine<'_> {
         core.reset(entry).map_err(|e| anyhow::anyhow!("reset: {e}"))?;
         let hle = Hle::new(&board, &firmware);
         core.set_traps(&hle.addresses()).map_err(|e| anyhow::anyhow!("setting up ROM emulation: {e}"))?;
+        if let Some(t) = &tigris {
+            core.set_traps(&t.trap_addresses()).map_err(|e| anyhow::anyhow!("setting up TiGrIS observation: {e}"))?;
+        }
         let file_name = std::path::Path::new(path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let sha256 = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-        Ok(Machine { board, firmware, symbols, core, entry, hle, file_name, sha256 })
+        Ok(Machine { board, firmware, symbols, core, entry, hle, tigris, file_name, sha256 })
     }
 
     /// Start state: the vector table's initial SP and reset vector, or `--entry SYMBOL`.
@@ -124,6 +132,20 @@ impl Machine<'_> {
             let stop = self.core.run(budget, &mut profiler).map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
             let mut out = self.core.take_console();
             if let Stop::Trap { pc } = stop {
+                if let Some(t) = &mut self.tigris {
+                    match t.on_trap(self.core.as_mut(), pc) {
+                        Ok(true) => {
+                            flush(&mut opts.live_console, &out, &mut console);
+                            continue;
+                        }
+                        Ok(false) => {}
+                        Err(e) => {
+                            fault = Some(bad_pointer(pc, "TiGrIS runtime call", e));
+                            outcome = traces::Outcome::Fault;
+                            break;
+                        }
+                    }
+                }
                 let served = self.hle.handle(self.core.as_mut(), pc, &mut out);
                 flush(&mut opts.live_console, &out, &mut console);
                 match served {
@@ -349,6 +371,7 @@ impl Machine<'_> {
             functions,
             regions,
             caches,
+            tigris: self.tigris.as_ref().map(|t| t.profile(self.core.as_ref())),
             fault,
             notes: Vec::new(),
         }

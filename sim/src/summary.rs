@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use tigris_memmodels::MemorySystem;
 use tigris_targets::{format_size, Board, RegionKind, WritePolicy};
-use tigris_traces::{Outcome, Report};
+use tigris_traces::{Outcome, Report, TigrisFigures, TigrisProfile};
 
 /// 1234567 -> "1,234,567".
 pub fn thousands(n: u64) -> String {
@@ -140,10 +140,96 @@ pub fn text(r: &Report, top: usize) -> String {
             f.name
         );
     }
+    if let Some(t) = &r.tigris {
+        tigris_table(&mut o, t, r.totals.cycles.max(1));
+    }
     for n in &r.notes {
         let _ = writeln!(o, "note: {n}");
     }
     o
+}
+
+/// Bytes as `1,234 B` below 10 KiB, else KiB with one decimal.
+fn bytes(n: u64) -> String {
+    if n < 10 * 1024 {
+        format!("{} B", thousands(n))
+    } else {
+        format!("{:.1} KiB", n as f64 / 1024.0)
+    }
+}
+
+/// Most tiles listed per stage; the rest are summed in one line.
+const TILES_LISTED: usize = 12;
+
+fn tigris_row(o: &mut String, label: &str, f: &TigrisFigures, tiles: &str, run_cycles: u64) {
+    let stalls: u64 = f.stalls.iter().map(|s| s.cycles).sum();
+    let _ = writeln!(
+        o,
+        "  {label:<14} {tiles:>5} {:>13} {:>5.1}% {:>11} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>5}",
+        thousands(f.cycles),
+        100.0 * f.cycles as f64 / run_cycles as f64,
+        thousands(stalls),
+        bytes(f.fast_peak as u64),
+        bytes(f.fast_peak_bus as u64),
+        bytes(f.load_bytes),
+        bytes(f.spill_bytes),
+        bytes(f.slow_read_bytes),
+        bytes(f.slow_write_bytes),
+        f.halo_rows
+    );
+}
+
+/// The per-stage and per-tile table of a TiGrIS run.
+fn tigris_table(o: &mut String, t: &TigrisProfile, run_cycles: u64) {
+    let _ = write!(o, "\nTiGrIS: {} inference(s), {} trace events", t.runs, t.events);
+    if let Some(p) = &t.plan {
+        let _ = write!(o, "; plan at 0x{:08x} ({} bytes", p.address, p.bytes);
+        if let Some(v) = p.schema {
+            let _ = write!(o, ", schema {v}");
+        }
+        if let Some(b) = p.budget {
+            let _ = write!(o, ", budget {}", bytes(b as u64));
+        }
+        o.push(')');
+    }
+    o.push('\n');
+    if let Some(a) = &t.arenas {
+        let _ = writeln!(
+            o,
+            "  fast arena 0x{:08x} {} ({}), slow arena 0x{:08x} {} ({})",
+            a.fast_base,
+            bytes(a.fast_size as u64),
+            a.fast_region.as_deref().unwrap_or("outside memory"),
+            a.slow_base,
+            bytes(a.slow_size as u64),
+            a.slow_region.as_deref().unwrap_or("outside memory")
+        );
+    }
+    if !t.stages.is_empty() {
+        let _ = writeln!(
+            o,
+            "  {:<14} {:>5} {:>13} {:>6} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>5}",
+            "stage", "tiles", "cycles", "share", "mem stalls", "fast peak", "bus peak", "loaded", "spilled", "slow read", "slow write", "halo"
+        );
+    }
+    for s in &t.stages {
+        let label = format!("{} {}", s.stage, s.path);
+        let tiles = if s.tiles.is_empty() { String::new() } else { s.tiles.len().to_string() };
+        tigris_row(o, &label, &s.figures, &tiles, run_cycles);
+        for tile in s.tiles.iter().take(TILES_LISTED) {
+            let label = format!("  tile {} [{},{})", tile.index, tile.rows[0], tile.rows[1]);
+            tigris_row(o, &label, &tile.figures, "", run_cycles);
+        }
+        if s.tiles.len() > TILES_LISTED {
+            let _ = writeln!(o, "    ... {} more tiles", s.tiles.len() - TILES_LISTED);
+        }
+    }
+    if !t.stages.is_empty() || t.total.slow_read_bytes + t.total.slow_write_bytes > 0 {
+        tigris_row(o, "total", &t.total, "", run_cycles);
+    }
+    for f in &t.findings {
+        let _ = writeln!(o, "  finding: {f}");
+    }
 }
 
 /// Megabytes (10^6 bytes) per second of `bytes` every `cycles` core cycles.

@@ -24,6 +24,9 @@ pub struct Report {
     /// Caches of the board (added within version 1: absent in older reports).
     #[serde(default)]
     pub caches: Vec<CacheProfile>,
+    /// The TiGrIS inference broken down by stage and tile, when the firmware runs the TiGrIS runtime.
+    #[serde(default)]
+    pub tigris: Option<TigrisProfile>,
     pub fault: Option<FaultReport>,
     /// Things the run refused or could not model (e.g. a semihosting file access without permission).
     pub notes: Vec<String>,
@@ -142,6 +145,102 @@ pub struct RegionProfile {
     /// Dirty lines of this region written back from a cache.
     #[serde(default)]
     pub writebacks: u64,
+}
+
+/// What the simulator saw of the TiGrIS runtime (docs/tigris.md defines every figure).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TigrisProfile {
+    /// Where the plan was found and what it says, when `tigris_plan_load` was seen.
+    pub plan: Option<TigrisPlanInfo>,
+    pub arenas: Option<TigrisArenas>,
+    /// Address of the trace sink registered with `tigris_mem_set_trace`.
+    pub sink: Option<u32>,
+    /// Inferences started (`tigris_run*` calls) and trace events captured.
+    pub runs: u64,
+    pub events: u64,
+    /// Per stage (a chain is one entry, named by its head stage), in execution order.
+    pub stages: Vec<TigrisStage>,
+    /// Sums over all stages.
+    pub total: TigrisFigures,
+    /// Disagreements between the runtime, the bus and the plan; problems with what the firmware passed.
+    pub findings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TigrisPlanInfo {
+    pub address: u32,
+    pub bytes: u32,
+    pub schema: Option<u32>,
+    pub model: Option<String>,
+    pub budget: Option<u32>,
+    /// Why the plan could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TigrisArenas {
+    pub fast_base: u32,
+    pub fast_size: u32,
+    pub slow_base: u32,
+    pub slow_size: u32,
+    /// Regions of the board the arenas lie in.
+    pub fast_region: Option<String>,
+    pub slow_region: Option<String>,
+}
+
+/// The figures of a tile, a stage or the whole run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct TigrisFigures {
+    pub cycles: u64,
+    pub instructions: u64,
+    /// Memory stall cycles by region (non-zero only).
+    pub stalls: Vec<RegionCycles>,
+    /// Fast-arena peak: the runtime's occupancy (`fast_used` of the events) and the highest byte
+    /// written on the bus, both from the arena base.
+    pub fast_peak: u32,
+    pub fast_peak_bus: u32,
+    /// Slow-to-fast loads and fast-to-slow spills the runtime reported.
+    pub load_bytes: u64,
+    pub spill_bytes: u64,
+    /// Slow-arena traffic on the bus and the stall cycles it cost.
+    pub slow_read_bytes: u64,
+    pub slow_write_bytes: u64,
+    pub slow_stall_cycles: u64,
+    /// Input rows loaded again because the previous tile loaded them too (halo), and bytes rolled by
+    /// line buffering (MOVE events).
+    pub halo_rows: u64,
+    pub moved_bytes: u64,
+    /// Kernel calls (OP events).
+    pub ops: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RegionCycles {
+    pub region: String,
+    pub cycles: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TigrisStage {
+    pub stage: u16,
+    /// Execution path: normal, tiled, tiled_2d, by_input, transpose, rows, reshape, chain, control.
+    pub path: String,
+    /// Simulated cycle at which the stage began.
+    pub start_cycle: u64,
+    #[serde(flatten)]
+    pub figures: TigrisFigures,
+    pub tiles: Vec<TigrisTile>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TigrisTile {
+    pub index: u16,
+    /// Input rows loaded for the tile, halo included: `[first, end)`.
+    pub rows: [i32; 2],
+    /// Output rows spilled, when the tile spilled: `[first, end)`.
+    pub out_rows: Option<[i32; 2]>,
+    #[serde(flatten)]
+    pub figures: TigrisFigures,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -1,0 +1,487 @@
+//! Observes the TiGrIS runtime inside a running firmware: the simulator traps the runtime's own entry
+//! points by symbol name (facts/tigris.md §1.1, §3 "robust ELF strategy"), reads their arguments in the
+//! core's calling convention, captures every trace event delivered to the registered sink with the
+//! simulated time at which it happened, and watches both arenas on the bus. From that stream it breaks
+//! the inference down by stage and tile (docs/tigris.md defines each figure).
+
+use tigris_cores::{Core, CoreError};
+use tigris_memmodels::WatchCounters;
+use tigris_targets::Board;
+use tigris_traces as traces;
+
+use crate::elf::Symbol;
+
+/// Size of `tigris_trace_event_t` (facts/tigris.md §1.4).
+const EVENT_BYTES: usize = 48;
+/// Largest plan the simulator reads back from memory.
+const MAX_PLAN_BYTES: u32 = 64 << 20;
+/// Findings beyond this many are counted, not listed.
+const MAX_FINDINGS: usize = 20;
+
+/// Event kinds (facts/tigris.md §1.4).
+mod kind {
+    pub const STAGE_BEGIN: u8 = 1;
+    pub const STAGE_END: u8 = 2;
+    pub const TILE_BEGIN: u8 = 3;
+    pub const LOAD: u8 = 4;
+    pub const SPILL: u8 = 5;
+    pub const MOVE: u8 = 8;
+    pub const OP: u8 = 10;
+    pub const LAST: u8 = 11;
+}
+
+const PATHS: [&str; 9] = ["normal", "tiled", "tiled_2d", "by_input", "transpose", "rows", "reshape", "chain", "control"];
+
+/// One `tigris_trace_event_t`, decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceEvent {
+    pub kind: u8,
+    pub pool: u8,
+    pub path: u8,
+    pub stage: u16,
+    pub tensor: u16,
+    pub op: u16,
+    pub offset: u32,
+    pub src_offset: u32,
+    pub bytes: u32,
+    pub rows: [i32; 2],
+    pub cols: [i32; 2],
+    pub fast_used: u32,
+    pub slow_used: u32,
+}
+
+impl TraceEvent {
+    pub fn parse(b: &[u8; EVENT_BYTES]) -> TraceEvent {
+        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        TraceEvent {
+            kind: b[0],
+            pool: b[1],
+            path: b[2],
+            stage: u16_at(4),
+            tensor: u16_at(6),
+            op: u16_at(8),
+            offset: u32_at(12),
+            src_offset: u32_at(16),
+            bytes: u32_at(20),
+            rows: [u32_at(24) as i32, u32_at(28) as i32],
+            cols: [u32_at(32) as i32, u32_at(36) as i32],
+            fast_used: u32_at(40),
+            slow_used: u32_at(44),
+        }
+    }
+}
+
+/// What a trap address is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryPoint {
+    PlanLoad,
+    MemInit,
+    SetTrace,
+    BackendPrepare,
+    Run,
+    Sink,
+}
+
+/// The machine's state when an event arrived.
+#[derive(Debug, Clone)]
+struct Snapshot {
+    cycles: u64,
+    instructions: u64,
+    /// Stall cycles per region so far.
+    stalls: Vec<u64>,
+    slow: WatchCounters,
+    /// Highest fast-arena byte written since the previous snapshot.
+    fast_high_water: u32,
+}
+
+struct Captured {
+    event: TraceEvent,
+    at: Snapshot,
+}
+
+struct Arenas {
+    info: traces::TigrisArenas,
+    fast_watch: usize,
+    slow_watch: usize,
+}
+
+pub struct TigrisRuntime {
+    entries: Vec<(u32, EntryPoint)>,
+    /// Arguments passed in registers: 4 on Cortex-M (AAPCS), 6 on Xtensa (a2-a7 / a10-a15).
+    register_args: u32,
+    region_names: Vec<String>,
+    plan: Option<traces::TigrisPlanInfo>,
+    arenas: Option<Arenas>,
+    sink: Option<u32>,
+    runs: u64,
+    events: Vec<Captured>,
+    findings: Vec<String>,
+    dropped_findings: usize,
+}
+
+/// Runtime functions by name (facts/tigris.md §1.1, §3).
+const ENTRY_POINTS: &[(&str, EntryPoint)] = &[
+    ("tigris_plan_load", EntryPoint::PlanLoad),
+    ("tigris_plan_load_ex", EntryPoint::PlanLoad),
+    ("tigris_mem_init", EntryPoint::MemInit),
+    ("tigris_mem_set_trace", EntryPoint::SetTrace),
+    ("tigris_cmsis_nn_prepare", EntryPoint::BackendPrepare),
+    ("tigris_esp_nn_prepare", EntryPoint::BackendPrepare),
+    ("tigris_run", EntryPoint::Run),
+    ("tigris_run_with_workspace", EntryPoint::Run),
+    ("tigris_run_with_workspace_buffer", EntryPoint::Run),
+    ("tigris_run_with_state", EntryPoint::Run),
+];
+
+impl TigrisRuntime {
+    /// The observer for a firmware that links the TiGrIS runtime (`tigris_plan_load` or one of the
+    /// `tigris_run*` functions among its symbols), else None.
+    pub fn detect(symbols: &[Symbol], board: &Board) -> Option<TigrisRuntime> {
+        let entries: Vec<(u32, EntryPoint)> = ENTRY_POINTS
+            .iter()
+            .flat_map(|&(name, what)| {
+                symbols.iter().filter(move |s| s.is_function && s.name == name).map(move |s| (s.addr & !1, what))
+            })
+            .collect();
+        if !entries.iter().any(|e| matches!(e.1, EntryPoint::PlanLoad | EntryPoint::Run)) {
+            return None;
+        }
+        Some(TigrisRuntime {
+            entries,
+            register_args: if board.core.kind.is_cortex_m() { 4 } else { 6 },
+            region_names: board.regions.iter().map(|r| r.name.clone()).collect(),
+            plan: None,
+            arenas: None,
+            sink: None,
+            runs: 0,
+            events: Vec::new(),
+            findings: Vec::new(),
+            dropped_findings: 0,
+        })
+    }
+
+    /// Addresses the core must trap.
+    pub fn trap_addresses(&self) -> Vec<u32> {
+        self.entries.iter().map(|e| e.0).collect()
+    }
+
+    fn finding(&mut self, text: String) {
+        if self.findings.len() < MAX_FINDINGS {
+            self.findings.push(text);
+        } else {
+            self.dropped_findings += 1;
+        }
+    }
+
+    fn arg(&self, core: &dyn Core, i: u32) -> Result<u32, CoreError> {
+        if i < self.register_args {
+            Ok(core.call_argument(i))
+        } else {
+            core.stack_argument(i - self.register_args)
+        }
+    }
+
+    /// Execution reached `pc`: observe it if it is one of ours (the function then runs as usual).
+    /// Returns whether the trap was ours.
+    pub fn on_trap(&mut self, core: &mut dyn Core, pc: u32) -> Result<bool, CoreError> {
+        let Some(&(_, what)) = self.entries.iter().find(|e| e.0 == pc) else { return Ok(false) };
+        match what {
+            EntryPoint::PlanLoad => self.plan_load(core)?,
+            EntryPoint::MemInit => self.mem_init(core)?,
+            EntryPoint::SetTrace => self.set_trace(core)?,
+            EntryPoint::BackendPrepare => self.finding(
+                "the backend's prepare call shrinks the fast arena (scratch at its top); fast-arena figures are from its base".into(),
+            ),
+            EntryPoint::Run => self.runs += 1,
+            EntryPoint::Sink => self.capture(core)?,
+        }
+        Ok(true)
+    }
+
+    fn plan_load(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
+        let (address, bytes) = (self.arg(core, 0)?, self.arg(core, 1)?);
+        let mut info = traces::TigrisPlanInfo { address, bytes, schema: None, model: None, budget: None, error: None };
+        if bytes > MAX_PLAN_BYTES {
+            info.error = Some(format!("tigris_plan_load was given {bytes} bytes, more than the {MAX_PLAN_BYTES} this reads"));
+        } else {
+            let mut buf = vec![0u8; bytes as usize];
+            match core.read_memory(address, &mut buf) {
+                Ok(()) => describe_plan(&buf, &mut info),
+                Err(e) => info.error = Some(format!("the plan at 0x{address:08x} ({bytes} bytes) cannot be read: {e}")),
+            }
+        }
+        if let Some(e) = &info.error {
+            self.finding(format!("plan: {e}"));
+        }
+        self.plan = Some(info);
+        Ok(())
+    }
+
+    fn mem_init(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
+        // tigris_mem_init(mem, tensor_ptrs, num_tensors, fast_buf, fast_size, slow_buf, slow_size)
+        let (fast_base, fast_size) = (self.arg(core, 3)?, self.arg(core, 4)?);
+        let (slow_base, slow_size) = (self.arg(core, 5)?, self.arg(core, 6)?);
+        let region_of = |core: &dyn Core, addr: u32| core.memory().region_of(addr).map(|i| self.region_names[i].clone());
+        let info = traces::TigrisArenas {
+            fast_base,
+            fast_size,
+            slow_base,
+            slow_size,
+            fast_region: region_of(core, fast_base),
+            slow_region: region_of(core, slow_base),
+        };
+        for (name, base, size, region) in
+            [("fast", fast_base, fast_size, &info.fast_region), ("slow", slow_base, slow_size, &info.slow_region)]
+        {
+            if region.is_none() && size > 0 {
+                self.finding(format!("the {name} arena at 0x{base:08x} ({size} bytes) is outside the board's memory"));
+            }
+        }
+        let mem = core.memory_mut();
+        let fast_watch = mem.watch(fast_base, fast_size);
+        let slow_watch = mem.watch(slow_base, slow_size);
+        self.arenas = Some(Arenas { info, fast_watch, slow_watch });
+        Ok(())
+    }
+
+    fn set_trace(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
+        let sink = self.arg(core, 1)? & !1;
+        if sink == 0 {
+            return Ok(()); // unregistering
+        }
+        if core.memory().region_of(sink).is_none() {
+            self.finding(format!("tigris_mem_set_trace registered a sink at 0x{sink:08x}, outside the board's memory"));
+            return Ok(());
+        }
+        if !self.entries.iter().any(|e| e.0 == sink) {
+            self.entries.push((sink, EntryPoint::Sink));
+            core.set_traps(&[sink])?;
+        }
+        self.sink = Some(sink);
+        Ok(())
+    }
+
+    fn capture(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
+        let pointer = self.arg(core, 0)?;
+        let mut raw = [0u8; EVENT_BYTES];
+        if let Err(e) = core.read_memory(pointer, &mut raw) {
+            self.finding(format!("the sink was called with an event pointer 0x{pointer:08x} that cannot be read: {e}"));
+            return Ok(());
+        }
+        let event = TraceEvent::parse(&raw);
+        if event.kind == 0 || event.kind > kind::LAST {
+            self.finding(format!("the sink was called with an event of unknown kind {} at 0x{pointer:08x}", event.kind));
+            return Ok(());
+        }
+        let mem = core.memory_mut();
+        let (slow, fast_high_water) = match &self.arenas {
+            Some(a) => (mem.watch_counters(a.slow_watch), mem.take_high_water(a.fast_watch)),
+            None => (WatchCounters::default(), 0),
+        };
+        let at = Snapshot {
+            cycles: core.cycles(),
+            instructions: core.instructions(),
+            stalls: core.memory().regions.iter().map(|r| r.counters.stall_cycles).collect(),
+            slow,
+            fast_high_water,
+        };
+        self.events.push(Captured { event, at });
+        Ok(())
+    }
+
+    /// The profile of everything observed; `core` gives the arenas' bus traffic when no event came.
+    pub fn profile(&self, core: &dyn Core) -> traces::TigrisProfile {
+        let mut findings = self.findings.clone();
+        if self.sink.is_none() {
+            findings.push(
+                "the firmware registered no trace sink (tigris_mem_set_trace): no per-stage or per-tile breakdown; \
+                 the arena traffic below is what the bus showed"
+                    .into(),
+            );
+        }
+        let stages = Breakdown::new(self).stages();
+        let mut total = traces::TigrisFigures::default();
+        for s in &stages {
+            add_figures(&mut total, &s.figures);
+        }
+        if let (true, Some(a)) = (stages.is_empty(), &self.arenas) {
+            // No events to divide the run by: the whole run's arena traffic from the bus.
+            let slow = core.memory().watch_counters(a.slow_watch);
+            total.slow_read_bytes = slow.read_bytes;
+            total.slow_write_bytes = slow.write_bytes;
+            total.slow_stall_cycles = slow.stall_cycles;
+            total.fast_peak_bus = core.memory().watch_counters(a.fast_watch).high_water;
+        }
+        if self.dropped_findings > 0 {
+            findings.push(format!("{} more findings not listed", self.dropped_findings));
+        }
+        traces::TigrisProfile {
+            plan: self.plan.clone(),
+            arenas: self.arenas.as_ref().map(|a| a.info.clone()),
+            sink: self.sink,
+            runs: self.runs,
+            events: self.events.len() as u64,
+            stages,
+            total,
+            findings,
+        }
+    }
+}
+
+/// Fill what the plan header says (facts/tigris.md §2.1) into `info`.
+fn describe_plan(buf: &[u8], info: &mut traces::TigrisPlanInfo) {
+    if buf.len() < 48 || &buf[0..4] != b"TGRS" {
+        info.error = Some("no TGRS magic at the plan address".into());
+        return;
+    }
+    let u32_at = |o: usize| u32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]]);
+    info.schema = Some(u32_at(4));
+    info.budget = Some(u32_at(24));
+}
+
+/// Sum `b` into `a` (peaks take the maximum).
+fn add_figures(a: &mut traces::TigrisFigures, b: &traces::TigrisFigures) {
+    a.cycles += b.cycles;
+    a.instructions += b.instructions;
+    for s in &b.stalls {
+        match a.stalls.iter_mut().find(|x| x.region == s.region) {
+            Some(x) => x.cycles += s.cycles,
+            None => a.stalls.push(s.clone()),
+        }
+    }
+    a.fast_peak = a.fast_peak.max(b.fast_peak);
+    a.fast_peak_bus = a.fast_peak_bus.max(b.fast_peak_bus);
+    a.load_bytes += b.load_bytes;
+    a.spill_bytes += b.spill_bytes;
+    a.slow_read_bytes += b.slow_read_bytes;
+    a.slow_write_bytes += b.slow_write_bytes;
+    a.slow_stall_cycles += b.slow_stall_cycles;
+    a.halo_rows += b.halo_rows;
+    a.moved_bytes += b.moved_bytes;
+    a.ops += b.ops;
+}
+
+/// Walks the captured events into stages and tiles.
+struct Breakdown<'r> {
+    rt: &'r TigrisRuntime,
+}
+
+impl<'r> Breakdown<'r> {
+    fn new(rt: &'r TigrisRuntime) -> Self {
+        Breakdown { rt }
+    }
+
+    /// Time, stalls and slow traffic between two snapshots.
+    fn between(&self, from: &Snapshot, to: &Snapshot) -> traces::TigrisFigures {
+        let stalls = from
+            .stalls
+            .iter()
+            .zip(&to.stalls)
+            .enumerate()
+            .filter(|(_, (a, b))| b > a)
+            .map(|(i, (a, b))| traces::RegionCycles { region: self.rt.region_names[i].clone(), cycles: b - a })
+            .collect();
+        traces::TigrisFigures {
+            cycles: to.cycles - from.cycles,
+            instructions: to.instructions - from.instructions,
+            stalls,
+            slow_read_bytes: to.slow.read_bytes - from.slow.read_bytes,
+            slow_write_bytes: to.slow.write_bytes - from.slow.write_bytes,
+            slow_stall_cycles: to.slow.stall_cycles - from.slow.stall_cycles,
+            ..Default::default()
+        }
+    }
+
+    fn stages(&self) -> Vec<traces::TigrisStage> {
+        let mut stages: Vec<traces::TigrisStage> = Vec::new();
+        // The open stage: its index in `stages`, its first snapshot, and the open tile's.
+        let mut open: Option<(usize, usize)> = None;
+        let mut tile_start: Option<usize> = None;
+        let mut prev_rows: Option<[i32; 2]> = None;
+        for (i, c) in self.rt.events.iter().enumerate() {
+            let e = &c.event;
+            match e.kind {
+                kind::STAGE_BEGIN => {
+                    let path = PATHS.get(e.path as usize).map(|p| p.to_string()).unwrap_or(format!("path {}", e.path));
+                    stages.push(traces::TigrisStage {
+                        stage: e.stage,
+                        path,
+                        start_cycle: c.at.cycles,
+                        figures: Default::default(),
+                        tiles: Vec::new(),
+                    });
+                    open = Some((stages.len() - 1, i));
+                    tile_start = None;
+                    prev_rows = None;
+                }
+                kind::TILE_BEGIN => {
+                    if let Some((s, _)) = open {
+                        self.close_tile(&mut stages[s], tile_start, i);
+                        stages[s].tiles.push(traces::TigrisTile {
+                            index: e.op,
+                            rows: e.rows,
+                            out_rows: None,
+                            figures: Default::default(),
+                        });
+                        // Rows this tile loads that the previous tile loaded too: the halo re-read.
+                        if let Some(p) = prev_rows {
+                            let overlap = (p[1].min(e.rows[1]) - p[0].max(e.rows[0])).max(0) as u64;
+                            stages[s].tiles.last_mut().expect("pushed").figures.halo_rows = overlap;
+                        }
+                        prev_rows = Some(e.rows);
+                        tile_start = Some(i);
+                    }
+                }
+                kind::STAGE_END => {
+                    if let Some((s, first)) = open.take() {
+                        self.close_tile(&mut stages[s], tile_start.take(), i);
+                        self.close_stage(&mut stages[s], first, i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stages
+    }
+
+    /// Fill the last tile of `stage` (opened at event `start`) from events `start..end`.
+    fn close_tile(&self, stage: &mut traces::TigrisStage, start: Option<usize>, end: usize) {
+        let Some(start) = start else { return };
+        let tile = stage.tiles.last_mut().expect("a tile was opened");
+        let halo = tile.figures.halo_rows;
+        tile.figures = self.figures(start, end);
+        tile.figures.halo_rows = halo;
+        tile.out_rows = self.rt.events[start..end]
+            .iter()
+            .filter(|c| c.event.kind == kind::SPILL && c.event.rows[0] >= 0)
+            .map(|c| c.event.rows)
+            .reduce(|a, b| [a[0].min(b[0]), a[1].max(b[1])]);
+    }
+
+    fn close_stage(&self, stage: &mut traces::TigrisStage, start: usize, end: usize) {
+        stage.figures = self.figures(start, end);
+        stage.figures.halo_rows = stage.tiles.iter().map(|t| t.figures.halo_rows).sum();
+    }
+
+    /// Figures of events `start..=end`: time and bus traffic between their snapshots, byte counts of
+    /// the events after `start` up to `end`.
+    fn figures(&self, start: usize, end: usize) -> traces::TigrisFigures {
+        let events = &self.rt.events;
+        let mut f = self.between(&events[start].at, &events[end].at);
+        for c in &events[start..=end] {
+            let e = &c.event;
+            f.fast_peak = f.fast_peak.max(e.fast_used);
+            match e.kind {
+                kind::LOAD => f.load_bytes += e.bytes as u64,
+                kind::SPILL => f.spill_bytes += e.bytes as u64,
+                kind::MOVE => f.moved_bytes += e.bytes as u64,
+                kind::OP => f.ops += 1,
+                _ => {}
+            }
+        }
+        // Each snapshot's high water covers the writes since the previous event.
+        f.fast_peak_bus = events[start + 1..=end].iter().map(|c| c.at.fast_high_water).max().unwrap_or(0);
+        f
+    }
+}
