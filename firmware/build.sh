@@ -437,3 +437,117 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
 else
     echo "build.sh: note: $XT_CC not found; Xtensa firmware skipped (sudo apt-get install gcc-xtensa-lx106)" >&2
 fi
+
+# ------------------------------------------------------------------ TiGrIS reference firmware
+# firmware/tigris/ (see its README.md): our own small TiGrIS-compatible runtime running one plan per
+# mode. make_plans.py (python3, standard library) writes the plans into build/tigris/ as .tgrs files
+# and as C headers (g_tigris_plan[]); the .tgrs files are also kept in firmware/tigris/plans/
+# (rewritten only when their bytes change) for tests that read plans without Python. The runtime and
+# kernels do not depend on the plan: they are compiled once per target into build/tigris/obj/<target>/,
+# main.c once per mode.
+# Per mode: build/host/tigris_<mode> (+ .out, .rc, and .events: every trace event, one per line),
+# build/{stm32h753,mps2-an386}/tigris_<mode>.elf, build/esp32s3/tigris_<mode>.elf (call0) and
+# build/esp32s3/tigris_<mode>-windowed.elf. A host run that disagrees with make_plans.py's own run of
+# the model, or whose trace breaks the counters, fails the build.
+TG_DIR="$FW_DIR/tigris"
+TG_GEN="$BUILD/tigris"
+TG_MODES=(normal tiled chain chain_lb)
+TG_CM_BOARDS=(stm32h753 mps2-an386)
+TG_LIB=(tigris_rt tigris_kernels)
+
+tg_mode_flags() {   # <mode>: include paths and the plan header
+    echo "-I$TG_DIR -I$TG_GEN -DTIGRIS_PLAN_HEADER=\"tigris_$1_plan.h\""
+}
+
+tg_objs() {   # <target>: the runtime and kernel objects (+ windowed start file)
+    local t=$1 out="$TG_GEN/obj/$1" f
+    local XT_CFLAGS=("${XT_CFLAGS[@]}" -DBOARD_ESP32S3)   # Xtensa targets; seen by xt_windowed_obj
+    mkdir -p "$out"
+    for f in "${TG_LIB[@]}"; do
+        case "$t" in
+            host) "$HOSTCC" "${HOST_FLAGS[@]}" -DHOST -c "$TG_DIR/$f.c" -o "$out/$f.o" ;;
+            esp32s3-call0) "$XT_CC" "${XT_CFLAGS[@]}" -c "$TG_DIR/$f.c" -o "$out/$f.o" ;;
+            esp32s3-windowed) xt_windowed_obj "$TG_DIR/$f.c" "$out/$f.o" ;;
+            *)  # shellcheck disable=SC2046
+                "$CC" $(cpu_flags "$t") $(board_define "$t") "${COMMON_FLAGS[@]}" -c "$TG_DIR/$f.c" -o "$out/$f.o" ;;
+        esac
+    done
+    if [[ $t == esp32s3-windowed ]]; then
+        "$XT_CC" -c "-Wa,-I$XT_DIR" -o "$out/start.o" "$XT_DIR/start_windowed.S"
+    fi
+}
+
+tg_lib_objs() {   # <target>: the object paths
+    local f
+    for f in "${TG_LIB[@]}"; do echo "$TG_GEN/obj/$1/$f.o"; done
+}
+
+tg_host() {   # <mode>: build/host/tigris_<mode>(.out, .rc, .events); non-zero exit fails the build
+    local p="tigris_$1" out="$BUILD/host" rc=0
+    # shellcheck disable=SC2046
+    "$HOSTCC" "${HOST_FLAGS[@]}" -DHOST $(tg_mode_flags "$1") "$TG_DIR/main.c" $(tg_lib_objs host) \
+        -o "$out/$p"
+    TIGRIS_EVENTS=1 "$out/$p" >"$out/$p.out" 2>"$out/$p.events" || rc=$?
+    echo "$rc" >"$out/$p.rc"
+    ((rc == 0)) || { cat "$out/$p.out"; echo "$p: host run failed with exit code $rc" >&2; return 1; }
+}
+
+tg_xt_call0() {   # <mode>: build/esp32s3/tigris_<mode>.elf
+    local elf="$BUILD/esp32s3/tigris_$1.elf"
+    # shellcheck disable=SC2046
+    "$XT_CC" "${XT_CFLAGS[@]}" -DBOARD_ESP32S3 $(tg_mode_flags "$1") -nostdlib -L "$XT_DIR" \
+        -T "$XT_DIR/esp32s3.ld" -Wl,-Map="${elf%.elf}.map" -Wl,--gc-sections "$XT_DIR/start_call0.S" \
+        "$TG_DIR/main.c" $(tg_lib_objs esp32s3-call0) -L "$XT_LIBDIR/call0" -ltg -o "$elf"
+}
+
+tg_xt_windowed() {   # <mode>: build/esp32s3/tigris_<mode>-windowed.elf
+    local elf="$BUILD/esp32s3/tigris_$1-windowed.elf" lib="$TG_GEN/obj/esp32s3-windowed"
+    # shellcheck disable=SC2046
+    local XT_CFLAGS=("${XT_CFLAGS[@]}" -DBOARD_ESP32S3 $(tg_mode_flags "$1"))   # seen by xt_windowed_obj
+    xt_windowed_obj "$TG_DIR/main.c" "$lib/main_$1.o"
+    # shellcheck disable=SC2046
+    "$XT_CC" -nostdlib -L "$XT_DIR" -T "$XT_DIR/esp32s3.ld" -Wl,-Map="${elf%.elf}.map" \
+        -Wl,--gc-sections "$lib/start.o" "$lib/main_$1.o" $(tg_lib_objs esp32s3-windowed) \
+        -L "$XT_LIBDIR/windowed" -ltg -o "$elf"
+}
+
+if command -v python3 >/dev/null 2>&1; then
+    tg_start=$SECONDS
+    tg_targets=(host "${TG_CM_BOARDS[@]}")
+    tg_xt=0
+    if command -v "$XT_CC" >/dev/null 2>&1; then
+        tg_xt=1
+        tg_targets+=(esp32s3-call0 esp32s3-windowed)
+    fi
+    job "tigris plans" python3 "$TG_DIR/make_plans.py" --out "$TG_GEN"
+    for t in "${tg_targets[@]}"; do
+        job "tigris runtime ($t)" tg_objs "$t"
+    done
+    wait_jobs
+    mkdir -p "$TG_DIR/plans"
+    for m in "${TG_MODES[@]}"; do
+        if ! cmp -s "$TG_GEN/tigris_$m.tgrs" "$TG_DIR/plans/tigris_$m.tgrs"; then
+            cp "$TG_GEN/tigris_$m.tgrs" "$TG_DIR/plans/tigris_$m.tgrs"
+            echo "updated ${TG_DIR#$ROOT/}/plans/tigris_$m.tgrs"
+        fi
+    done
+    tg_n=0
+    for m in "${TG_MODES[@]}"; do
+        job "host tigris_$m" tg_host "$m"
+        for b in "${TG_CM_BOARDS[@]}"; do
+            # shellcheck disable=SC2046
+            job "$b tigris_$m" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/tigris_$m.elf" startup.o \
+                $(tg_mode_flags "$m") "$TG_DIR/main.c" $(tg_lib_objs "$b")
+            tg_n=$((tg_n + 1))
+        done
+        if ((tg_xt)); then
+            job "esp32s3 tigris_$m (call0)" tg_xt_call0 "$m"
+            job "esp32s3 tigris_$m (windowed)" tg_xt_windowed "$m"
+            tg_n=$((tg_n + 2))
+        fi
+    done
+    wait_jobs
+    echo "built $tg_n TiGrIS reference ELF files and ${#TG_MODES[@]} host runs in $((SECONDS - tg_start)) s"
+else
+    echo "build.sh: note: python3 not found; TiGrIS reference firmware (firmware/tigris) skipped" >&2
+fi
