@@ -163,9 +163,10 @@ const TILES_LISTED: usize = 12;
 
 fn tigris_row(o: &mut String, label: &str, f: &TigrisFigures, tiles: &str, run_cycles: u64) {
     let stalls: u64 = f.stalls.iter().map(|s| s.cycles).sum();
+    let halo = f.halo_load_cycles + f.recompute_cycles;
     let _ = writeln!(
         o,
-        "  {label:<14} {tiles:>5} {:>13} {:>5.1}% {:>11} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>5}",
+        "  {label:<16} {tiles:>5} {:>12} {:>5.1}% {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>5} {:>6} {:>5.1}%",
         thousands(f.cycles),
         100.0 * f.cycles as f64 / run_cycles as f64,
         thousands(stalls),
@@ -175,7 +176,9 @@ fn tigris_row(o: &mut String, label: &str, f: &TigrisFigures, tiles: &str, run_c
         bytes(f.spill_bytes),
         bytes(f.slow_read_bytes),
         bytes(f.slow_write_bytes),
-        f.halo_rows
+        f.halo_rows,
+        f.recomputed_rows,
+        100.0 * halo as f64 / f.cycles.max(1) as f64
     );
 }
 
@@ -208,8 +211,8 @@ fn tigris_table(o: &mut String, t: &TigrisProfile, run_cycles: u64) {
     if !t.stages.is_empty() {
         let _ = writeln!(
             o,
-            "  {:<14} {:>5} {:>13} {:>6} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>5}",
-            "stage", "tiles", "cycles", "share", "mem stalls", "fast peak", "bus peak", "loaded", "spilled", "slow read", "slow write", "halo"
+            "  {:<16} {:>5} {:>12} {:>6} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>5} {:>6} {:>6}",
+            "stage", "tiles", "cycles", "share", "mem stall", "fast peak", "bus peak", "loaded", "spilled", "slow rd", "slow wr", "halo", "recomp", "halo%"
         );
     }
     for s in &t.stages {

@@ -206,9 +206,20 @@ pub struct TigrisFigures {
     pub slow_read_bytes: u64,
     pub slow_write_bytes: u64,
     pub slow_stall_cycles: u64,
-    /// Input rows loaded again because the previous tile loaded them too (halo), and bytes rolled by
-    /// line buffering (MOVE events).
+    /// Cycles of the runtime's slow-to-fast and fast-to-slow copies (from the event before each LOAD
+    /// or SPILL to the event itself).
+    pub load_cycles: u64,
+    pub spill_cycles: u64,
+    /// Input rows loaded again because the previous tile loaded them too (halo), their bytes, and the
+    /// share of the load cycles they took.
     pub halo_rows: u64,
+    pub halo_bytes: u64,
+    pub halo_load_cycles: u64,
+    /// Output rows a kernel computed again because the previous tile computed them too (chains without
+    /// line buffering), and the share of the kernels' cycles they took.
+    pub recomputed_rows: u64,
+    pub recompute_cycles: u64,
+    /// Bytes rolled by line buffering or compaction (MOVE events).
     pub moved_bytes: u64,
     /// Kernel calls (OP events).
     pub ops: u64,

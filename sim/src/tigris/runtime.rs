@@ -357,9 +357,29 @@ fn add_figures(a: &mut traces::TigrisFigures, b: &traces::TigrisFigures) {
     a.slow_read_bytes += b.slow_read_bytes;
     a.slow_write_bytes += b.slow_write_bytes;
     a.slow_stall_cycles += b.slow_stall_cycles;
+    a.load_cycles += b.load_cycles;
+    a.spill_cycles += b.spill_cycles;
     a.halo_rows += b.halo_rows;
+    a.halo_bytes += b.halo_bytes;
+    a.halo_load_cycles += b.halo_load_cycles;
+    a.recomputed_rows += b.recomputed_rows;
+    a.recompute_cycles += b.recompute_cycles;
     a.moved_bytes += b.moved_bytes;
     a.ops += b.ops;
+}
+
+/// Figures that need the walk across tiles (what the previous tile did), kept per tile.
+#[derive(Default, Clone, Copy)]
+struct Carried {
+    halo_rows: u64,
+    halo_bytes: u64,
+    recomputed_rows: u64,
+    recompute_cycles: u64,
+}
+
+/// Overlap of two row ranges `[a0, a1)` and `[b0, b1)`.
+fn overlap(a: [i32; 2], b: [i32; 2]) -> u64 {
+    (a[1].min(b[1]) as i64 - a[0].max(b[0]) as i64).max(0) as u64
 }
 
 /// Walks the captured events into stages and tiles.
@@ -393,13 +413,27 @@ impl<'r> Breakdown<'r> {
         }
     }
 
+    /// Cycles from the event before `k` to event `k`.
+    fn cycles_before(&self, k: usize) -> u64 {
+        let ev = &self.rt.events;
+        if k == 0 {
+            0
+        } else {
+            ev[k].at.cycles - ev[k - 1].at.cycles
+        }
+    }
+
     fn stages(&self) -> Vec<traces::TigrisStage> {
+        let events = &self.rt.events;
         let mut stages: Vec<traces::TigrisStage> = Vec::new();
-        // The open stage: its index in `stages`, its first snapshot, and the open tile's.
+        // The open stage (index in `stages`, first event), the open tile's first event and carried figures.
         let mut open: Option<(usize, usize)> = None;
-        let mut tile_start: Option<usize> = None;
-        let mut prev_rows: Option<[i32; 2]> = None;
-        for (i, c) in self.rt.events.iter().enumerate() {
+        let mut tile: Option<(usize, Carried)> = None;
+        let mut prev_tile_rows: Option<[i32; 2]> = None;
+        // Rows each tensor's kernels computed in the previous tile of the stage, and in this one.
+        let mut computed_before: Vec<(u16, [i32; 2])> = Vec::new();
+        let mut computed_now: Vec<(u16, [i32; 2])> = Vec::new();
+        for (i, c) in events.iter().enumerate() {
             let e = &c.event;
             match e.kind {
                 kind::STAGE_BEGIN => {
@@ -412,30 +446,51 @@ impl<'r> Breakdown<'r> {
                         tiles: Vec::new(),
                     });
                     open = Some((stages.len() - 1, i));
-                    tile_start = None;
-                    prev_rows = None;
+                    tile = None;
+                    prev_tile_rows = None;
+                    computed_before.clear();
+                    computed_now.clear();
                 }
                 kind::TILE_BEGIN => {
-                    if let Some((s, _)) = open {
-                        self.close_tile(&mut stages[s], tile_start, i);
-                        stages[s].tiles.push(traces::TigrisTile {
-                            index: e.op,
-                            rows: e.rows,
-                            out_rows: None,
-                            figures: Default::default(),
-                        });
-                        // Rows this tile loads that the previous tile loaded too: the halo re-read.
-                        if let Some(p) = prev_rows {
-                            let overlap = (p[1].min(e.rows[1]) - p[0].max(e.rows[0])).max(0) as u64;
-                            stages[s].tiles.last_mut().expect("pushed").figures.halo_rows = overlap;
+                    let Some((s, _)) = open else { continue };
+                    self.close_tile(&mut stages[s], tile.take(), i);
+                    stages[s].tiles.push(traces::TigrisTile {
+                        index: e.op,
+                        rows: e.rows,
+                        out_rows: None,
+                        figures: Default::default(),
+                    });
+                    // Rows this tile loads that the previous tile loaded too: the halo re-read.
+                    let halo_rows = prev_tile_rows.map(|p| overlap(p, e.rows)).unwrap_or(0);
+                    prev_tile_rows = Some(e.rows);
+                    computed_before = std::mem::take(&mut computed_now);
+                    tile = Some((i, Carried { halo_rows, ..Default::default() }));
+                }
+                kind::LOAD => {
+                    // The halo's bytes: its rows at this load's bytes per row.
+                    if let Some((_, carried)) = &mut tile {
+                        let rows = (e.rows[1] as i64 - e.rows[0] as i64).max(0) as u64;
+                        if e.rows[0] >= 0 && rows > 0 && carried.halo_bytes == 0 {
+                            carried.halo_bytes = carried.halo_rows.min(rows) * (e.bytes as u64 / rows);
                         }
-                        prev_rows = Some(e.rows);
-                        tile_start = Some(i);
                     }
+                }
+                kind::OP if e.rows[0] >= 0 && e.tensor != u16::MAX => {
+                    // A kernel call that says which rows it computed (the reference runtime does).
+                    if let Some((_, carried)) = &mut tile {
+                        let again =
+                            computed_before.iter().filter(|(t, _)| *t == e.tensor).map(|(_, r)| overlap(*r, e.rows)).sum::<u64>();
+                        let rows = (e.rows[1] - e.rows[0]).max(1) as u64;
+                        // The kernel runs from this event to the next one.
+                        let kernel_cycles = events.get(i + 1).map(|n| n.at.cycles - c.at.cycles).unwrap_or(0);
+                        carried.recomputed_rows += again;
+                        carried.recompute_cycles += kernel_cycles * again / rows;
+                    }
+                    computed_now.push((e.tensor, e.rows));
                 }
                 kind::STAGE_END => {
                     if let Some((s, first)) = open.take() {
-                        self.close_tile(&mut stages[s], tile_start.take(), i);
+                        self.close_tile(&mut stages[s], tile.take(), i);
                         self.close_stage(&mut stages[s], first, i);
                     }
                 }
@@ -445,13 +500,17 @@ impl<'r> Breakdown<'r> {
         stages
     }
 
-    /// Fill the last tile of `stage` (opened at event `start`) from events `start..end`.
-    fn close_tile(&self, stage: &mut traces::TigrisStage, start: Option<usize>, end: usize) {
-        let Some(start) = start else { return };
+    /// Fill the last tile of `stage` (opened at event `start`) from events `start..=end`.
+    fn close_tile(&self, stage: &mut traces::TigrisStage, open: Option<(usize, Carried)>, end: usize) {
+        let Some((start, carried)) = open else { return };
         let tile = stage.tiles.last_mut().expect("a tile was opened");
-        let halo = tile.figures.halo_rows;
         tile.figures = self.figures(start, end);
-        tile.figures.halo_rows = halo;
+        let f = &mut tile.figures;
+        f.halo_rows = carried.halo_rows;
+        f.halo_bytes = carried.halo_bytes;
+        f.halo_load_cycles = if f.load_bytes > 0 { f.load_cycles * carried.halo_bytes / f.load_bytes } else { 0 };
+        f.recomputed_rows = carried.recomputed_rows;
+        f.recompute_cycles = carried.recompute_cycles;
         tile.out_rows = self.rt.events[start..end]
             .iter()
             .filter(|c| c.event.kind == kind::SPILL && c.event.rows[0] >= 0)
@@ -461,20 +520,34 @@ impl<'r> Breakdown<'r> {
 
     fn close_stage(&self, stage: &mut traces::TigrisStage, start: usize, end: usize) {
         stage.figures = self.figures(start, end);
-        stage.figures.halo_rows = stage.tiles.iter().map(|t| t.figures.halo_rows).sum();
+        let f = &mut stage.figures;
+        for t in &stage.tiles {
+            f.halo_rows += t.figures.halo_rows;
+            f.halo_bytes += t.figures.halo_bytes;
+            f.halo_load_cycles += t.figures.halo_load_cycles;
+            f.recomputed_rows += t.figures.recomputed_rows;
+            f.recompute_cycles += t.figures.recompute_cycles;
+        }
     }
 
-    /// Figures of events `start..=end`: time and bus traffic between their snapshots, byte counts of
-    /// the events after `start` up to `end`.
+    /// Figures of events `start..=end`: time and bus traffic between their snapshots, byte counts and
+    /// copy cycles of the events after `start` up to `end`.
     fn figures(&self, start: usize, end: usize) -> traces::TigrisFigures {
         let events = &self.rt.events;
         let mut f = self.between(&events[start].at, &events[end].at);
-        for c in &events[start..=end] {
+        for (k, c) in events.iter().enumerate().take(end + 1).skip(start) {
             let e = &c.event;
             f.fast_peak = f.fast_peak.max(e.fast_used);
+            let copy = if k > start { self.cycles_before(k) } else { 0 };
             match e.kind {
-                kind::LOAD => f.load_bytes += e.bytes as u64,
-                kind::SPILL => f.spill_bytes += e.bytes as u64,
+                kind::LOAD => {
+                    f.load_bytes += e.bytes as u64;
+                    f.load_cycles += copy;
+                }
+                kind::SPILL => {
+                    f.spill_bytes += e.bytes as u64;
+                    f.spill_cycles += copy;
+                }
                 kind::MOVE => f.moved_bytes += e.bytes as u64,
                 kind::OP => f.ops += 1,
                 _ => {}
