@@ -51,6 +51,11 @@ enum Command {
         #[arg(long, conflicts_with_all = ["elf", "board"])]
         memory: bool,
     },
+    /// Read TiGrIS .tgrs execution plans (schema 2-10).
+    Plan {
+        #[command(subcommand)]
+        action: tigris::plan::PlanCommand,
+    },
 }
 
 #[derive(Subcommand)]
@@ -137,6 +142,10 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Bench { elf, board, repeat, .. } => {
             bench::run(elf.as_deref(), &board, repeat)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Plan { action } => {
+            tigris::plan::run(action)?;
             Ok(ExitCode::SUCCESS)
         }
     }

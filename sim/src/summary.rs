@@ -219,6 +219,20 @@ fn tigris_table(o: &mut String, t: &TigrisProfile, run_cycles: u64) {
         let label = format!("{} {}", s.stage, s.path);
         let tiles = if s.tiles.is_empty() { String::new() } else { s.tiles.len().to_string() };
         tigris_row(o, &label, &s.figures, &tiles, run_cycles);
+        if let Some(p) = &s.predicted {
+            let _ = write!(o, "    plan: {}", p.execution);
+            if p.execution != "untiled" {
+                let _ = write!(o, ", {} tiles of {} rows, halo {}, receptive field {}", p.tiles, p.tile_height, p.halo, p.receptive_field);
+            }
+            let _ = write!(o, ", peak {}", bytes(p.peak_bytes));
+            if p.overhead_bytes > 0 {
+                let _ = write!(o, ", overhead {}", bytes(p.overhead_bytes));
+            }
+            if p.line_buffered {
+                o.push_str(", line-buffered");
+            }
+            let _ = writeln!(o, "; ops: {}", s.op_names.join(", "));
+        }
         for tile in s.tiles.iter().take(TILES_LISTED) {
             let label = format!("  tile {} [{},{})", tile.index, tile.rows[0], tile.rows[1]);
             tigris_row(o, &label, &tile.figures, "", run_cycles);

@@ -238,9 +238,29 @@ pub struct TigrisStage {
     pub path: String,
     /// Simulated cycle at which the stage began.
     pub start_cycle: u64,
+    /// Names of the plan's ops the stage (or chain) runs, when the plan could be read.
+    pub op_names: Vec<String>,
+    /// What the planner predicted for it.
+    pub predicted: Option<TigrisPrediction>,
     #[serde(flatten)]
     pub figures: TigrisFigures,
     pub tiles: Vec<TigrisTile>,
+}
+
+/// The plan's prediction for a stage (for a chain: the head's).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TigrisPrediction {
+    /// untiled, tiled, chain head or chain member.
+    pub execution: String,
+    pub tiles: u32,
+    /// Output rows per tile (chains: of the last member).
+    pub tile_height: u32,
+    pub halo: u32,
+    pub receptive_field: u32,
+    /// Fast bytes of one tile, or of the whole stage when untiled.
+    pub peak_bytes: u64,
+    pub overhead_bytes: u64,
+    pub line_buffered: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -3,3 +3,4 @@
 
 pub mod layout;
 pub mod runtime;
+pub mod plan;

@@ -10,6 +10,7 @@ use tigris_targets::Board;
 use tigris_traces as traces;
 
 use crate::elf::Symbol;
+use crate::tigris::plan::{Execution, Plan};
 
 /// Size of `tigris_trace_event_t` (facts/tigris.md §1.4).
 const EVENT_BYTES: usize = 48;
@@ -112,6 +113,8 @@ pub struct TigrisRuntime {
     register_args: u32,
     region_names: Vec<String>,
     plan: Option<traces::TigrisPlanInfo>,
+    /// The plan as parsed, when it could be.
+    parsed: Option<Plan>,
     arenas: Option<Arenas>,
     sink: Option<u32>,
     runs: u64,
@@ -152,6 +155,7 @@ impl TigrisRuntime {
             register_args: if board.core.kind.is_cortex_m() { 4 } else { 6 },
             region_names: board.regions.iter().map(|r| r.name.clone()).collect(),
             plan: None,
+            parsed: None,
             arenas: None,
             sink: None,
             runs: 0,
@@ -207,7 +211,15 @@ impl TigrisRuntime {
         } else {
             let mut buf = vec![0u8; bytes as usize];
             match core.read_memory(address, &mut buf) {
-                Ok(()) => describe_plan(&buf, &mut info),
+                Ok(()) => match Plan::parse(&buf) {
+                    Ok(plan) => {
+                        info.schema = Some(plan.header.version);
+                        info.model = Some(plan.model_name.clone()).filter(|m| !m.is_empty());
+                        info.budget = Some(plan.header.budget);
+                        self.parsed = Some(plan);
+                    }
+                    Err(e) => info.error = Some(e.to_string()),
+                },
                 Err(e) => info.error = Some(format!("the plan at 0x{address:08x} ({bytes} bytes) cannot be read: {e}")),
             }
         }
@@ -300,7 +312,12 @@ impl TigrisRuntime {
                     .into(),
             );
         }
-        let stages = Breakdown::new(self).stages();
+        let mut stages = Breakdown::new(self).stages();
+        if let Some(plan) = &self.parsed {
+            for s in &mut stages {
+                check_stage(plan, s, &mut findings);
+            }
+        }
         let mut total = traces::TigrisFigures::default();
         for s in &stages {
             add_figures(&mut total, &s.figures);
@@ -329,15 +346,64 @@ impl TigrisRuntime {
     }
 }
 
-/// Fill what the plan header says (facts/tigris.md §2.1) into `info`.
-fn describe_plan(buf: &[u8], info: &mut traces::TigrisPlanInfo) {
-    if buf.len() < 48 || &buf[0..4] != b"TGRS" {
-        info.error = Some("no TGRS magic at the plan address".into());
+/// The plan's names and prediction for an observed stage, and the findings where the run differs.
+fn check_stage(plan: &Plan, stage: &mut traces::TigrisStage, findings: &mut Vec<String>) {
+    let index = stage.stage as usize;
+    let Some(head) = plan.stages.get(index) else {
+        findings.push(format!("stage {index}: the runtime ran a stage the plan does not have ({} stages)", plan.stages.len()));
         return;
+    };
+    let members = if head.in_chain() { head.chain_len as usize } else { 1 };
+    stage.op_names = plan.stages[index..(index + members).min(plan.stages.len())]
+        .iter()
+        .flat_map(|s| s.ops.iter().map(|&o| plan.ops.get(o as usize).map(|op| op.name.clone()).unwrap_or(format!("op {o}"))))
+        .collect();
+    let p = plan.prediction(index);
+    let expected_path = match p.execution {
+        Execution::Untiled => "normal",
+        Execution::Tiled if p.axis == 3 => "tiled_2d",
+        Execution::Tiled => "tiled",
+        Execution::ChainHead | Execution::ChainMember => "chain",
+    };
+    let tiled = !matches!(p.execution, Execution::Untiled);
+    let peak_bytes = if tiled { p.tiled_peak_bytes } else { head.peak_bytes as u64 };
+    let line_buffered = p.chain.as_ref().is_some_and(|c| c.line_buffered);
+    let what = format!("stage {index}");
+    if stage.path != expected_path {
+        findings.push(format!("{what}: the plan says {}, the runtime ran it as {}", p.execution.name(), stage.path));
     }
-    let u32_at = |o: usize| u32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]]);
-    info.schema = Some(u32_at(4));
-    info.budget = Some(u32_at(24));
+    let ran = stage.tiles.len() as u32;
+    if tiled && ran != p.tiles {
+        findings.push(format!("{what}: the runtime ran {ran} tiles where the plan said {}", p.tiles));
+    }
+    let out_rows = stage.tiles.iter().filter_map(|t| t.out_rows).map(|r| (r[1] - r[0]).max(0) as u32).max();
+    if let (true, Some(rows)) = (tiled, out_rows) {
+        if rows != p.tile_height {
+            findings.push(format!("{what}: tiles of {rows} output rows where the plan said {}", p.tile_height));
+        }
+    }
+    if matches!(p.execution, Execution::Tiled) && stage.figures.halo_bytes != p.overhead_bytes {
+        findings.push(format!(
+            "{what}: {} bytes of halo rows re-read where the plan estimated {} (overhead_bytes)",
+            stage.figures.halo_bytes, p.overhead_bytes
+        ));
+    }
+    if stage.figures.fast_peak as u64 > plan.header.budget as u64 {
+        findings.push(format!(
+            "{what} peaked at {} bytes of fast arena, over the plan's {}-byte budget",
+            stage.figures.fast_peak, plan.header.budget
+        ));
+    }
+    stage.predicted = Some(traces::TigrisPrediction {
+        execution: p.execution.name().into(),
+        tiles: p.tiles,
+        tile_height: p.tile_height,
+        halo: p.halo,
+        receptive_field: p.receptive_field,
+        peak_bytes,
+        overhead_bytes: p.overhead_bytes,
+        line_buffered,
+    });
 }
 
 /// Sum `b` into `a` (peaks take the maximum).
@@ -442,6 +508,8 @@ impl<'r> Breakdown<'r> {
                         stage: e.stage,
                         path,
                         start_cycle: c.at.cycles,
+                        op_names: Vec::new(),
+                        predicted: None,
                         figures: Default::default(),
                         tiles: Vec::new(),
                     });
@@ -556,5 +624,82 @@ impl<'r> Breakdown<'r> {
         // Each snapshot's high water covers the writes since the previous event.
         f.fast_peak_bus = events[start + 1..=end].iter().map(|c| c.at.fast_high_water).max().unwrap_or(0);
         f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan of the reference firmware's tiled mode: stage 3 is tiled in 4 tiles of 10 rows, halo 2,
+    /// 768 bytes of overhead, budget 8192 (firmware/tigris/README.md).
+    const TILED_PLAN: &[u8] = include_bytes!("../../../firmware/tigris/plans/tigris_tiled.tgrs");
+
+    fn observed(tiles: usize, out_rows: i32, fast_peak: u32, halo_bytes: u64) -> traces::TigrisStage {
+        let tile = |i: usize| traces::TigrisTile {
+            index: i as u16,
+            rows: [0, 0],
+            out_rows: Some([0, out_rows]),
+            figures: Default::default(),
+        };
+        traces::TigrisStage {
+            stage: 3,
+            path: "tiled".into(),
+            start_cycle: 0,
+            op_names: Vec::new(),
+            predicted: None,
+            figures: traces::TigrisFigures { fast_peak, halo_bytes, ..Default::default() },
+            tiles: (0..tiles).map(tile).collect(),
+        }
+    }
+
+    #[test]
+    fn a_run_that_follows_the_plan_has_no_findings() {
+        let plan = Plan::parse(TILED_PLAN).unwrap();
+        let mut stage = observed(4, 10, 6656, 768);
+        let mut findings = Vec::new();
+        check_stage(&plan, &mut stage, &mut findings);
+        assert_eq!(findings, Vec::<String>::new());
+        let p = stage.predicted.unwrap();
+        assert_eq!((p.tiles, p.tile_height, p.halo, p.overhead_bytes), (4, 10, 2, 768));
+        assert_eq!(stage.op_names.len(), 1);
+    }
+
+    #[test]
+    fn the_planner_check_names_every_difference() {
+        let plan = Plan::parse(TILED_PLAN).unwrap();
+        let mut stage = observed(3, 12, 9000, 512);
+        stage.path = "tiled_2d".into();
+        let mut findings = Vec::new();
+        check_stage(&plan, &mut stage, &mut findings);
+        assert_eq!(
+            findings,
+            [
+                "stage 3: the plan says tiled, the runtime ran it as tiled_2d",
+                "stage 3: the runtime ran 3 tiles where the plan said 4",
+                "stage 3: tiles of 12 output rows where the plan said 10",
+                "stage 3: 512 bytes of halo rows re-read where the plan estimated 768 (overhead_bytes)",
+                "stage 3 peaked at 9000 bytes of fast arena, over the plan's 8192-byte budget",
+            ]
+        );
+        stage.stage = 9;
+        findings.clear();
+        check_stage(&plan, &mut stage, &mut findings);
+        assert_eq!(findings, ["stage 9: the runtime ran a stage the plan does not have (4 stages)"]);
+    }
+
+    #[test]
+    fn events_decode_at_their_offsets() {
+        let mut raw = [0u8; EVENT_BYTES];
+        raw[0] = kind::TILE_BEGIN;
+        raw[4..6].copy_from_slice(&3u16.to_le_bytes());
+        raw[8..10].copy_from_slice(&2u16.to_le_bytes());
+        raw[20..24].copy_from_slice(&1536u32.to_le_bytes());
+        raw[24..28].copy_from_slice(&9i32.to_le_bytes());
+        raw[28..32].copy_from_slice(&21i32.to_le_bytes());
+        raw[32..36].copy_from_slice(&(-1i32).to_le_bytes());
+        raw[40..44].copy_from_slice(&6656u32.to_le_bytes());
+        let e = TraceEvent::parse(&raw);
+        assert_eq!((e.kind, e.stage, e.op, e.bytes, e.rows, e.cols[0], e.fast_used), (3, 3, 2, 1536, [9, 21], -1, 6656));
     }
 }
