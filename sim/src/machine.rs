@@ -56,7 +56,7 @@ impl Machine<'_> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read firmware {path}"))?;
         let firmware = elf::parse(path, &bytes, &board)?;
         // Watching the TiGrIS arenas needs every access reported (on Cortex-M, hooks on all regions).
-        let tigris = TigrisRuntime::detect(&firmware.symbols, &board);
+        let tigris = TigrisRuntime::detect(&firmware, &board);
         let mut core = build_core(&board, &firmware, memory_stats || tigris.is_some())?;
         for s in &firmware.segments {
             let mut image = s.data.clone();

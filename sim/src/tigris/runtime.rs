@@ -9,7 +9,7 @@ use tigris_memmodels::WatchCounters;
 use tigris_targets::Board;
 use tigris_traces as traces;
 
-use crate::elf::Symbol;
+use crate::elf::Firmware;
 use crate::tigris::plan::{Execution, Plan};
 
 /// Size of `tigris_trace_event_t` (facts/tigris.md §1.4).
@@ -113,6 +113,8 @@ pub struct TigrisRuntime {
     register_args: u32,
     region_names: Vec<String>,
     plan: Option<traces::TigrisPlanInfo>,
+    /// A plan found in the ELF image (symbols or a `TGRS` scan), for when `tigris_plan_load` is not seen.
+    static_plan: Option<(u32, Vec<u8>)>,
     /// The plan as parsed, when it could be.
     parsed: Option<Plan>,
     arenas: Option<Arenas>,
@@ -139,18 +141,21 @@ const ENTRY_POINTS: &[(&str, EntryPoint)] = &[
 
 impl TigrisRuntime {
     /// The observer for a firmware that links the TiGrIS runtime (`tigris_plan_load` or one of the
-    /// `tigris_run*` functions among its symbols), else None.
-    pub fn detect(symbols: &[Symbol], board: &Board) -> Option<TigrisRuntime> {
+    /// `tigris_run*` functions among its symbols) or holds a plan in its image, else None.
+    pub fn detect(firmware: &Firmware, board: &Board) -> Option<TigrisRuntime> {
+        let symbols = &firmware.symbols;
         let entries: Vec<(u32, EntryPoint)> = ENTRY_POINTS
             .iter()
             .flat_map(|&(name, what)| {
                 symbols.iter().filter(move |s| s.is_function && s.name == name).map(move |s| (s.addr & !1, what))
             })
             .collect();
-        if !entries.iter().any(|e| matches!(e.1, EntryPoint::PlanLoad | EntryPoint::Run)) {
+        let static_plan = static_plan(firmware);
+        if !entries.iter().any(|e| matches!(e.1, EntryPoint::PlanLoad | EntryPoint::Run)) && static_plan.is_none() {
             return None;
         }
         Some(TigrisRuntime {
+            static_plan,
             entries,
             register_args: if board.core.kind.is_cortex_m() { 4 } else { 6 },
             region_names: board.regions.iter().map(|r| r.name.clone()).collect(),
@@ -211,15 +216,7 @@ impl TigrisRuntime {
         } else {
             let mut buf = vec![0u8; bytes as usize];
             match core.read_memory(address, &mut buf) {
-                Ok(()) => match Plan::parse(&buf) {
-                    Ok(plan) => {
-                        info.schema = Some(plan.header.version);
-                        info.model = Some(plan.model_name.clone()).filter(|m| !m.is_empty());
-                        info.budget = Some(plan.header.budget);
-                        self.parsed = Some(plan);
-                    }
-                    Err(e) => info.error = Some(e.to_string()),
-                },
+                Ok(()) => self.parsed = read_plan(&buf, &mut info),
                 Err(e) => info.error = Some(format!("the plan at 0x{address:08x} ({bytes} bytes) cannot be read: {e}")),
             }
         }
@@ -305,6 +302,21 @@ impl TigrisRuntime {
     /// The profile of everything observed; `core` gives the arenas' bus traffic when no event came.
     pub fn profile(&self, core: &dyn Core) -> traces::TigrisProfile {
         let mut findings = self.findings.clone();
+        let (mut plan_info, mut static_parsed) = (self.plan.clone(), None);
+        if let (None, Some((address, bytes))) = (&self.plan, &self.static_plan) {
+            let mut info = traces::TigrisPlanInfo {
+                address: *address,
+                bytes: bytes.len() as u32,
+                schema: None,
+                model: None,
+                budget: None,
+                error: None,
+            };
+            static_parsed = read_plan(bytes, &mut info);
+            findings.push(format!("tigris_plan_load was not seen: the plan is the one found in the ELF image at 0x{address:08x}"));
+            plan_info = Some(info);
+        }
+        let parsed = self.parsed.as_ref().or(static_parsed.as_ref());
         if self.sink.is_none() {
             findings.push(
                 "the firmware registered no trace sink (tigris_mem_set_trace): no per-stage or per-tile breakdown; \
@@ -313,10 +325,11 @@ impl TigrisRuntime {
             );
         }
         let mut stages = Breakdown::new(self).stages();
-        if let Some(plan) = &self.parsed {
-            for s in &mut stages {
+        for s in &mut stages {
+            if let Some(plan) = parsed {
                 check_stage(plan, s, &mut findings);
             }
+            check_bus(s, &mut findings);
         }
         let mut total = traces::TigrisFigures::default();
         for s in &stages {
@@ -334,7 +347,7 @@ impl TigrisRuntime {
             findings.push(format!("{} more findings not listed", self.dropped_findings));
         }
         traces::TigrisProfile {
-            plan: self.plan.clone(),
+            plan: plan_info,
             arenas: self.arenas.as_ref().map(|a| a.info.clone()),
             sink: self.sink,
             runs: self.runs,
@@ -343,6 +356,76 @@ impl TigrisRuntime {
             total,
             findings,
         }
+    }
+}
+
+/// Parse a plan, filling what it says (or why it cannot be read) into `info`.
+fn read_plan(bytes: &[u8], info: &mut traces::TigrisPlanInfo) -> Option<Plan> {
+    match Plan::parse(bytes) {
+        Ok(plan) => {
+            info.schema = Some(plan.header.version);
+            info.model = Some(plan.model_name.clone()).filter(|m| !m.is_empty());
+            info.budget = Some(plan.header.budget);
+            Some(plan)
+        }
+        Err(e) => {
+            info.error = Some(e.to_string());
+            None
+        }
+    }
+}
+
+/// A plan in the ELF image: at a symbol the harnesses use (`g_tigris_plan`, `_binary_model_tgrs_start`,
+/// facts/tigris.md §3), else the first `TGRS` magic with a schema of 2 to 10 whose `file_size` fits its
+/// segment. Returns its address and bytes.
+fn static_plan(fw: &Firmware) -> Option<(u32, Vec<u8>)> {
+    let at_symbol = ["g_tigris_plan", "_binary_model_tgrs_start"]
+        .iter()
+        .find_map(|name| fw.symbols.iter().find(|s| s.name == *name).map(|s| s.addr));
+    let candidates = fw.segments.iter().flat_map(|seg| {
+        seg.data.windows(4).enumerate().filter(|(_, w)| *w == b"TGRS").map(move |(i, _)| (seg, i))
+    });
+    for (seg, offset) in at_symbol
+        .and_then(|a| fw.segments.iter().find(|s| a >= s.addr && ((a - s.addr) as usize) < s.data.len()).map(|s| (s, (a - s.addr) as usize)))
+        .into_iter()
+        .chain(candidates)
+    {
+        let rest = &seg.data[offset..];
+        if rest.len() < 48 || &rest[..4] != b"TGRS" {
+            continue;
+        }
+        let version = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
+        let size = u32::from_le_bytes([rest[8], rest[9], rest[10], rest[11]]) as usize;
+        if (2..=10).contains(&version) && (48..=rest.len()).contains(&size) {
+            return Some((seg.addr + offset as u32, rest[..size].to_vec()));
+        }
+    }
+    None
+}
+
+/// Where the runtime's own figures and the bus disagree for a stage: kernels that read or write the
+/// slow arena directly (overflowed tensors), copies the runtime did not report, or a fast-arena peak
+/// other than the bytes actually written.
+fn check_bus(stage: &traces::TigrisStage, findings: &mut Vec<String>) {
+    let f = &stage.figures;
+    let what = format!("stage {} ({})", stage.stage, stage.path);
+    if f.slow_read_bytes != f.load_bytes {
+        findings.push(format!(
+            "{what}: the bus read {} bytes of the slow arena, the runtime reported {} bytes of loads",
+            f.slow_read_bytes, f.load_bytes
+        ));
+    }
+    if f.slow_write_bytes != f.spill_bytes {
+        findings.push(format!(
+            "{what}: the bus wrote {} bytes of the slow arena, the runtime reported {} bytes of spills",
+            f.slow_write_bytes, f.spill_bytes
+        ));
+    }
+    if f.fast_peak_bus > f.fast_peak {
+        findings.push(format!(
+            "{what}: a store reached fast-arena offset {}, past the runtime's peak occupancy {}",
+            f.fast_peak_bus, f.fast_peak
+        ));
     }
 }
 
@@ -686,6 +769,40 @@ mod tests {
         findings.clear();
         check_stage(&plan, &mut stage, &mut findings);
         assert_eq!(findings, ["stage 9: the runtime ran a stage the plan does not have (4 stages)"]);
+    }
+
+    #[test]
+    fn bus_and_runtime_disagreements_are_findings() {
+        let mut stage = observed(4, 10, 6656, 768);
+        let f = &mut stage.figures;
+        (f.load_bytes, f.slow_read_bytes, f.spill_bytes, f.slow_write_bytes, f.fast_peak_bus) = (4864, 4864, 16384, 16384, 6656);
+        let mut findings = Vec::new();
+        check_bus(&stage, &mut findings);
+        assert!(findings.is_empty(), "{findings:?}");
+        let f = &mut stage.figures;
+        (f.slow_read_bytes, f.slow_write_bytes, f.fast_peak_bus) = (9000, 0, 7000);
+        check_bus(&stage, &mut findings);
+        assert_eq!(
+            findings,
+            [
+                "stage 3 (tiled): the bus read 9000 bytes of the slow arena, the runtime reported 4864 bytes of loads",
+                "stage 3 (tiled): the bus wrote 0 bytes of the slow arena, the runtime reported 16384 bytes of spills",
+                "stage 3 (tiled): a store reached fast-arena offset 7000, past the runtime's peak occupancy 6656",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_plan_in_the_image_is_found_without_symbols() {
+        use crate::elf::Segment;
+        // Junk, a false "TGRS" with no plausible header, then the plan.
+        let mut data = b"....TGRS\xff\xff\xff\xff....".to_vec();
+        let at = data.len() as u32;
+        data.extend_from_slice(TILED_PLAN);
+        let segment = Segment { index: 0, addr: 0x3C00_0000, mem_size: data.len() as u32, data, executable: false };
+        let fw = Firmware { segments: vec![segment], symbols: Vec::new(), entry: 0, vector_section: None };
+        let (address, bytes) = static_plan(&fw).unwrap();
+        assert_eq!((address, bytes.as_slice()), (0x3C00_0000 + at, TILED_PLAN));
     }
 
     #[test]
