@@ -134,6 +134,8 @@ struct Watch {
     start: u32,
     len: u32,
     counters: WatchCounters,
+    /// Addresses of the data reads inside the range since the last `take_read_log`, when asked for.
+    read_log: Option<Vec<u32>>,
 }
 
 /// All regions and caches of a board with their models.
@@ -236,8 +238,20 @@ impl MemorySystem {
     /// Watch `[start, start + len)`: every data access inside is counted in `watches[returned index]`
     /// (for a core that reports all accesses there, see `RegionModel::traffic_counted`).
     pub fn watch(&mut self, start: u32, len: u32) -> usize {
-        self.watches.push(Watch { start, len, counters: WatchCounters::default() });
+        self.watches.push(Watch { start, len, counters: WatchCounters::default(), read_log: None });
         self.watches.len() - 1
+    }
+
+    /// As `watch`, and keep the address of every read inside the range for `take_read_log`.
+    pub fn watch_logging_reads(&mut self, start: u32, len: u32) -> usize {
+        let index = self.watch(start, len);
+        self.watches[index].read_log = Some(Vec::new());
+        index
+    }
+
+    /// The addresses read inside a logging watch since the last call.
+    pub fn take_read_log(&mut self, index: usize) -> Vec<u32> {
+        self.watches[index].read_log.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     pub fn watch_counters(&self, index: usize) -> WatchCounters {
@@ -264,6 +278,9 @@ impl MemorySystem {
             } else {
                 c.reads += 1;
                 c.read_bytes += size as u64;
+                if let Some(log) = &mut w.read_log {
+                    log.push(addr);
+                }
             }
             c.stall_cycles += stall as u64;
         }

@@ -168,3 +168,16 @@ fn watched_ranges_count_their_traffic_and_high_water() {
     assert_eq!((c.reads, c.writes, c.read_bytes, c.write_bytes), (1, 1, 4, 2));
     assert_eq!((c.stall_cycles, c.high_water), (2 * 83, 0xF2));
 }
+
+#[test]
+fn a_logging_watch_keeps_the_read_addresses() {
+    let mut m = system("esp32s3", &[]);
+    let p = region(&m, "psram");
+    let w = m.watch_logging_reads(0x3D00_0000, 0x100);
+    m.data_access(p, 0x3D00_0010, 4, false);
+    m.data_access(p, 0x3D00_0020, 4, true);
+    m.data_access(p, 0x3D00_0200, 4, false); // outside
+    m.data_access(p, 0x3D00_0014, 1, false);
+    assert_eq!(m.take_read_log(w), vec![0x3D00_0010, 0x3D00_0014]);
+    assert!(m.take_read_log(w).is_empty());
+}

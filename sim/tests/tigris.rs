@@ -119,6 +119,8 @@ fn every_mode_breaks_down_as_the_tiling_formulas_predict() {
             assert_eq!(u(&total["slow_read_bytes"]), x.load_bytes, "{what}: slow reads on the bus");
             assert_eq!(u(&total["slow_write_bytes"]), x.spill_bytes, "{what}: slow writes on the bus");
             assert_eq!(u(&total["fast_peak_bus"]), x.fast_peak, "{what}: fast high-water on the bus");
+            // Slow-arena reads mapped back to tensor rows show the same halo re-reads as the tile rows.
+            assert_eq!(u(&total["halo_rows_bus"]), x.halo_rows, "{what}: halo rows re-read on the bus");
             if let Some(tiled) = stages.iter().find(|s| !s["tiles"].as_array().unwrap().is_empty()) {
                 let rows: Vec<[i64; 2]> = tiled["tiles"]
                     .as_array()

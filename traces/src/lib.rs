@@ -213,6 +213,9 @@ pub struct TigrisFigures {
     /// Input rows loaded again because the previous tile loaded them too (halo), their bytes, and the
     /// share of the load cycles they took.
     pub halo_rows: u64,
+    /// The same measured on the bus: rows of slow-arena tensors the tile read that the previous tile of
+    /// the stage read too (reads mapped to tensor rows by their addresses).
+    pub halo_rows_bus: u64,
     pub halo_bytes: u64,
     pub halo_load_cycles: u64,
     /// Output rows a kernel computed again because the previous tile computed them too (chains without

@@ -9,7 +9,10 @@ use tigris_memmodels::WatchCounters;
 use tigris_targets::Board;
 use tigris_traces as traces;
 
+use std::collections::BTreeSet;
+
 use crate::elf::Firmware;
+use crate::tigris::layout::{ArenaMap, TensorView};
 use crate::tigris::plan::{Execution, Plan};
 
 /// Size of `tigris_trace_event_t` (facts/tigris.md §1.4).
@@ -26,6 +29,7 @@ mod kind {
     pub const TILE_BEGIN: u8 = 3;
     pub const LOAD: u8 = 4;
     pub const SPILL: u8 = 5;
+    pub const ALLOC: u8 = 6;
     pub const MOVE: u8 = 8;
     pub const OP: u8 = 10;
     pub const LAST: u8 = 11;
@@ -94,6 +98,8 @@ struct Snapshot {
     slow: WatchCounters,
     /// Highest fast-arena byte written since the previous snapshot.
     fast_high_water: u32,
+    /// (tensor, row) of the slow-arena reads since the previous snapshot.
+    slow_rows: Vec<(u32, u32)>,
 }
 
 struct Captured {
@@ -118,6 +124,8 @@ pub struct TigrisRuntime {
     /// The plan as parsed, when it could be.
     parsed: Option<Plan>,
     arenas: Option<Arenas>,
+    /// The slow arena's tensors as the ALLOC events placed them, to map read addresses to rows.
+    slow_map: ArenaMap,
     sink: Option<u32>,
     runs: u64,
     events: Vec<Captured>,
@@ -162,6 +170,7 @@ impl TigrisRuntime {
             plan: None,
             parsed: None,
             arenas: None,
+            slow_map: ArenaMap::default(),
             sink: None,
             runs: 0,
             events: Vec::new(),
@@ -249,7 +258,7 @@ impl TigrisRuntime {
         }
         let mem = core.memory_mut();
         let fast_watch = mem.watch(fast_base, fast_size);
-        let slow_watch = mem.watch(slow_base, slow_size);
+        let slow_watch = mem.watch_logging_reads(slow_base, slow_size);
         self.arenas = Some(Arenas { info, fast_watch, slow_watch });
         Ok(())
     }
@@ -284,19 +293,47 @@ impl TigrisRuntime {
             return Ok(());
         }
         let mem = core.memory_mut();
-        let (slow, fast_high_water) = match &self.arenas {
-            Some(a) => (mem.watch_counters(a.slow_watch), mem.take_high_water(a.fast_watch)),
-            None => (WatchCounters::default(), 0),
+        let (slow, fast_high_water, reads) = match &self.arenas {
+            Some(a) => (mem.watch_counters(a.slow_watch), mem.take_high_water(a.fast_watch), mem.take_read_log(a.slow_watch)),
+            None => (WatchCounters::default(), 0, Vec::new()),
         };
+        let slow_rows: BTreeSet<(u32, u32)> = reads.iter().filter_map(|&a| self.slow_map.locate(a)).map(|l| (l.tensor, l.h)).collect();
         let at = Snapshot {
             cycles: core.cycles(),
             instructions: core.instructions(),
             stalls: core.memory().regions.iter().map(|r| r.counters.stall_cycles).collect(),
             slow,
             fast_high_water,
+            slow_rows: slow_rows.into_iter().collect(),
         };
         self.events.push(Captured { event, at });
+        if event.kind == kind::ALLOC && event.pool == 1 {
+            self.place_slow_tensor(&event);
+        }
         Ok(())
+    }
+
+    /// Map a tensor the runtime placed in the slow arena (NHWC or NLC, per the plan's shape).
+    fn place_slow_tensor(&mut self, e: &TraceEvent) {
+        let (Some(plan), Some(arenas)) = (&self.parsed, &self.arenas) else { return };
+        let Some(t) = plan.tensors.get(e.tensor as usize) else { return };
+        let dims = match t.shape.iter().map(|&d| u32::try_from(d).ok()).collect::<Option<Vec<u32>>>().as_deref() {
+            Some(&[n, h, w, c]) if t.row_axis() == Some(1) => [n, h, w, c],
+            Some(&[n, l, c]) => [n, l, 1, c],
+            _ => return,
+        };
+        let elements: u64 = dims.iter().map(|&d| d as u64).product();
+        if elements == 0 || t.size_bytes as u64 % elements != 0 {
+            return;
+        }
+        let base = arenas.info.slow_base.wrapping_add(e.offset);
+        if let Ok(view) = TensorView::new(e.tensor as u32, base, dims, (t.size_bytes as u64 / elements) as u32) {
+            if self.slow_map.insert(view).is_err() {
+                // Overlaps a tensor placed earlier: the runtime reused its bytes; the newer one wins.
+                self.slow_map.clear();
+                let _ = self.slow_map.insert(TensorView::new(e.tensor as u32, base, dims, (t.size_bytes as u64 / elements) as u32).expect("built above"));
+            }
+        }
     }
 
     /// The profile of everything observed; `core` gives the arenas' bus traffic when no event came.
@@ -421,6 +458,12 @@ fn check_bus(stage: &traces::TigrisStage, findings: &mut Vec<String>) {
             f.slow_write_bytes, f.spill_bytes
         ));
     }
+    if f.halo_rows_bus != f.halo_rows {
+        findings.push(format!(
+            "{what}: the bus shows {} halo rows re-read, the runtime's tile rows say {}",
+            f.halo_rows_bus, f.halo_rows
+        ));
+    }
     if f.fast_peak_bus > f.fast_peak {
         findings.push(format!(
             "{what}: a store reached fast-arena offset {}, past the runtime's peak occupancy {}",
@@ -509,6 +552,7 @@ fn add_figures(a: &mut traces::TigrisFigures, b: &traces::TigrisFigures) {
     a.load_cycles += b.load_cycles;
     a.spill_cycles += b.spill_cycles;
     a.halo_rows += b.halo_rows;
+    a.halo_rows_bus += b.halo_rows_bus;
     a.halo_bytes += b.halo_bytes;
     a.halo_load_cycles += b.halo_load_cycles;
     a.recomputed_rows += b.recomputed_rows;
@@ -581,6 +625,8 @@ impl<'r> Breakdown<'r> {
         let mut prev_tile_rows: Option<[i32; 2]> = None;
         // Rows each tensor's kernels computed in the previous tile of the stage, and in this one.
         let mut computed_before: Vec<(u16, [i32; 2])> = Vec::new();
+        // Slow-arena rows the previous tile of the stage read on the bus.
+        let mut bus_rows_before: BTreeSet<(u32, u32)> = BTreeSet::new();
         let mut computed_now: Vec<(u16, [i32; 2])> = Vec::new();
         for (i, c) in events.iter().enumerate() {
             let e = &c.event;
@@ -599,12 +645,13 @@ impl<'r> Breakdown<'r> {
                     open = Some((stages.len() - 1, i));
                     tile = None;
                     prev_tile_rows = None;
+                    bus_rows_before.clear();
                     computed_before.clear();
                     computed_now.clear();
                 }
                 kind::TILE_BEGIN => {
                     let Some((s, _)) = open else { continue };
-                    self.close_tile(&mut stages[s], tile.take(), i);
+                    self.close_tile(&mut stages[s], tile.take(), i, &mut bus_rows_before);
                     stages[s].tiles.push(traces::TigrisTile {
                         index: e.op,
                         rows: e.rows,
@@ -641,7 +688,7 @@ impl<'r> Breakdown<'r> {
                 }
                 kind::STAGE_END => {
                     if let Some((s, first)) = open.take() {
-                        self.close_tile(&mut stages[s], tile.take(), i);
+                        self.close_tile(&mut stages[s], tile.take(), i, &mut bus_rows_before);
                         self.close_stage(&mut stages[s], first, i);
                     }
                 }
@@ -651,13 +698,25 @@ impl<'r> Breakdown<'r> {
         stages
     }
 
-    /// Fill the last tile of `stage` (opened at event `start`) from events `start..=end`.
-    fn close_tile(&self, stage: &mut traces::TigrisStage, open: Option<(usize, Carried)>, end: usize) {
+    /// Fill the last tile of `stage` (opened at event `start`) from events `start..=end`;
+    /// `bus_rows_before` holds the slow rows the previous tile read and takes this tile's.
+    fn close_tile(
+        &self,
+        stage: &mut traces::TigrisStage,
+        open: Option<(usize, Carried)>,
+        end: usize,
+        bus_rows_before: &mut BTreeSet<(u32, u32)>,
+    ) {
         let Some((start, carried)) = open else { return };
+        let read: BTreeSet<(u32, u32)> =
+            self.rt.events[start + 1..=end].iter().flat_map(|c| c.at.slow_rows.iter().copied()).collect();
+        let halo_rows_bus = read.intersection(bus_rows_before).count() as u64;
+        *bus_rows_before = read;
         let tile = stage.tiles.last_mut().expect("a tile was opened");
         tile.figures = self.figures(start, end);
         let f = &mut tile.figures;
         f.halo_rows = carried.halo_rows;
+        f.halo_rows_bus = halo_rows_bus;
         f.halo_bytes = carried.halo_bytes;
         f.halo_load_cycles = if f.load_bytes > 0 { f.load_cycles * carried.halo_bytes / f.load_bytes } else { 0 };
         f.recomputed_rows = carried.recomputed_rows;
@@ -674,6 +733,7 @@ impl<'r> Breakdown<'r> {
         let f = &mut stage.figures;
         for t in &stage.tiles {
             f.halo_rows += t.figures.halo_rows;
+            f.halo_rows_bus += t.figures.halo_rows_bus;
             f.halo_bytes += t.figures.halo_bytes;
             f.halo_load_cycles += t.figures.halo_load_cycles;
             f.recomputed_rows += t.figures.recomputed_rows;
