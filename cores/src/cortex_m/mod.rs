@@ -3,7 +3,8 @@
 //! cycle model of `timing` applied per basic block.
 //!
 //! Hot path: one block hook per executed block (cached block costs), a memory hook only on the ranges
-//! of real memory, and a code hook only on divide and sleep instructions found in the ELF.
+//! of real memory that price accesses, installed at their first access (see `install_hooks`), and a
+//! code hook only on divide and sleep instructions found in the ELF.
 
 mod ppb;
 pub mod timing;
@@ -14,7 +15,7 @@ use capstone::prelude::*;
 use ppb::Ppb;
 use std::collections::{HashMap, HashSet};
 use tigris_memmodels::MemorySystem;
-use tigris_targets::{Board, CoreKind, RegionKind};
+use tigris_targets::{Access, Board, CoreKind, RegionKind};
 use timing::{Class, Decoded};
 use unicorn_engine::{Arch, HookType, MemType, Mode, Prot, RegisterARM, Unicorn};
 
@@ -134,6 +135,13 @@ struct State {
     /// reported, which the resumed run passes once.
     traps: HashSet<u32>,
     trap_resume: Option<u32>,
+    /// Ranges `(start, end_inclusive, region)` of the regions that price data accesses while their data
+    /// hooks are not installed yet: mapped without read permission, so their first load faults.
+    unarmed: Vec<(u32, u32, usize)>,
+    /// The fault hook abandoned the first load from an unarmed region: install the data hooks and redo it.
+    arm_requested: bool,
+    /// Emulation resumes at this address inside a block already charged: its block hook is skipped once.
+    resume_in_block: Option<u32>,
 }
 
 /// Saved FP state of an interrupted context (the simulator keeps it instead of an extended frame).
@@ -172,7 +180,8 @@ impl State {
             self.pending = Pending::Idle { pc: addr };
             return true;
         }
-        if self.trap_resume.take() != Some(addr) && self.traps.contains(&addr) {
+        // `is_empty` first: should `contains` not be inlined, the call would cost every block.
+        if self.trap_resume.take() != Some(addr) && !self.traps.is_empty() && self.traps.contains(&addr) {
             self.pending = Pending::Trap { pc: addr };
             return true;
         }
@@ -378,6 +387,9 @@ impl<'a> CortexM<'a> {
             fetch_regions,
             traps: HashSet::new(),
             trap_resume: None,
+            unarmed: Vec::new(),
+            arm_requested: false,
+            resume_in_block: None,
         };
         let mut uc = Unicorn::new_with_data(Arch::ARM, Mode::THUMB | Mode::MCLASS, state)
             .map_err(engine("unicorn"))?;
@@ -423,18 +435,8 @@ impl<'a> CortexM<'a> {
         let uart_page = board.console.uart.map(|u| u.data & !0xFFF);
         for r in &board.regions {
             let size = page_align(r.size as u64);
-            let mut prot = 0;
-            if r.access.read {
-                prot |= Prot::READ.0;
-            }
-            if r.access.write {
-                prot |= Prot::WRITE.0;
-            }
-            if r.access.execute {
-                prot |= Prot::EXEC.0;
-            }
             // Loading writes through Unicorn's API, which ignores protections.
-            let prot = Prot(prot);
+            let prot = prot_of(r.access);
             if r.kind == RegionKind::Mmio {
                 // Peripheral space: plain storage, except the console UART page.
                 let mut start = r.base as u64;
@@ -513,6 +515,10 @@ impl<'a> CortexM<'a> {
         self.uc
             .add_block_hook(1, 0, |uc, addr, size| {
                 let addr = addr as u32;
+                let st = uc.get_data();
+                if (st.resume_in_block.is_some() || !st.unarmed.is_empty()) && !lazy_arming_block(uc, addr) {
+                    return;
+                }
                 let flags = matches!(uc.get_data().prev_end, BlockEnd::Conditional { cond: Some(_), .. })
                     .then(|| uc.reg_read(RegisterARM::APSR).unwrap_or(0) as u32);
                 if !uc.get_data_mut().on_block(addr, flags) {
@@ -537,22 +543,40 @@ impl<'a> CortexM<'a> {
             let mem = &st.mem;
             mem.watched_ranges().into_iter().filter(|r| mem.regions[r.2].traffic_counted).collect()
         };
-        for (lo, hi, region) in ranges {
-            self.uc
-                .add_mem_hook(HookType::MEM_READ | HookType::MEM_WRITE, lo as u64, hi as u64, move |uc, ty, addr, size, _| {
-                    clear_stale_it_state(uc);
-                    let st = uc.get_data_mut();
-                    let stall = st.mem.data_access(region, addr as u32, size as u32, ty == MemType::WRITE);
-                    st.cycles += stall as u64;
-                    st.block_stalls += stall as u64;
-                    true
-                })
-                .map_err(engine("memory hook"))?;
+        // And the slow path is global: one hooked region slows down code that never touches it. So the
+        // hooks wait for the first data access to a priced region, which the region's missing read
+        // permission turns into a fault (`arm_data_hooks`). Only loads can be abandoned and redone
+        // exactly (Unicorn carries on after a refused store inside an IT block), so a board with a
+        // writable priced region hooks it from the start.
+        let lazy = !count_all_memory && {
+            let mem = &self.uc.get_data().mem;
+            ranges.iter().all(|r| !mem.regions[r.2].spec.access.write)
+        };
+        if lazy {
+            for &(lo, _, region) in &ranges {
+                let spec = &self.uc.get_data().mem.regions[region].spec;
+                let (size, access) = (page_align(spec.size as u64), Access { read: false, ..spec.access });
+                self.uc.mem_protect(lo as u64, size, prot_of(access)).map_err(engine("memory protection"))?;
+            }
+            self.uc.get_data_mut().unarmed = ranges;
+        } else {
+            self.hook_data_accesses(&ranges)?;
         }
         self.uc
-            .add_mem_hook(HookType::MEM_UNMAPPED | HookType::MEM_PROT, 1, 0, |uc, ty, addr, _size, _| {
-                let st = uc.get_data_mut();
+            .add_mem_hook(HookType::MEM_UNMAPPED | HookType::MEM_PROT, 1, 0, |uc, ty, addr, size, _| {
                 let addr = addr as u32;
+                let unarmed = uc.get_data().unarmed.iter().find(|r| addr >= r.0 && addr <= r.1).map(|r| r.2);
+                if let (Some(region), MemType::READ_PROT | MemType::WRITE_PROT) = (unarmed, ty) {
+                    if ty == MemType::READ_PROT && uc.get_data().mem.regions[region].spec.access.read {
+                        // Refused, Unicorn abandons the load before it has any effect and stops with the
+                        // PC on it: `run_slices` installs the hooks and runs it again.
+                        uc.get_data_mut().arm_requested = true;
+                        return false;
+                    }
+                    // A real fault, which the data hook would have priced first.
+                    price_data_access(uc, region, addr, size as u32, ty == MemType::WRITE_PROT);
+                }
+                let st = uc.get_data_mut();
                 st.pending = match ty {
                     MemType::FETCH_UNMAPPED | MemType::FETCH_PROT if addr >= EXC_RETURN_MIN => Pending::ExceptionReturn,
                     MemType::FETCH_UNMAPPED | MemType::FETCH_PROT => Pending::Fault(FaultKind::BadFetch, addr),
@@ -578,6 +602,32 @@ impl<'a> CortexM<'a> {
             })
             .map_err(engine("interrupt hook"))?;
         self.hook_special_instructions(code_ranges)
+    }
+
+    /// Price every data access in `ranges` `(start, end_inclusive, region)`.
+    fn hook_data_accesses(&mut self, ranges: &[(u32, u32, usize)]) -> Result<(), CoreError> {
+        for &(lo, hi, region) in ranges {
+            self.uc
+                .add_mem_hook(HookType::MEM_READ | HookType::MEM_WRITE, lo as u64, hi as u64, move |uc, ty, addr, size, _| {
+                    price_data_access(uc, region, addr as u32, size as u32, ty == MemType::WRITE);
+                    true
+                })
+                .map_err(engine("memory hook"))?;
+        }
+        Ok(())
+    }
+
+    /// The first load from a priced region: give the regions their permissions back and hook them.
+    fn arm_data_hooks(&mut self) -> Result<(), CoreError> {
+        let ranges = std::mem::take(&mut self.uc.get_data_mut().unarmed);
+        for &(lo, _, region) in &ranges {
+            let spec = &self.uc.get_data().mem.regions[region].spec;
+            let (size, prot) = (page_align(spec.size as u64), prot_of(spec.access));
+            self.uc.mem_protect(lo as u64, size, prot).map_err(engine("memory protection"))?;
+        }
+        self.hook_data_accesses(&ranges)?;
+        // Blocks translated so far take the fast path for loads and stores, which calls no hook.
+        self.uc.ctl_flush_tb().map_err(engine("flushing translations"))
     }
 
     /// Find divide and sleep instructions in the firmware's code and hook exactly those addresses:
@@ -838,6 +888,46 @@ fn clear_stale_it_state(uc: &mut Unicorn<State>) {
     let _ = uc.reg_write(RegisterARM::EPSR, 1 << 24);
 }
 
+/// The block hook's part in arming the data hooks lazily (see `install_hooks`), out of the hot path:
+/// false for the block emulation resumes in after arming, which is charged already.
+#[cold]
+fn lazy_arming_block(uc: &mut Unicorn<State>, addr: u32) -> bool {
+    let st = uc.get_data_mut();
+    if st.resume_in_block.take() == Some(addr) {
+        return false;
+    }
+    // Translating a block leaves its page in the TLB, where loads find it without a fault: drop it
+    // before a block from an unarmed region runs.
+    if st.unarmed.iter().any(|r| addr >= r.0 && addr <= r.1) {
+        let _ = uc.ctl_flush_tlb();
+    }
+    true
+}
+
+/// The data hook's work: charge one access to `region`.
+#[inline]
+fn price_data_access(uc: &mut Unicorn<State>, region: usize, addr: u32, size: u32, write: bool) {
+    clear_stale_it_state(uc);
+    let st = uc.get_data_mut();
+    let stall = st.mem.data_access(region, addr, size, write);
+    st.cycles += stall as u64;
+    st.block_stalls += stall as u64;
+}
+
+fn prot_of(access: Access) -> Prot {
+    let mut prot = 0;
+    if access.read {
+        prot |= Prot::READ.0;
+    }
+    if access.write {
+        prot |= Prot::WRITE.0;
+    }
+    if access.execute {
+        prot |= Prot::EXEC.0;
+    }
+    Prot(prot)
+}
+
 fn gp_register(n: usize) -> RegisterARM {
     use RegisterARM::*;
     [R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, R10, R11, R12, SP, LR, PC][n]
@@ -985,7 +1075,17 @@ impl CortexM<'_> {
             st.deadline_insns = end_insns;
             st.pending = Pending::None;
             let pc = self.pc();
-            let result = self.uc.emu_start((pc | 1) as u64, 0, 0, 0);
+            let mut result = self.uc.emu_start((pc | 1) as u64, 0, 0, 0);
+            if std::mem::take(&mut self.uc.get_data_mut().arm_requested) {
+                self.arm_data_hooks()?;
+                // Redo the abandoned load, now hooked, as if the hooks had been there from the start:
+                // its block is charged already, and nothing else stopped emulation.
+                if self.uc.get_data().pending == Pending::None {
+                    let pc = self.pc();
+                    self.uc.get_data_mut().resume_in_block = Some(pc);
+                    result = self.uc.emu_start((pc | 1) as u64, 0, 0, 0);
+                }
+            }
             let pending = std::mem::replace(&mut self.uc.get_data_mut().pending, Pending::None);
             let pc = self.pc();
             match (pending, result) {
@@ -1098,5 +1198,69 @@ impl CortexM<'_> {
                 )))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Budget, NoObserver};
+    use tigris_memmodels::RegionCounters;
+
+    /// Thumb code at `at` on the STM32F446RE, whose flash prices loads (ART data cache) and holds
+    /// 1..8 at 0x0800_0800. What a report shows of the run, registers 6 and 7 included.
+    fn run(code: &[u8], at: u32, count_all_memory: bool) -> (Stop, u64, u64, RegionCounters, u32, u32) {
+        let board = tigris_targets::load("stm32f446re").unwrap();
+        let mut core = CortexM::new(&board, &[(at, code.to_vec())], count_all_memory).unwrap();
+        core.write_memory(at, code).unwrap();
+        core.write_memory(0x0800_0800, &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        core.reset(Entry { pc: at, sp: 0x2000_8000, vector_table: None }).unwrap();
+        let stop = core.run(Budget { cycles: 1 << 20, instructions: 1 << 20 }, &mut NoObserver).unwrap();
+        let flash = core.memory().regions.iter().find(|r| r.spec.name == "flash").unwrap().counters;
+        (stop, core.cycles(), core.instructions(), flash, core.register(6), core.register(7))
+    }
+
+    /// Hooks installed at the first load from flash price exactly what hooks from the start
+    /// (`count_all_memory` installs them at once) price.
+    #[test]
+    fn data_hooks_armed_at_the_first_priced_load_miss_nothing() {
+        // r1 = 0x2000_1000, r2 = 0x0800_0800, r0 = 3; loop: SRAM load and store, then, in the first
+        // iteration only, a flash load inside an IT block (the first one: abandoned and redone) and,
+        // in every iteration, one from the same page in the same block.
+        //   ldr r1, [pc, #28]; mov.w r2, #0x08000800; movs r0, #3
+        //   loop: ldr r3, [r1]; adds r3, #1; str r3, [r1]; cmp r0, #3; it eq; ldreq r6, [r2]
+        //         ldr r7, [r2, #4]; str r3, [r1, #4]; subs r0, #1; bne loop
+        //   movs r0, #0x18; bkpt 0xab; .word 0x20001000
+        let code = [
+            0x07, 0x49, 0x4f, 0xf0, 0x08, 0x22, 0x03, 0x20, 0x0b, 0x68, 0x01, 0x33, 0x0b, 0x60, 0x03, 0x28, 0x08, 0xbf,
+            0x16, 0x68, 0x57, 0x68, 0x4b, 0x60, 0x01, 0x38, 0xf5, 0xd1, 0x18, 0x20, 0xab, 0xbe, 0x00, 0x10, 0x00, 0x20,
+        ];
+        let lazy = run(&code, 0x2000_0000, false);
+        assert_eq!(lazy, run(&code, 0x2000_0000, true));
+        assert_eq!(lazy.0, Stop::Semihosting);
+        assert_eq!(lazy.3.reads, 4);
+        assert_eq!((lazy.4, lazy.5), (0x0403_0201, 0x0807_0605));
+    }
+
+    /// Literal loads from the page the block itself runs from fault too.
+    #[test]
+    fn literal_loads_from_the_running_page_are_priced() {
+        // movs r0, #0x18; ldr r6, [pc, #4]; ldr r7, [pc, #4]; bkpt 0xab; .word 0x11111111, 0x22222222
+        let code = [0x18, 0x20, 0x01, 0x4e, 0x01, 0x4f, 0xab, 0xbe, 0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22];
+        let lazy = run(&code, 0x0800_0000, false);
+        assert_eq!(lazy, run(&code, 0x0800_0000, true));
+        assert_eq!(lazy.3.reads, 2);
+        assert_eq!((lazy.4, lazy.5), (0x1111_1111, 0x2222_2222));
+    }
+
+    /// A store to flash before any load from it is a fault, priced as the data hook prices it.
+    #[test]
+    fn store_to_unarmed_read_only_flash_faults_as_with_hooks() {
+        // mov.w r2, #0x08000800; movs r3, #1; str r3, [r2]; ldr r6, [r2]; bkpt 0xab
+        let code = [0x4f, 0xf0, 0x08, 0x22, 0x01, 0x23, 0x13, 0x60, 0x16, 0x68, 0xab, 0xbe];
+        let lazy = run(&code, 0x2000_0000, false);
+        assert_eq!(lazy, run(&code, 0x2000_0000, true));
+        assert!(matches!(lazy.0, Stop::Fault(Fault { kind: FaultKind::BadWrite, address: Some(0x0800_0800), .. })));
+        assert_eq!(lazy.3.writes, 1);
     }
 }
