@@ -2,6 +2,8 @@
 
 mod bench;
 mod bench_memory;
+mod check;
+mod compare;
 mod elf;
 mod hle;
 mod machine;
@@ -51,6 +53,10 @@ enum Command {
         #[arg(long, conflicts_with_all = ["elf", "board"])]
         memory: bool,
     },
+    /// CI gate: compare a report with budgets; exit 1 when one is exceeded.
+    Check(check::CheckArgs),
+    /// Two reports side by side: totals, regions, TiGrIS stages and tiles, top functions.
+    Compare(compare::CompareArgs),
     /// Read TiGrIS .tgrs execution plans (schema 2-10).
     Plan {
         #[command(subcommand)]
@@ -144,6 +150,8 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             bench::run(elf.as_deref(), &board, repeat)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Check(args) => check::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Plan { action } => {
             tigris::plan::run(action)?;
             Ok(ExitCode::SUCCESS)
