@@ -28,6 +28,21 @@ pub struct RegionCounters {
     pub writebacks: u64,
 }
 
+impl RegionCounters {
+    /// One data access of `size` bytes that stalled the core `stall` cycles.
+    #[inline(always)]
+    fn add_access(&mut self, size: u32, write: bool, stall: u32) {
+        if write {
+            self.writes += 1;
+            self.write_bytes += size as u64;
+        } else {
+            self.reads += 1;
+            self.read_bytes += size as u64;
+        }
+        self.stall_cycles += stall as u64;
+    }
+}
+
 /// One region with its live model state.
 #[derive(Debug, Clone)]
 pub struct RegionModel {
@@ -290,16 +305,7 @@ impl MemorySystem {
         let r = &self.regions[region];
         let i = (size >> 1).min(2) as usize;
         let stall = if write { r.uncached_write[i] } else { r.uncached_read[i] };
-        count!(self, region, |c| {
-            if write {
-                c.writes += 1;
-                c.write_bytes += size as u64;
-            } else {
-                c.reads += 1;
-                c.read_bytes += size as u64;
-            }
-            c.stall_cycles += stall as u64;
-        });
+        count!(self, region, |c| c.add_access(size, write, stall));
         stall
     }
 
@@ -336,16 +342,9 @@ impl MemorySystem {
         let hit = lookup == Some(Lookup::Hit);
         let miss = matches!(lookup, Some(Lookup::Miss { .. }));
         count!(self, region, |c| {
-            if write {
-                c.writes += 1;
-                c.write_bytes += size as u64;
-            } else {
-                c.reads += 1;
-                c.read_bytes += size as u64;
-            }
+            c.add_access(size, write, stall);
             c.dcache_hits += hit as u64;
             c.dcache_misses += miss as u64;
-            c.stall_cycles += stall as u64;
         });
         if let Some(victim_region) = writeback {
             count!(self, victim_region, |c| c.writebacks += 1);

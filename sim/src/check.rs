@@ -3,10 +3,10 @@
 
 use crate::summary::thousands;
 use anyhow::{anyhow, bail, Context, Result};
-use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
-use std::fmt::{self, Write};
+use std::fmt::Write;
 use std::process::ExitCode;
+use tigris_targets::Size;
 use tigris_traces::{Outcome, Report, TigrisFigures, TigrisStage};
 
 /// Exit code when a limit is exceeded (2, bad input, is main's).
@@ -44,31 +44,6 @@ pub struct CheckArgs {
     junit: Option<String>,
 }
 
-/// A size in a limits file: an integer or a string such as "64K" (tigris_targets::parse_size).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Size(u64);
-
-impl<'de> Deserialize<'de> for Size {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct SizeVisitor;
-        impl Visitor<'_> for SizeVisitor {
-            type Value = Size;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a size in bytes: an integer or a string such as \"64K\"")
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Size, E> {
-                u64::try_from(v).map(Size).map_err(|_| E::custom(format!("size {v} is negative")))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Size, E> {
-                Ok(Size(v))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Size, E> {
-                tigris_targets::parse_size(v).map(Size).map_err(E::custom)
-            }
-        }
-        d.deserialize_any(SizeVisitor)
-    }
-}
 
 /// One set of budgets: the whole run (`[run]`, command line) or one `[[stage]]`.
 #[derive(Debug, Default, Deserialize)]

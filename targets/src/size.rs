@@ -4,9 +4,10 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
-/// A size in bytes read from a board file.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Size(pub u64);
+/// A size in bytes read from a TOML file (a board file, a limits file): an integer or a string such as
+/// "16K".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size(pub u64);
 
 /// Parse "4096", "16K", "4M", "1G" (binary multiples) into bytes.
 pub fn parse_size(text: &str) -> Result<u64, String> {
