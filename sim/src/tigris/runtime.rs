@@ -323,15 +323,15 @@ impl TigrisRuntime {
             _ => return,
         };
         let elements: u64 = dims.iter().map(|&d| d as u64).product();
-        if elements == 0 || t.size_bytes as u64 % elements != 0 {
+        if elements == 0 || !(t.size_bytes as u64).is_multiple_of(elements) {
             return;
         }
         let base = arenas.info.slow_base.wrapping_add(e.offset);
         if let Ok(view) = TensorView::new(e.tensor as u32, base, dims, (t.size_bytes as u64 / elements) as u32) {
-            if self.slow_map.insert(view).is_err() {
+            if self.slow_map.insert(view.clone()).is_err() {
                 // Overlaps a tensor placed earlier: the runtime reused its bytes; the newer one wins.
                 self.slow_map.clear();
-                let _ = self.slow_map.insert(TensorView::new(e.tensor as u32, base, dims, (t.size_bytes as u64 / elements) as u32).expect("built above"));
+                let _ = self.slow_map.insert(view);
             }
         }
     }
@@ -718,7 +718,7 @@ impl<'r> Breakdown<'r> {
         f.halo_rows = carried.halo_rows;
         f.halo_rows_bus = halo_rows_bus;
         f.halo_bytes = carried.halo_bytes;
-        f.halo_load_cycles = if f.load_bytes > 0 { f.load_cycles * carried.halo_bytes / f.load_bytes } else { 0 };
+        f.halo_load_cycles = (f.load_cycles * carried.halo_bytes).checked_div(f.load_bytes).unwrap_or(0);
         f.recomputed_rows = carried.recomputed_rows;
         f.recompute_cycles = carried.recompute_cycles;
         tile.out_rows = self.rt.events[start..end]
