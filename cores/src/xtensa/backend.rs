@@ -32,21 +32,53 @@ struct Mapping {
     fetch_priced: bool,
 }
 
-/// Page-table entry of a 4 KiB page no mapping touches.
-const PAGE_NONE: u8 = 0xFF;
+/// Page-table entry of a 4 KiB page no mapping touches. Zero, so that the 1 MiB table starts as a
+/// zeroed allocation, which the host maps lazily (one page fault per 4 MiB of address space in use,
+/// instead of writing it all at start-up).
+const PAGE_NONE: u8 = 0;
 /// Page-table entry of a page that mappings cover only in part: look the address up in `maps`.
-const PAGE_MIXED: u8 = 0xFE;
+const PAGE_MIXED: u8 = 1;
+/// Page-table entry of a page wholly inside `maps[i]`: `PAGE_FIRST + i`.
+const PAGE_FIRST: u8 = 2;
 const PAGE_SHIFT: u32 = 12;
+
+/// The index in `maps` that a page-table entry names, if any.
+#[inline(always)]
+fn page_entry_map(e: u8) -> Option<usize> {
+    (e as usize).checked_sub(PAGE_FIRST as usize)
+}
+
+/// What the data fast path needs of the mapping a page-table entry names (`EspBus::page_maps`,
+/// indexed by the entry itself, so the lookup has no bounds check and no flag tests).
+#[derive(Clone, Copy, Default)]
+struct PageMap {
+    start: u32,
+    /// Offsets below this take the read fast path: a plain priced mapping (not MMIO) in which
+    /// 4 bytes from the offset are inside the storage. 0 for entries that need `read_general`.
+    read_end: u32,
+    /// The same for writes (the mapping must also be writable).
+    write_end: u32,
+    storage: usize,
+    /// Index in `EspBus::ram` of the mapping's first byte.
+    base: usize,
+    region: usize,
+}
 
 /// Memory of the board as the core sees it.
 pub struct EspBus {
-    storage: Vec<Vec<u8>>,
+    /// The bytes of every region in one buffer, so that the data fast path indexes it directly;
+    /// storage `i` (region `i`, shared by its aliases) is `ram[spans[i].0..][..spans[i].1]`.
+    ram: Vec<u8>,
+    spans: Vec<(usize, usize)>,
     /// One bit per 256-byte chunk of each storage that instructions were decoded from.
     code: Vec<Vec<u64>>,
     maps: Vec<Mapping>,
-    /// Per 4 KiB page of the address space: the index in `maps` of the mapping that covers the whole
-    /// page, `PAGE_MIXED` or `PAGE_NONE`. Turns the region lookup of every access into one load.
+    /// Per 4 KiB page of the address space: `PAGE_FIRST` + the index in `maps` of the mapping that
+    /// covers the whole page, `PAGE_MIXED` or `PAGE_NONE`. Turns the region lookup of every access
+    /// into one load.
     pages: Box<[u8; 1 << (32 - PAGE_SHIFT)]>,
+    /// Fast-path view of `maps` by page-table entry (`PAGE_NONE`, `PAGE_MIXED`: zeroed, so general).
+    page_maps: Box<[PageMap; 256]>,
     /// `(start, end_exclusive, region)` of mappings whose instruction fetch the models price.
     fetch_priced: Vec<(u32, u64, usize)>,
     pub mem: MemorySystem,
@@ -70,17 +102,13 @@ fn page_table(maps: &[Mapping]) -> Box<[u8; 1 << (32 - PAGE_SHIFT)]> {
         }
         let (start, end) = (m.start as u64, m.start as u64 + m.len as u64);
         for p in (start >> PAGE_SHIFT)..=((end - 1) >> PAGE_SHIFT).min(pages.len() as u64 - 1) {
-            let full = p * page >= start && (p + 1) * page <= end && i < PAGE_MIXED as usize;
+            let full = p * page >= start && (p + 1) * page <= end && i + (PAGE_FIRST as usize) <= u8::MAX as usize;
             let e = &mut pages[p as usize];
             if *e == PAGE_NONE {
-                *e = if full { i as u8 } else { PAGE_MIXED };
-            } else if (*e as usize) < i && !full {
-                // An earlier mapping covers the whole page: it wins every address of it.
-            } else if *e != PAGE_MIXED && (*e as usize) < i {
-                // Both cover the page fully: the earlier wins.
-            } else {
-                *e = PAGE_MIXED;
+                *e = if full { PAGE_FIRST + i as u8 } else { PAGE_MIXED };
             }
+            // Otherwise an earlier mapping covers the whole page and wins every address of it, or
+            // the page is mixed already.
         }
     }
     pages
@@ -89,14 +117,13 @@ fn page_table(maps: &[Mapping]) -> Box<[u8; 1 << (32 - PAGE_SHIFT)]> {
 impl EspBus {
     pub fn new(board: &Board) -> EspBus {
         let mem = MemorySystem::new(board);
-        let mut storage = Vec::new();
+        let mut spans = Vec::new();
         let mut code = Vec::new();
         let mut maps = Vec::new();
         let mut fetch_priced = Vec::new();
         for (i, r) in board.regions.iter().enumerate() {
-            // Zeroed allocations are lazily backed by the host, so the 32 MiB windows cost nothing
-            // until touched.
-            storage.push(vec![0u8; r.size as usize]);
+            let base = spans.last().map_or(0, |&(b, n): &(usize, usize)| b + n);
+            spans.push((base, r.size as usize));
             code.push(vec![0u64; (r.size as usize).div_ceil(256 * 64)]);
             let model = &mem.regions[i];
             for start in std::iter::once(r.base).chain(r.aliases.iter().copied()) {
@@ -116,11 +143,28 @@ impl EspBus {
             }
         }
         let pages = page_table(&maps);
+        let mut page_maps = Box::new([PageMap::default(); 256]);
+        for (i, m) in maps.iter().enumerate().take(256 - PAGE_FIRST as usize) {
+            let end = if m.mmio { 0 } else { m.len.saturating_sub(3) };
+            page_maps[PAGE_FIRST as usize + i] = PageMap {
+                start: m.start,
+                read_end: end,
+                write_end: if m.writable { end } else { 0 },
+                storage: m.storage,
+                base: spans[m.storage].0,
+                region: m.region,
+            };
+        }
+        // A zeroed allocation is lazily backed by the host, so the 32 MiB windows cost nothing
+        // until touched.
+        let ram = vec![0u8; spans.last().map_or(0, |&(b, n)| b + n)];
         EspBus {
-            storage,
+            ram,
+            spans,
             code,
             maps,
             pages,
+            page_maps,
             fetch_priced,
             mem,
             stall: 0,
@@ -132,11 +176,30 @@ impl EspBus {
         }
     }
 
+    /// The bytes of storage `s`.
+    #[inline(always)]
+    fn st(&self, s: usize) -> &[u8] {
+        let (base, len) = self.spans[s];
+        &self.ram[base..base + len]
+    }
+
+    #[inline(always)]
+    fn st_mut(&mut self, s: usize) -> &mut [u8] {
+        let (base, len) = self.spans[s];
+        &mut self.ram[base..base + len]
+    }
+
+    /// The mapping that covers the whole page of `addr`, if one does.
+    #[inline(always)]
+    fn page_mapping(&self, addr: u32) -> Option<&Mapping> {
+        page_entry_map(self.pages[(addr >> PAGE_SHIFT) as usize]).map(|i| &self.maps[i])
+    }
+
     #[inline(always)]
     fn locate(&self, addr: u32) -> Option<(usize, usize)> {
         let e = self.pages[(addr >> PAGE_SHIFT) as usize];
-        if let Some(m) = self.maps.get(e as usize) {
-            return Some((e as usize, addr.wrapping_sub(m.start) as usize));
+        if let Some(i) = page_entry_map(e) {
+            return Some((i, addr.wrapping_sub(self.maps[i].start) as usize));
         }
         if e == PAGE_NONE {
             return None;
@@ -156,7 +219,8 @@ impl EspBus {
         while done < bytes.len() {
             let a = addr.wrapping_add(done as u32);
             let (mi, off) = self.locate(a).ok_or(CoreError::Unmapped { addr: a, len: bytes.len() - done })?;
-            let st = &mut self.storage[self.maps[mi].storage];
+            let s = self.maps[mi].storage;
+            let st = self.st_mut(s);
             let n = (st.len() - off).min(bytes.len() - done);
             st[off..off + n].copy_from_slice(&bytes[done..done + n]);
             done += n;
@@ -175,7 +239,7 @@ impl EspBus {
                 .find(|m| a.wrapping_sub(m.start) < m.len)
                 .ok_or(CoreError::Unmapped { addr: a, len: buf.len() - done })?;
             let off = a.wrapping_sub(m.start) as usize;
-            let st = &self.storage[m.storage];
+            let st = self.st(m.storage);
             let n = (st.len() - off).min(buf.len() - done);
             buf[done..done + n].copy_from_slice(&st[off..off + n]);
             done += n;
@@ -209,7 +273,7 @@ impl EspBus {
 
     #[inline(always)]
     fn plain_read(&self, mi: usize, off: usize, size: u32) -> u32 {
-        let st = &self.storage[self.maps[mi].storage];
+        let st = self.st(self.maps[mi].storage);
         if off + 4 <= st.len() {
             let w = u32::from_le_bytes([st[off], st[off + 1], st[off + 2], st[off + 3]]);
             match size {
@@ -229,7 +293,7 @@ impl EspBus {
     #[inline(always)]
     fn plain_write(&mut self, mi: usize, off: usize, size: u32, value: u32) {
         let s = self.maps[mi].storage;
-        let st = &mut self.storage[s];
+        let st = self.st_mut(s);
         let n = (size as usize).min(st.len() - off);
         st[off..off + n].copy_from_slice(&value.to_le_bytes()[..n]);
         let c = off >> 8;
@@ -291,11 +355,11 @@ impl XtensaBus for EspBus {
     #[inline(always)]
     fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
         // Fast path: a page wholly inside one priced RAM/ROM mapping, 4 bytes readable at `off`.
-        let e = self.pages[(addr >> PAGE_SHIFT) as usize];
-        if let Some(&m) = self.maps.get(e as usize) {
-            let off = addr.wrapping_sub(m.start) as usize;
-            let word = self.storage[m.storage].get(off..off + 4);
-            if let (Some(b), true) = (word, m.priced && !m.mmio) {
+        let m = self.page_maps[self.pages[(addr >> PAGE_SHIFT) as usize] as usize];
+        let off = addr.wrapping_sub(m.start);
+        if off < m.read_end {
+            let off = off as usize;
+            if let Some(b) = self.ram.get(m.base + off..m.base + off + 4) {
                 let w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                 self.stall += self.mem.data_access(m.region, addr, size, false) as u64;
                 return Ok(match size {
@@ -310,11 +374,11 @@ impl XtensaBus for EspBus {
 
     #[inline(always)]
     fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
-        let e = self.pages[(addr >> PAGE_SHIFT) as usize];
-        if let Some(&m) = self.maps.get(e as usize) {
-            let off = addr.wrapping_sub(m.start) as usize;
-            let plain = m.writable && m.priced && !m.mmio;
-            if let (Some(b), true) = (self.storage[m.storage].get_mut(off..off + 4), plain) {
+        let m = self.page_maps[self.pages[(addr >> PAGE_SHIFT) as usize] as usize];
+        let off = addr.wrapping_sub(m.start);
+        if off < m.write_end {
+            let off = off as usize;
+            if let Some(b) = self.ram.get_mut(m.base + off..m.base + off + 4) {
                 match size {
                     1 => b[0] = value as u8,
                     2 => b[..2].copy_from_slice(&(value as u16).to_le_bytes()),
@@ -347,7 +411,7 @@ impl XtensaBus for EspBus {
             return;
         }
         // Code in a page of a mapping whose fetches cost nothing (SRAM): nothing to price.
-        if let Some(m) = self.maps.get(self.pages[(pc >> PAGE_SHIFT) as usize] as usize) {
+        if let Some(m) = self.page_mapping(pc) {
             if !m.fetch_priced {
                 return;
             }
@@ -360,7 +424,7 @@ impl XtensaBus for EspBus {
         if self.fetch_priced.is_empty() {
             return false;
         }
-        !matches!(self.maps.get(self.pages[(pc >> PAGE_SHIFT) as usize] as usize), Some(m) if !m.fetch_priced)
+        !matches!(self.page_mapping(pc), Some(m) if !m.fetch_priced)
     }
 
     #[inline(always)]
@@ -380,8 +444,7 @@ impl EspBus {
     /// most code) before the next one is needed, for the prefetch model.
     #[inline(never)]
     fn price_fetch(&mut self, pc: u32, len: u32) {
-        let e = self.pages[(pc >> PAGE_SHIFT) as usize];
-        let region = match self.maps.get(e as usize) {
+        let region = match self.page_mapping(pc) {
             Some(m) if !m.fetch_priced => return,
             Some(m) => m.region,
             None => match self.fetch_priced.iter().find(|(s, e, _)| pc >= *s && (pc as u64) < *e) {
@@ -428,11 +491,11 @@ struct Bridge<'o> {
 impl XtensaHooks for Bridge<'_> {
     #[inline(always)]
     fn block_start(&mut self, pc: u32, cycles: u64, insns: u64) {
-        let flow = match self.flow.take() {
-            Some(f) => f,
-            None if pc >= self.quiet.0 && pc < self.quiet.1 => return,
-            None => Flow::Jump,
-        };
+        // The common case, a plain jump or fall-through within the quiet range, only reads.
+        if self.flow.is_none() && pc >= self.quiet.0 && pc < self.quiet.1 {
+            return;
+        }
+        let flow = self.flow.take().unwrap_or(Flow::Jump);
         self.observer.block(pc, flow, cycles, insns);
         self.quiet = self.observer.quiet_jumps();
         self.owner = self.observer.memory_owner();

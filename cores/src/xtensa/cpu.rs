@@ -114,8 +114,13 @@ impl XtensaHooks for NoHooks {}
 /// Architectural state plus counters. Register accessors honour the current window.
 pub struct Cpu {
     pub cfg: XtensaConfig,
-    /// Physical address registers (64 windowed, the first 16 used otherwise).
-    pub(crate) ar: [u32; 64],
+    /// Address registers as seen from the current window: `ar[k]` (k < 64) is physical
+    /// AR[(WINDOWBASE × 4 + k) mod 64], so a<i> is `ar[i]` (the first 16 used without windows).
+    /// Rotated when WINDOWBASE changes (calls and returns, a few hundred host instructions at most),
+    /// which keeps the window arithmetic out of every register access. The 192 entries past the 64
+    /// registers are never used: they let the engine index with an instruction's `u8` register field
+    /// without a mask or bounds check (the decoder keeps those fields below 16).
+    pub(crate) ar: [u32; 256],
     pub pc: u32,
     pub(crate) wb: u32,
     pub(crate) wbase: u32,
@@ -138,6 +143,11 @@ pub struct Cpu {
     pub(crate) ccompare: [u32; 3],
     pub(crate) timer_next: [u64; 3],
     pub(crate) next_timer: u64,
+    /// End of the cycle budget of the current (or last) `Xtensa::run`.
+    pub(crate) run_end: u64,
+    /// `min(next_timer, run_end)`: the run loop's one cycle test between blocks. Kept current by
+    /// everything that changes either.
+    pub(crate) cycle_stop: u64,
     pub(crate) interrupt: u32,
     pub(crate) intenable: u32,
     pub cpenable: u32,
@@ -177,6 +187,8 @@ pub struct Cpu {
     /// Cycles skipped while waiting in WAITI.
     pub idle_cycles: u64,
     pub(crate) waiting: bool,
+    /// Why the last block stopped the run (see `Cpu::exec_block`).
+    pub(crate) stop: Option<StopReason>,
     pub(crate) irq_check: bool,
     /// Exception causes (bit n = EXCCAUSE n) that stop `run` instead of being dispatched.
     pub stop_on_exception: u64,
@@ -197,7 +209,7 @@ impl Cpu {
     pub fn new(cfg: XtensaConfig) -> Cpu {
         let esp8266 = cfg.core == super::config::XtensaCore::Esp8266;
         let mut c = Cpu {
-            ar: [0; 64],
+            ar: [0; 256],
             pc: cfg.reset_vector,
             wb: 0,
             wbase: 0,
@@ -219,6 +231,8 @@ impl Cpu {
             ccompare: [0; 3],
             timer_next: [u64::MAX; 3],
             next_timer: u64::MAX,
+            run_end: u64::MAX,
+            cycle_stop: u64::MAX,
             interrupt: 0,
             intenable: 0,
             cpenable: 0,
@@ -251,6 +265,7 @@ impl Cpu {
             cycles: 0,
             idle_cycles: 0,
             waiting: false,
+            stop: None,
             irq_check: true,
             stop_on_exception: 0,
             stop_on_double_exception: false,
@@ -271,18 +286,22 @@ impl Cpu {
     /// Read a<i> in the current window.
     #[inline(always)]
     pub fn ar(&self, i: u32) -> u32 {
-        self.ar[((self.wbase + i) & 63) as usize]
+        self.ar[(i & 63) as usize]
     }
 
     /// Write a<i> in the current window.
     #[inline(always)]
     pub fn set_ar(&mut self, i: u32, v: u32) {
-        self.ar[((self.wbase + i) & 63) as usize] = v;
+        self.ar[(i & 63) as usize] = v;
     }
 
     /// Physical register file (AR0..AR63).
-    pub fn physical_ar(&self) -> &[u32; 64] {
-        &self.ar
+    pub fn physical_ar(&self) -> [u32; 64] {
+        let mut p = [0; 64];
+        for (k, v) in self.ar[..64].iter().enumerate() {
+            p[(self.wbase as usize + k) & 63] = *v;
+        }
+        p
     }
 
     pub fn windowbase(&self) -> u32 {
@@ -371,7 +390,13 @@ impl Cpu {
     #[inline]
     pub(crate) fn set_wb(&mut self, wb: u32) {
         self.wb = wb & 15;
-        self.wbase = if self.cfg.windowed { self.wb * 4 } else { 0 };
+        let wbase = if self.cfg.windowed { self.wb * 4 } else { 0 };
+        // Keep `ar[k]` = AR[wbase + k]: rotate by the change of the window base.
+        let d = (wbase.wrapping_sub(self.wbase) & 63) as usize;
+        if d != 0 {
+            self.ar[..64].rotate_left(d);
+        }
+        self.wbase = wbase;
     }
 
     /// Recompute the window-overflow limit (§3.3 "Overflow check").
@@ -425,7 +450,20 @@ impl Cpu {
             self.timer_next[n] = self.cycles + d;
             next = next.min(self.timer_next[n]);
         }
+        self.set_next_timer(next);
+    }
+
+    #[inline]
+    fn set_next_timer(&mut self, next: u64) {
         self.next_timer = next;
+        self.cycle_stop = next.min(self.run_end);
+    }
+
+    /// Start of a run whose cycle budget ends at `end`.
+    #[inline]
+    pub(crate) fn set_run_end(&mut self, end: u64) {
+        self.run_end = end;
+        self.cycle_stop = self.next_timer.min(end);
     }
 
     /// Raise the interrupt lines of timers whose match cycle has passed.
@@ -439,7 +477,7 @@ impl Cpu {
             }
             next = next.min(self.timer_next[n]);
         }
-        self.next_timer = next;
+        self.set_next_timer(next);
     }
 
     /// Earliest cycle at which an enabled timer interrupt above the current level fires.

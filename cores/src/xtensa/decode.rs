@@ -57,6 +57,9 @@ pub enum Op {
 /// immediate: an absolute target for branches/jumps/calls/loops, the signed offset for L32R, the byte
 /// offset for loads/stores, the SR/UR number for RSR/WSR/XSR/RUR/WUR, and packed MAC16 operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// C layout with `op` first: the engine's dispatch reads it with the shortest encoding (no
+// displacement), which keeps the hot dispatch sequence short. 16 bytes in all.
+#[repr(C)]
 pub struct Insn {
     pub op: Op,
     /// Length in bytes (2, 3, or 4 for an ESP32-S3 PIE format_32 word).
@@ -71,6 +74,14 @@ pub struct Insn {
     /// Which fields name AR registers: bit 0 = r, bit 1 = s, bit 2 = t.
     pub arm: u8,
     pub imm: u32,
+    /// Position in its decoded block (filled in by the block builder; 0 from `decode`): the sum of
+    /// `cost` over the block's instructions up to and including this one, so the engine adds a
+    /// block's cycles once at its exit instead of once per instruction.
+    pub cum_cost: u16,
+    /// Index of the instruction in its block (the instruction count at an exit after it is `idx + 1`).
+    pub idx: u8,
+    /// Byte offset from the block's start PC (the PC is computed only where an instruction needs it).
+    pub off: u8,
 }
 
 pub(crate) const AR_R: u8 = 1;
@@ -114,12 +125,12 @@ impl Insn {
         if arm & AR_T != 0 {
             pane = pane.max(t as u8 >> 2);
         }
-        Insn { op, len, r: r as u8, s: s as u8, t: t as u8, pane, cost: 0, arm, imm }
+        Insn { op, len, r: r as u8, s: s as u8, t: t as u8, pane, cost: 0, arm, imm, cum_cost: 0, idx: 0, off: 0 }
     }
 
     /// The illegal-instruction marker of a given length.
     pub fn illegal(len: u8) -> Insn {
-        Insn { op: Op::Illegal, len, r: 0, s: 0, t: 0, pane: 0, cost: 0, arm: 0, imm: 0 }
+        Insn { op: Op::Illegal, len, r: 0, s: 0, t: 0, pane: 0, cost: 0, arm: 0, imm: 0, cum_cost: 0, idx: 0, off: 0 }
     }
 
     /// True for instructions after which a decoded block must end (control flow, state that changes

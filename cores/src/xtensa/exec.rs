@@ -2,6 +2,19 @@
 //!
 //! Semantics: fact sheet xtensa.md §2.7 (core), §2.4 (MAC16), §3.2 (dispatch), §3.3 (windows),
 //! §3.4 (zero-overhead loops). Timing: §5.1 suggestion (named parameters in `XtensaTiming`).
+//!
+//! Speed notes (host instructions per guest instruction are what counts; docs/xtensa.md "Speed"):
+//! - Between blocks the run loop tests everything that can stop the run or redirect the core
+//!   (code written, timers, pending interrupts, WAITI, budgets) in one combined condition; the rare
+//!   work behind it is out of line (`Cpu::between_blocks`), in the same order as before.
+//! - The direct-mapped block table holds the block descriptors themselves (16 bytes), read in place.
+//! - Instruction and cycle counts are not maintained per instruction: every cached instruction knows
+//!   its index and the cumulative cost of its block up to itself (`Insn::idx`, `Insn::cum_cost`), so
+//!   an exit adds both once. Likewise its PC is `block start + Insn::off`, computed only where used,
+//!   and operands are read from the instruction where used.
+//! - Register windows cost nothing per access: `Cpu::ar` is kept rotated to the current window.
+//! - A block runs in segments cut where a fall-through reaches LEND, so no instruction tests LEND.
+//! - Cores without windows and zero-overhead loops (LX106) run a variant without that code.
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,35 +27,35 @@ use super::decode::{decode, mac_fields, Insn, Op};
 const MAX_BLOCK: usize = 64;
 const FAST_SLOTS: usize = 4096;
 
+/// Descriptor of a decoded block; its instructions are `BlockCache::insns[start..start + n]`.
 #[derive(Clone, Copy)]
 struct Block {
+    /// Start PC (`u32::MAX` marks an empty slot of the fast table).
+    pc: u32,
     start: u32,
-    n: u32,
-    bp: bool,
+    /// Bytes of code the block covers (at most `MAX_BLOCK` × 4).
+    bytes: u16,
+    /// Number of instructions (at most `MAX_BLOCK`).
+    n: u8,
     /// Highest AR pane named by any instruction of the block (window-overflow pre-check).
     max_pane: u8,
-    /// Bytes of code the block covers.
-    bytes: u32,
-    /// `XtensaBus::fetch_priced` of the start PC: `block_fetch` is called only when set.
-    fetch: bool,
+    /// `BLK_*` bits.
+    flags: u8,
 }
 
-/// A slot of the direct-mapped block table: the start PC and a copy of its block.
-#[derive(Clone, Copy)]
-struct Slot {
-    pc: u32,
-    blk: Block,
-}
+/// A breakpoint is set at the block's start.
+const BLK_BP: u8 = 1;
+/// `XtensaBus::fetch_priced` of the start PC: `block_fetch` is called only when set.
+const BLK_FETCH: u8 = 2;
 
-const EMPTY_SLOT: Slot =
-    Slot { pc: u32::MAX, blk: Block { start: 0, n: 0, bp: false, max_pane: 0, bytes: 0, fetch: false } };
+const EMPTY_SLOT: Block = Block { pc: u32::MAX, start: 0, bytes: 0, n: 0, max_pane: 0, flags: 0 };
 
 struct BlockCache {
     map: HashMap<u32, u32>,
     blocks: Vec<Block>,
     insns: Vec<Insn>,
-    /// Direct-mapped by PC, so the hot path needs no hashing and one cache line per lookup.
-    fast: Box<[Slot; FAST_SLOTS]>,
+    /// Direct-mapped by PC: the hot path needs no hashing and touches one cache line per lookup.
+    fast: Box<[Block; FAST_SLOTS]>,
     generation: u64,
 }
 
@@ -68,6 +81,34 @@ impl BlockCache {
     fn slot(pc: u32) -> usize {
         ((pc ^ (pc >> 12)) as usize) & (FAST_SLOTS - 1)
     }
+
+    /// Put the block at `pc` into fast-table slot `slot`, decoding it if it is not cached.
+    #[cold]
+    #[inline(never)]
+    fn fill<B: XtensaBus>(
+        &mut self,
+        slot: usize,
+        pc: u32,
+        bps: &HashSet<u32>,
+        cfg: &XtensaConfig,
+        bus: &mut B,
+    ) -> Result<(), BusFault> {
+        let i = match self.map.get(&pc) {
+            Some(&i) => i,
+            None => build_block(self, bps, cfg, bus, pc)?,
+        };
+        self.fast[slot] = self.blocks[i as usize];
+        Ok(())
+    }
+}
+
+/// What the between-blocks checks decided.
+enum Between {
+    /// Execute the block at `cpu.pc`.
+    Go,
+    /// Time was skipped while waiting: check again.
+    Again,
+    Stop(StopReason),
 }
 
 /// An Xtensa core with its decoded-block cache.
@@ -140,125 +181,154 @@ impl Xtensa {
         max_insns: u64,
         max_cycles: u64,
     ) -> StopReason {
+        // The LX106 variant drops window arithmetic and the LEND test; the general one serves every
+        // configuration (without windows WINDOWBASE stays 0 and no pane is ever out of reach).
+        if !self.cpu.cfg.windowed && !self.cpu.cfg.loops {
+            self.run_loop::<B, H, false, false>(bus, hooks, max_insns, max_cycles)
+        } else {
+            self.run_loop::<B, H, true, true>(bus, hooks, max_insns, max_cycles)
+        }
+    }
+
+    #[inline(always)]
+    fn run_loop<B: XtensaBus, H: XtensaHooks, const WIN: bool, const LOOPS: bool>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        max_insns: u64,
+        max_cycles: u64,
+    ) -> StopReason {
         let insn_end = self.cpu.insns.saturating_add(max_insns);
         let cycle_end = self.cpu.cycles.saturating_add(max_cycles);
+        self.cpu.set_run_end(cycle_end);
         let mut bp_skip = self.bp_resume.take();
-        let windowed = self.cpu.cfg.windowed;
+        let mut mem_owner = hooks.memory_owner();
+        bus.set_owner(mem_owner);
         loop {
             let cpu = &mut self.cpu;
             let g = bus.code_generation();
-            if g != self.cache.generation {
-                self.cache.flush();
-                self.cache.generation = g;
-            }
             cpu.cycles += bus.take_stall_cycles();
-            if cpu.cycles >= cpu.next_timer {
-                cpu.fire_timers();
-            }
-            if cpu.irq_check {
-                if let Some(stop) = cpu.check_interrupts(hooks) {
-                    return stop;
+            // One test for everything that can happen between blocks (non-short-circuit `|`: one
+            // branch); when none applies, the checks behind it would all fall through.
+            if (g != self.cache.generation)
+                | cpu.irq_check
+                | cpu.waiting
+                | (cpu.insns >= insn_end)
+                | (cpu.cycles >= cpu.cycle_stop)
+            {
+                if g != self.cache.generation {
+                    self.cache.flush();
+                    self.cache.generation = g;
+                }
+                match self.cpu.between_blocks(hooks, insn_end, cycle_end) {
+                    Between::Go => {}
+                    Between::Again => continue,
+                    Between::Stop(stop) => return stop,
                 }
             }
-            if cpu.waiting {
-                match cpu.wake_cycle() {
-                    Some(c) => {
-                        if c > cycle_end {
-                            let skip = cycle_end.saturating_sub(cpu.cycles);
-                            cpu.cycles += skip;
-                            cpu.idle_cycles += skip;
-                            return StopReason::CycleLimit { pc: cpu.pc };
+            let pc = self.cpu.pc;
+            // Block lookup: the direct-mapped table; on a miss the map, then the decoder.
+            let slot = BlockCache::slot(pc);
+            if self.cache.fast[slot].pc != pc {
+                if let Err(f) = self.cache.fill(slot, pc, &self.breakpoints, &self.cpu.cfg, bus) {
+                    let cpu = &mut self.cpu;
+                    if cpu.bus_fault_exceptions && cpu.ps & PS_EXCM == 0 {
+                        if let Some(stop) = cpu.raise_exception(hooks, cause::INSTR_FETCH_ERROR, pc, Some(f.addr)) {
+                            return stop;
                         }
-                        let skip = c.saturating_sub(cpu.cycles);
-                        cpu.cycles += skip;
-                        cpu.idle_cycles += skip;
                         continue;
                     }
-                    None => {
-                        return StopReason::WaitI { pc: cpu.pc, level: cpu.ps & PS_INTLEVEL };
-                    }
+                    return StopReason::BusFault { pc, addr: f.addr, kind: AccessKind::Fetch };
                 }
             }
-            if cpu.insns >= insn_end {
-                return StopReason::InsnLimit { pc: cpu.pc };
-            }
-            if cpu.cycles >= cycle_end {
-                return StopReason::CycleLimit { pc: cpu.pc };
-            }
-            let pc = cpu.pc;
-            // Block lookup: direct-mapped fast table, then the map, then decode.
-            let slot = BlockCache::slot(pc);
-            let blk = if self.cache.fast[slot].pc == pc {
-                self.cache.fast[slot].blk
-            } else if let Some(&i) = self.cache.map.get(&pc) {
-                let blk = self.cache.blocks[i as usize];
-                self.cache.fast[slot] = Slot { pc, blk };
-                blk
-            } else {
-                match build_block(&mut self.cache, &self.breakpoints, &self.cpu.cfg, bus, pc) {
-                    Ok(i) => {
-                        let blk = self.cache.blocks[i as usize];
-                        self.cache.fast[slot] = Slot { pc, blk };
-                        blk
-                    }
-                    Err(f) => {
-                        let cpu = &mut self.cpu;
-                        if cpu.bus_fault_exceptions && cpu.ps & PS_EXCM == 0 {
-                            if let Some(stop) = cpu.raise_exception(hooks, cause::INSTR_FETCH_ERROR, pc, Some(f.addr)) {
-                                return stop;
-                            }
-                            continue;
-                        }
-                        return StopReason::BusFault { pc, addr: f.addr, kind: AccessKind::Fetch };
-                    }
-                }
-            };
-            if blk.bp && bp_skip != Some(pc) {
+            let blk = &self.cache.fast[slot];
+            if blk.flags & BLK_BP != 0 && bp_skip != Some(pc) {
                 self.bp_resume = Some(pc);
                 return StopReason::Breakpoint { pc };
             }
             bp_skip = None;
             let cpu = &mut self.cpu;
             hooks.block_start(pc, cpu.cycles, cpu.insns);
-            // Memory traffic from here on is charged to whoever the observer says runs this block.
-            bus.set_owner(hooks.memory_owner());
-            if blk.fetch {
-                bus.block_fetch(pc, blk.bytes);
+            // Memory traffic from here on is charged to whoever the observer says runs this block
+            // (it changes only when the observer was told of a block).
+            let owner = hooks.memory_owner();
+            if owner != mem_owner {
+                mem_owner = owner;
+                bus.set_owner(owner);
+            }
+            if blk.flags & BLK_FETCH != 0 {
+                bus.block_fetch(pc, blk.bytes as u32);
             }
             let n = (blk.n as u64).min(insn_end - cpu.insns) as usize;
-            let insns = &self.cache.insns[blk.start as usize..blk.start as usize + n];
+            let start = blk.start as usize;
+            let insns = &self.cache.insns[start..start + n];
             let lim = BlockLimits {
-                insn_room: insn_end - cpu.insns,
-                cycle_limit: cycle_end.min(cpu.next_timer),
+                insn_end,
+                cycle_limit: cpu.cycle_stop,
                 generation: self.cache.generation,
                 max_pane: blk.max_pane,
-                bytes: blk.bytes,
-                fetch: blk.fetch,
+                bytes: blk.bytes as u32,
+                fetch: blk.flags & BLK_FETCH != 0,
             };
-            // Call0-only cores (no register window) run a variant without window arithmetic.
-            let r = if !windowed {
-                cpu.exec_block::<B, H, false, false>(bus, hooks, insns, pc, lim)
-            } else if blk.max_pane > cpu.win_limit {
-                cpu.exec_block::<B, H, true, true>(bus, hooks, insns, pc, lim)
+            let stopped = if WIN && blk.max_pane > cpu.win_limit {
+                cpu.exec_block::<B, H, true, WIN, LOOPS>(bus, hooks, insns, pc, lim)
             } else {
-                cpu.exec_block::<B, H, false, true>(bus, hooks, insns, pc, lim)
+                cpu.exec_block::<B, H, false, WIN, LOOPS>(bus, hooks, insns, pc, lim)
             };
-            if let Some(stop) = r {
-                return stop;
-            }
-            // `j .`: the core spins on itself and can only leave through an interrupt, so wait for
-            // one as WAITI does (time jumps to the next timer interrupt; none possible: a stop).
-            if blk.n == 1 && cpu.pc == pc && insns.first().is_some_and(|i| i.op == Op::J) {
-                cpu.waiting = true;
+            if stopped {
+                if let Some(stop) = cpu.stop.take() {
+                    return stop;
+                }
             }
         }
+    }
+}
+
+impl Cpu {
+    /// The between-blocks work of the run loop, in its order: timers, interrupts, WAITI, budgets.
+    #[cold]
+    #[inline(never)]
+    fn between_blocks<H: XtensaHooks>(&mut self, hooks: &mut H, insn_end: u64, cycle_end: u64) -> Between {
+        if self.cycles >= self.next_timer {
+            self.fire_timers();
+        }
+        if self.irq_check {
+            if let Some(stop) = self.check_interrupts(hooks) {
+                return Between::Stop(stop);
+            }
+        }
+        if self.waiting {
+            return match self.wake_cycle() {
+                Some(c) => {
+                    if c > cycle_end {
+                        let skip = cycle_end.saturating_sub(self.cycles);
+                        self.cycles += skip;
+                        self.idle_cycles += skip;
+                        return Between::Stop(StopReason::CycleLimit { pc: self.pc });
+                    }
+                    let skip = c.saturating_sub(self.cycles);
+                    self.cycles += skip;
+                    self.idle_cycles += skip;
+                    Between::Again
+                }
+                None => Between::Stop(StopReason::WaitI { pc: self.pc, level: self.ps & PS_INTLEVEL }),
+            };
+        }
+        if self.insns >= insn_end {
+            return Between::Stop(StopReason::InsnLimit { pc: self.pc });
+        }
+        if self.cycles >= cycle_end {
+            return Between::Stop(StopReason::CycleLimit { pc: self.pc });
+        }
+        Between::Go
     }
 }
 
 /// Bounds within which `exec_block` may re-run a zero-overhead loop body without returning.
 #[derive(Clone, Copy)]
 pub(crate) struct BlockLimits {
-    insn_room: u64,
+    insn_end: u64,
+    /// The cycle budget's end or the next timer match, whichever comes first (as at block entry).
     cycle_limit: u64,
     generation: u64,
     max_pane: u8,
@@ -288,6 +358,12 @@ fn build_block<B: XtensaBus>(
         };
         let mut insn = decode(w, p, cfg);
         insn.cost = static_cost(&insn, cfg).min(255) as u8;
+        if insn.op == Op::L32r {
+            // The literal's address without LITBASE is fixed: ((PC + 3) & ~3) + offset.
+            insn.imm = (p.wrapping_add(3) & !3).wrapping_add(insn.imm);
+        }
+        // The engine indexes `Cpu::ar` with these fields unmasked (PIE keeps a table index in `r`).
+        debug_assert!(insn.op == Op::Ee || (insn.r | insn.s | insn.t) < 16);
         cache.insns.push(insn);
         p = p.wrapping_add(insn.len as u32);
         if insn.op == Op::Illegal || insn.ends_block() || cache.insns.len() - start >= MAX_BLOCK || bps.contains(&p)
@@ -303,15 +379,44 @@ fn build_block<B: XtensaBus>(
             cache.insns[i].cost = cache.insns[i].cost.saturating_add(cfg.timing.load_use as u8);
         }
     }
+    // Positions within the block (at most 64 instructions of at most 4 bytes, each cost < 256).
+    let mut cum = 0u16;
+    let mut off = 0u32;
+    for (k, insn) in cache.insns[start..end].iter_mut().enumerate() {
+        cum += insn.cost as u16;
+        insn.cum_cost = cum;
+        insn.idx = k as u8;
+        insn.off = off as u8;
+        off += insn.len as u32;
+    }
     let idx = cache.blocks.len() as u32;
     let max_pane = cache.insns[start..end].iter().map(|i| i.pane).max().unwrap_or(0);
     let bytes = p.wrapping_sub(pc);
-    let fetch = bus.fetch_priced(pc);
-    let (start, n, bp) = (start as u32, (end - start) as u32, bps.contains(&pc));
-    cache.blocks.push(Block { start, n, bp, max_pane, bytes, fetch });
+    debug_assert_eq!(bytes, off);
+    let mut flags = 0;
+    if bps.contains(&pc) {
+        flags |= BLK_BP;
+    }
+    if bus.fetch_priced(pc) {
+        flags |= BLK_FETCH;
+    }
+    let n = (end - start) as u8;
+    cache.blocks.push(Block { pc, start: start as u32, bytes: bytes as u16, n, max_pane, flags });
     cache.map.insert(pc, idx);
     Ok(idx)
 }
+
+/// Index of the instruction of `insns` (a block starting at `pc0`) that LEND follows, i.e. where a
+/// fall-through reaches LEND; `NO_LEND` when none does.
+#[cold]
+#[inline(never)]
+fn lend_index(insns: &[Insn], pc0: u32, lend: u32) -> u8 {
+    let off = lend.wrapping_sub(pc0);
+    insns.iter().find(|i| i.off as u32 + i.len as u32 == off).map_or(NO_LEND, |i| i.idx)
+}
+
+/// `lend_index` when no instruction of the block is followed by LEND (no index reaches 255).
+const NO_LEND: u8 = u8::MAX;
 
 fn static_cost(insn: &Insn, cfg: &XtensaConfig) -> u32 {
     use Op::*;
@@ -456,82 +561,143 @@ impl Cpu {
         self.br & (1 << b) != 0
     }
 
-    /// Execute a decoded block starting at `pc0`. Sets `self.pc` for the next block.
+    /// Execute (a prefix of) the decoded block starting at `pc0`; `insns` are its instructions up
+    /// to the instruction budget. Sets `self.pc` for the next block and adds the instructions and
+    /// their static cycles to the counters. Returns true when the run must stop, with the reason in
+    /// `self.stop` (a flag is cheaper to pass back than the reason itself on every block).
     /// `WCHK`: the block names a pane above the current window limit, so check each instruction.
-    /// `WIN`: the core has the windowed-register option; without it `wbase` is always 0 and
-    /// register numbers are below 16, so a<i> is `ar[i & 15]`.
+    /// `WIN`: the core has the windowed-register option (without it, those instructions are never
+    /// decoded and their code is left out).
+    /// `LOOPS`: zero-overhead loops may be active (blocks are cut at LEND).
     #[inline(always)]
-    pub(crate) fn exec_block<B: XtensaBus, H: XtensaHooks, const WCHK: bool, const WIN: bool>(
+    pub(crate) fn exec_block<B: XtensaBus, H: XtensaHooks, const WCHK: bool, const WIN: bool, const LOOPS: bool>(
         &mut self,
         bus: &mut B,
         hooks: &mut H,
         insns: &[Insn],
         pc0: u32,
         lim: BlockLimits,
-    ) -> Option<StopReason> {
+    ) -> bool {
         use Op::*;
-        let mut pc = pc0;
-        // Instruction and cycle counts are kept in locals and added once per block exit.
-        let mut n: u64 = 0;
-        let mut cyc: u64 = 0;
-        // LEND when it lies within this block (where a fall-through can reach it), else `pc0`, which
-        // no `next` of the block equals: one compare per instruction instead of three loads.
-        let lend_in = |lend: u32| if lend.wrapping_sub(pc0).wrapping_sub(1) < lim.bytes { lend } else { pc0 };
-        let mut lend = lend_in(self.lend);
-        // WINDOWBASE × 4, kept in a register; refreshed after instructions that rotate the window
-        // and continue the block (ENTRY, ROTW, out-of-line instructions).
-        let mut wb = if WIN { self.wbase } else { 0 };
-        let res: Option<StopReason> = 'ex: {
-        macro_rules! mm {
-            ($e:expr) => {
-                match $e {
-                    Ok(v) => v,
-                    Err(stop) => break 'ex stop,
-                }
-            };
-        }
-        'restart: loop {
-        for insn in insns {
-            if WCHK && insn.pane > self.win_limit {
-                self.window_overflow(hooks, pc);
-                break 'ex None;
+        // The counters are brought up to date when the block (or a loop pass) is left, from the last
+        // instruction executed (`Insn::idx`, `Insn::cum_cost`); out-of-line instructions see them
+        // current for their duration.
+        // Index of the instruction after which a fall-through reaches LEND, if LEND lies within this
+        // block, else `NO_LEND` (a segment ends there).
+        let lend_at = |insns: &[Insn], lend: u32| {
+            if LOOPS && lend.wrapping_sub(pc0).wrapping_sub(1) < lim.bytes {
+                lend_index(insns, pc0, lend)
+            } else {
+                NO_LEND
             }
-            cyc += insn.cost as u64;
-            n += 1;
-            let next = pc.wrapping_add(insn.len as u32);
-            let (r, s, t) = (insn.r as u32, insn.s as u32, insn.t as u32);
-            let imm = insn.imm;
-            macro_rules! a {
-                ($i:expr) => {
-                    if WIN {
-                        self.ar[((wb + ($i) as u32) & 63) as usize]
-                    } else {
-                        self.ar[((($i) as u32) & 15) as usize]
+        };
+        let mut lend_idx = lend_at(insns, self.lend);
+        let (stopped, end_n, end_cyc): (bool, u32, u32) = 'ex: {
+        // The block runs in segments that end where a fall-through reaches LEND (or at the block's
+        // end), so that no instruction pays for the LEND test: `insns[from..to]` is the segment.
+        let mut from = 0;
+        'seg: loop {
+        let mut to = if lend_idx != NO_LEND && lend_idx as usize >= from {
+            lend_idx as usize + 1
+        } else {
+            insns.len()
+        };
+        for insn in &insns[from..to] {
+            // Operands and addresses are read or computed where an instruction uses them: binding
+            // them up front costs every instruction the loads and adds.
+            macro_rules! pc {
+                () => {
+                    pc0.wrapping_add(insn.off as u32)
+                };
+            }
+            macro_rules! next {
+                () => {
+                    pc!().wrapping_add(insn.len as u32)
+                };
+            }
+            if WCHK && insn.pane > self.win_limit {
+                // Before the instruction: it does not count.
+                self.window_overflow(hooks, pc!());
+                break 'ex (false, insn.idx as u32, insn.cum_cost as u32 - insn.cost as u32);
+            }
+            // Leave the block after this instruction.
+            macro_rules! exit {
+                ($stop:expr) => {{
+                    let stop: Option<StopReason> = $stop;
+                    let stopped = stop.is_some();
+                    if stopped {
+                        self.stop = stop;
+                    }
+                    break 'ex (stopped, insn.idx as u32 + 1, insn.cum_cost as u32)
+                }};
+            }
+            // Rare instructions run out of line, with the counters current while they run (taken
+            // back afterwards: the exit adds the whole pass). Wrapping: a BREAK that stops takes
+            // itself back too, so the counters may dip below their value at entry until the exit.
+            macro_rules! out_of_line {
+                ($call:expr) => {{
+                    let (n, c) = (insn.idx as u64 + 1, insn.cum_cost as u64);
+                    self.insns += n;
+                    self.cycles += c;
+                    let flow = $call;
+                    self.insns = self.insns.wrapping_sub(n);
+                    self.cycles = self.cycles.wrapping_sub(c);
+                    match flow {
+                        Flow::Next => lend_moved!(lend_at(insns, self.lend)),
+                        Flow::Exit(x) => exit!(x),
+                    }
+                }};
+            }
+            // LEND may have moved into or within this block: end the segment after this
+            // instruction, so that the next one is cut at the new LEND.
+            macro_rules! lend_moved {
+                ($new:expr) => {{
+                    let new = $new;
+                    if new != lend_idx {
+                        lend_idx = new;
+                        to = insn.idx as usize + 1;
+                        break;
+                    }
+                }};
+            }
+            macro_rules! mm {
+                ($e:expr) => {
+                    match $e {
+                        Ok(v) => v,
+                        Err(stop) => exit!(stop),
                     }
                 };
             }
+            // a<r>, a<s>, a<t> of the instruction (a `u8` index into `Cpu::ar`: no bounds check), or
+            // a<i> for a register number i below 16.
+            macro_rules! a {
+                (r) => { self.ar[insn.r as usize] };
+                (s) => { self.ar[insn.s as usize] };
+                (t) => { self.ar[insn.t as usize] };
+                ($i:expr) => {
+                    self.ar[((($i) as u32) & 15) as usize]
+                };
+            }
             macro_rules! sa {
+                (r, $v:expr) => {{ let v: u32 = $v; self.ar[insn.r as usize] = v }};
+                (s, $v:expr) => {{ let v: u32 = $v; self.ar[insn.s as usize] = v }};
+                (t, $v:expr) => {{ let v: u32 = $v; self.ar[insn.t as usize] = v }};
                 ($i:expr, $v:expr) => {{
                     let v: u32 = $v;
-                    let i = ($i) as u32;
-                    if WIN {
-                        self.ar[((wb + i) & 63) as usize] = v
-                    } else {
-                        self.ar[(i & 15) as usize] = v
-                    }
+                    self.ar[((($i) as u32) & 15) as usize] = v
                 }};
             }
             macro_rules! br {
                 ($cond:expr) => {{
                     if $cond {
-                        self.take(imm);
-                        break 'ex None;
+                        self.take(insn.imm);
+                        exit!(None);
                     }
                 }};
             }
             macro_rules! exc {
                 ($c:expr) => {
-                    break 'ex self.raise_exception(hooks, $c, pc, None)
+                    exit!(self.raise_exception(hooks, $c, pc!(), None))
                 };
             }
             match insn.op {
@@ -550,11 +716,11 @@ impl Cpu {
                 Subx8 => sa!(r, (a!(s) << 3).wrapping_sub(a!(t))),
                 Neg => sa!(r, a!(t).wrapping_neg()),
                 Abs => sa!(r, (a!(t) as i32).wrapping_abs() as u32),
-                Addi => sa!(t, a!(s).wrapping_add(imm)),
-                Addmi => sa!(t, a!(s).wrapping_add(imm)),
-                AddiN => sa!(r, a!(s).wrapping_add(imm)),
-                Movi => sa!(t, imm),
-                MoviN => sa!(s, imm),
+                Addi => sa!(t, a!(s).wrapping_add(insn.imm)),
+                Addmi => sa!(t, a!(s).wrapping_add(insn.imm)),
+                AddiN => sa!(r, a!(s).wrapping_add(insn.imm)),
+                Movi => sa!(t, insn.imm),
+                MoviN => sa!(s, insn.imm),
                 MovN => sa!(t, a!(s)),
                 Salt => sa!(r, ((a!(s) as i32) < (a!(t) as i32)) as u32),
                 Saltu => sa!(r, (a!(s) < a!(t)) as u32),
@@ -594,11 +760,11 @@ impl Cpu {
                 Maxu => sa!(r, a!(s).max(a!(t))),
                 Sext => {
                     // sign-extend from bit b = t + 7 (§2.2, §2.7)
-                    let sh = 31 - (t + 7);
+                    let sh = 31 - ((insn.t as u32) + 7);
                     sa!(r, (((a!(s) << sh) as i32) >> sh) as u32)
                 }
                 Clamps => {
-                    let b = t + 7;
+                    let b = (insn.t as u32) + 7;
                     let lo = -(1i64 << b);
                     let hi = (1i64 << b) - 1;
                     sa!(r, ((a!(s) as i32 as i64).clamp(lo, hi)) as i32 as u32)
@@ -611,12 +777,12 @@ impl Cpu {
                 }
                 Nsau => sa!(t, a!(s).leading_zeros()),
                 // ---- shifts (§2.7 "Shifts and SAR") ----
-                Slli => sa!(r, ((a!(s) as u64) << imm) as u32),
-                Srai => sa!(r, ((a!(t) as i32) >> imm) as u32),
-                Srli => sa!(r, a!(t) >> imm),
+                Slli => sa!(r, ((a!(s) as u64) << insn.imm) as u32),
+                Srai => sa!(r, ((a!(t) as i32) >> insn.imm) as u32),
+                Srli => sa!(r, a!(t) >> insn.imm),
                 Extui => {
-                    let sh = imm & 0xFF;
-                    let w = imm >> 8;
+                    let sh = insn.imm & 0xFF;
+                    let w = insn.imm >> 8;
                     let mask = if w >= 32 { u32::MAX } else { (1u32 << w) - 1 };
                     sa!(r, ((a!(t) as u64 >> sh) as u32) & mask)
                 }
@@ -624,7 +790,7 @@ impl Cpu {
                 Ssl => self.sar = 32 - (a!(s) & 31),
                 Ssa8l => self.sar = (a!(s) & 3) * 8,
                 Ssa8b => self.sar = 32 - (a!(s) & 3) * 8,
-                Ssai => self.sar = imm,
+                Ssai => self.sar = insn.imm,
                 Src => {
                     let v = ((a!(s) as u64) << 32) | a!(t) as u64;
                     sa!(r, (v >> self.sar) as u32)
@@ -654,38 +820,44 @@ impl Cpu {
                 }
                 // ---- loads / stores ----
                 L8ui => {
-                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 1, pc));
+                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(insn.imm), 1, pc!()));
                     sa!(t, v)
                 }
                 L16ui => {
-                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 2, pc));
+                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(insn.imm), 2, pc!()));
                     sa!(t, v)
                 }
                 L16si => {
-                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 2, pc));
+                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(insn.imm), 2, pc!()));
                     sa!(t, v as u16 as i16 as i32 as u32)
                 }
                 L32i | L32iN | L32ai | L32e => {
-                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(imm), 4, pc));
+                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(insn.imm), 4, pc!()));
                     sa!(t, v)
                 }
-                S8i => mm!(self.store(bus, hooks, a!(s).wrapping_add(imm), 1, a!(t), pc)),
-                S16i => mm!(self.store(bus, hooks, a!(s).wrapping_add(imm), 2, a!(t), pc)),
+                S8i => mm!(self.store(bus, hooks, a!(s).wrapping_add(insn.imm), 1, a!(t), pc!())),
+                S16i => mm!(self.store(bus, hooks, a!(s).wrapping_add(insn.imm), 2, a!(t), pc!())),
                 S32i | S32iN | S32ri | S32e | S32nb => {
-                    mm!(self.store(bus, hooks, a!(s).wrapping_add(imm), 4, a!(t), pc))
+                    mm!(self.store(bus, hooks, a!(s).wrapping_add(insn.imm), 4, a!(t), pc!()))
                 }
                 L32r => {
-                    // §2.2: ((PC + 3) & ~3) + offset, or (LITBASE & ~0xFFF) + offset when LITBASE[0] = 1
-                    let base = if self.litbase & 1 != 0 { self.litbase & 0xFFFF_F000 } else { pc.wrapping_add(3) & !3 };
-                    let v = mm!(self.load(bus, hooks, base.wrapping_add(imm), 4, pc));
+                    // §2.2: ((PC + 3) & ~3) + offset, or (LITBASE & ~0xFFF) + offset when LITBASE[0] = 1.
+                    // The block holds the first sum (see `build_block`).
+                    let addr = if self.litbase & 1 != 0 {
+                        let offset = insn.imm.wrapping_sub(pc!().wrapping_add(3) & !3);
+                        (self.litbase & 0xFFFF_F000).wrapping_add(offset)
+                    } else {
+                        insn.imm
+                    };
+                    let v = mm!(self.load(bus, hooks, addr, 4, pc!()));
                     sa!(t, v)
                 }
                 S32c1i => {
                     // §2.7: old = mem; if old == SCOMPARE1 store at; at = old
-                    let addr = a!(s).wrapping_add(imm);
-                    let old = mm!(self.load(bus, hooks, addr, 4, pc));
+                    let addr = a!(s).wrapping_add(insn.imm);
+                    let old = mm!(self.load(bus, hooks, addr, 4, pc!()));
                     if old == self.scompare1 {
-                        mm!(self.store(bus, hooks, addr, 4, a!(t), pc));
+                        mm!(self.store(bus, hooks, addr, 4, a!(t), pc!()));
                     }
                     sa!(t, old)
                 }
@@ -694,12 +866,12 @@ impl Cpu {
                 Bnez | BnezN => br!(a!(s) != 0),
                 Bltz => br!((a!(s) as i32) < 0),
                 Bgez => br!((a!(s) as i32) >= 0),
-                Beqi => br!(a!(s) as i32 == super::decode::B4CONST[r as usize]),
-                Bnei => br!(a!(s) as i32 != super::decode::B4CONST[r as usize]),
-                Blti => br!((a!(s) as i32) < super::decode::B4CONST[r as usize]),
-                Bgei => br!((a!(s) as i32) >= super::decode::B4CONST[r as usize]),
-                Bltui => br!(a!(s) < super::decode::B4CONSTU[r as usize]),
-                Bgeui => br!(a!(s) >= super::decode::B4CONSTU[r as usize]),
+                Beqi => br!(a!(s) as i32 == super::decode::B4CONST[(insn.r as u32) as usize]),
+                Bnei => br!(a!(s) as i32 != super::decode::B4CONST[(insn.r as u32) as usize]),
+                Blti => br!((a!(s) as i32) < super::decode::B4CONST[(insn.r as u32) as usize]),
+                Bgei => br!((a!(s) as i32) >= super::decode::B4CONST[(insn.r as u32) as usize]),
+                Bltui => br!(a!(s) < super::decode::B4CONSTU[(insn.r as u32) as usize]),
+                Bgeui => br!(a!(s) >= super::decode::B4CONSTU[(insn.r as u32) as usize]),
                 Beq => br!(a!(s) == a!(t)),
                 Bne => br!(a!(s) != a!(t)),
                 Blt => br!((a!(s) as i32) < (a!(t) as i32)),
@@ -712,56 +884,70 @@ impl Cpu {
                 Bnall => br!(a!(s) & a!(t) != a!(t)),
                 Bbc => br!(a!(s) & (1 << (a!(t) & 31)) == 0),
                 Bbs => br!(a!(s) & (1 << (a!(t) & 31)) != 0),
-                Bbci => br!(a!(s) & (1 << (((r & 1) << 4) | t)) == 0),
-                Bbsi => br!(a!(s) & (1 << (((r & 1) << 4) | t)) != 0),
+                Bbci => br!(a!(s) & (1 << ((((insn.r as u32) & 1) << 4) | (insn.t as u32))) == 0),
+                Bbsi => br!(a!(s) & (1 << ((((insn.r as u32) & 1) << 4) | (insn.t as u32))) != 0),
                 Bf => br!(!self.getb(insn.s)),
                 Bt => br!(self.getb(insn.s)),
                 J => {
-                    self.take(imm);
-                    break 'ex None;
+                    self.take(insn.imm);
+                    // `j .` as a block of its own: the core spins and can only leave through an
+                    // interrupt, so wait for one as WAITI does (time jumps to the next timer
+                    // interrupt; none possible: a stop).
+                    if insn.imm == pc0 && insn.idx == 0 {
+                        self.waiting = true;
+                    }
+                    exit!(None);
                 }
                 Jx => {
                     let tgt = a!(s);
                     self.take(tgt);
-                    break 'ex None;
+                    exit!(None);
                 }
                 // ---- calls / returns ----
                 Call0 => {
-                    sa!(0, next);
-                    hooks.call(pc, imm, 0);
-                    self.take(imm);
-                    break 'ex None;
+                    sa!(0, next!());
+                    hooks.call(pc!(), insn.imm, 0);
+                    self.take(insn.imm);
+                    exit!(None);
                 }
                 Callx0 => {
                     let tgt = a!(s);
-                    sa!(0, next);
-                    hooks.call(pc, tgt, 0);
+                    sa!(0, next!());
+                    hooks.call(pc!(), tgt, 0);
                     self.take(tgt);
-                    break 'ex None;
+                    exit!(None);
                 }
                 Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
+                    if !WIN {
+                        // Never decoded without the windowed-register option (keeps the code out).
+                        exc!(cause::ILLEGAL);
+                    }
                     // §3.3: target first; a[4n] = n<<30 | (PC+3)[29:0]; PS.CALLINC = n
                     let (n, tgt) = match insn.op {
-                        Call4 => (1, imm),
-                        Call8 => (2, imm),
-                        Call12 => (3, imm),
+                        Call4 => (1, insn.imm),
+                        Call8 => (2, insn.imm),
+                        Call12 => (3, insn.imm),
                         Callx4 => (1, a!(s)),
                         Callx8 => (2, a!(s)),
                         _ => (3, a!(s)),
                     };
-                    sa!(4 * n, (n << 30) | (next & 0x3FFF_FFFF));
+                    sa!(4 * n, (n << 30) | (next!() & 0x3FFF_FFFF));
                     self.ps = (self.ps & !PS_CALLINC) | (n << PS_CALLINC_SHIFT);
-                    hooks.call(pc, tgt, 4 * n);
+                    hooks.call(pc!(), tgt, 4 * n);
                     self.take(tgt);
-                    break 'ex None;
+                    exit!(None);
                 }
                 Ret | RetN => {
                     let tgt = a!(0);
-                    hooks.ret(pc, tgt);
+                    hooks.ret(pc!(), tgt);
                     self.take(tgt);
-                    break 'ex None;
+                    exit!(None);
                 }
                 Retw | RetwN => {
+                    if !WIN {
+                        // Never decoded without the windowed-register option (keeps the code out).
+                        exc!(cause::ILLEGAL);
+                    }
                     let a0 = a!(0);
                     let n = a0 >> 30;
                     if n == 0 {
@@ -769,40 +955,47 @@ impl Cpu {
                     }
                     let caller = self.wb.wrapping_sub(n) & 15;
                     if self.ws & (1 << caller) == 0 {
-                        self.window_underflow(hooks, pc, n);
-                        break 'ex None;
+                        self.window_underflow(hooks, pc!(), n);
+                        exit!(None);
                     }
-                    let tgt = (pc & 0xC000_0000) | (a0 & 0x3FFF_FFFF);
+                    let tgt = (pc!() & 0xC000_0000) | (a0 & 0x3FFF_FFFF);
                     self.ws &= !(1 << self.wb);
                     self.set_wb(caller);
                     self.update_win_limit();
-                    hooks.ret(pc, tgt);
+                    hooks.ret(pc!(), tgt);
                     self.take(tgt);
-                    break 'ex None;
+                    exit!(None);
                 }
                 Entry => {
+                    if !WIN {
+                        // Never decoded without the windowed-register option (keeps the code out).
+                        exc!(cause::ILLEGAL);
+                    }
                     // §3.3 ENTRY
-                    if self.ps & PS_WOE == 0 || s > 3 {
+                    if self.ps & PS_WOE == 0 || (insn.s as u32) > 3 {
                         exc!(cause::ILLEGAL);
                     }
                     let callinc = (self.ps & PS_CALLINC) >> PS_CALLINC_SHIFT;
                     if callinc as u8 > self.win_limit {
-                        self.window_overflow(hooks, pc);
-                        break 'ex None;
+                        self.window_overflow(hooks, pc!());
+                        exit!(None);
                     }
-                    let v = a!(s).wrapping_sub(imm);
-                    sa!(4 * callinc + (s & 3), v);
+                    let v = a!(s).wrapping_sub(insn.imm);
+                    sa!(4 * callinc + ((insn.s as u32) & 3), v);
                     self.set_wb(self.wb + callinc);
-                    wb = self.wbase;
                     self.ws |= 1 << self.wb;
                     self.update_win_limit();
                     // The block continues in the new window unless it names panes now out of reach.
                     if !WCHK && lim.max_pane > self.win_limit {
-                        self.pc = next;
-                        break 'ex None;
+                        self.pc = next!();
+                        exit!(None);
                     }
                 }
                 Movsp => {
+                    if !WIN {
+                        // Never decoded without the windowed-register option (keeps the code out).
+                        exc!(cause::ILLEGAL);
+                    }
                     // Alloca if WS[WB−1..WB−3] are all clear (§3.3)
                     let rot = ((self.ws | (self.ws << 16)) >> self.wb) & 0xFFFF;
                     if self.cfg.windowed && rot & 0xE000 == 0 {
@@ -811,11 +1004,18 @@ impl Cpu {
                     sa!(t, a!(s))
                 }
                 Rotw => {
-                    self.set_wb(self.wb.wrapping_add(imm));
-                    wb = self.wbase;
+                    if !WIN {
+                        // Never decoded without the windowed-register option (keeps the code out).
+                        exc!(cause::ILLEGAL);
+                    }
+                    self.set_wb(self.wb.wrapping_add(insn.imm));
                     self.update_win_limit();
                 }
                 Rfwo | Rfwu => {
+                    if !WIN {
+                        // Never decoded without the windowed-register option (keeps the code out).
+                        exc!(cause::ILLEGAL);
+                    }
                     if insn.op == Rfwo {
                         self.ws &= !(1 << self.wb);
                     } else {
@@ -827,15 +1027,14 @@ impl Cpu {
                     self.ps_changed();
                     self.pc = self.epc[1];
                     self.cycles += self.t_taken;
-                    hooks.exception_return(pc, self.pc);
-                    break 'ex None;
+                    hooks.exception_return(pc!(), self.pc);
+                    exit!(None);
                 }
                 // ---- zero-overhead loops (§3.4) ----
                 Loop | Loopnez | Loopgtz => {
                     let v = a!(s);
-                    self.lbeg = next;
-                    self.lend = imm;
-                    lend = lend_in(imm);
+                    self.lbeg = next!();
+                    self.lend = insn.imm;
                     self.lcount = v.wrapping_sub(1);
                     let skip = match insn.op {
                         Loopnez => v == 0,
@@ -843,58 +1042,72 @@ impl Cpu {
                         _ => false,
                     };
                     if skip {
-                        self.take(imm);
-                        break 'ex None;
+                        self.take(insn.imm);
+                        exit!(None);
                     }
+                    lend_moved!(lend_at(insns, insn.imm));
                 }
                 Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => {}
-                _ => {
-                    // Rare instructions run out of line; counters are synchronised first.
-                    self.insns += n;
-                    self.cycles += cyc;
-                    n = 0;
-                    cyc = 0;
-                    match self.exec_slow(bus, hooks, insn, pc, next) {
-                        Flow::Next => {
-                            lend = lend_in(self.lend);
-                            if WIN {
-                                wb = self.wbase;
-                            }
-                        }
-                        Flow::Exit(x) => break 'ex x,
-                    }
+                Ee => out_of_line!(self.exec_pie(bus, hooks, insn, pc!())),
+                // Every other op by name, not `_`: an exhaustive match lets the dispatch table cover
+                // the whole enum with no range check per instruction.
+                Rfe | Rfde | Rfi | Break | Syscall | Simcall | Rsil | Waiti | Any4 | All4 | Any8 | All8 | Rer
+                | Wer | Ritlb0 | Iitlb | Pitlb | Witlb | Ritlb1 | Rdtlb0 | Idtlb | Pdtlb | Wdtlb | Rdtlb1 | Xsr
+                | Andb | Andbc | Orb | Orbc | Xorb | Rsr | Wsr | Rur | Wur | Lsx | Lsxp | Ssx | Ssxp | AddS | SubS
+                | MulS | MaddS | MsubS | MaddnS | DivnS | RoundS | TruncS | FloorS | CeilS | FloatS | UfloatS
+                | UtruncS | MovS | AbsS | ConstS | Rfr | Wfr | NegS | Div0S | Recip0S | Sqrt0S | Rsqrt0S | Nexp01S
+                | MksadjS | MkdadjS | AddexpS | AddexpmS | UnS | OeqS | UeqS | OltS | UltS | OleS | UleS | MoveqzS
+                | MovnezS | MovltzS | MovgezS | MovfS | MovtS | Lsi | Ssi | Lsip | Ssip | UmulAa | MulAa | MulaAa
+                | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa | MulsDa | MulDd | MulaDd | MulsDd
+                | MulaDaLdinc | MulaDaLddec | MulaDdLdinc | MulaDdLddec | Ldinc | Lddec | BreakN => {
+                    out_of_line!(self.exec_slow(bus, hooks, insn, pc!(), next!()))
                 }
             }
-            // Zero-overhead loop-back on fall-through (§3.4).
-            if next == lend && self.loop_back() {
-                // Stay in this block when the loop body starts here and no event can be due.
-                if self.lbeg == pc0
-                    && !self.irq_check
-                    && lim.max_pane <= self.win_limit
-                    && n + insns.len() as u64 <= lim.insn_room
-                    && self.cycles + cyc < lim.cycle_limit
-                    && bus.code_generation() == lim.generation
-                {
-                    pc = pc0;
-                    hooks.block_start(pc0, self.cycles + cyc, self.insns + n);
-                    if lim.fetch {
-                        bus.block_fetch(pc0, lim.bytes);
-                    }
-                    continue 'restart;
+        }
+        // Zero-overhead loop-back on fall-through (§3.4): `insns[to - 1]` is followed by LEND.
+        if lend_idx as usize + 1 == to && self.loop_back() {
+            let insn = &insns[to - 1];
+            // The pass ends here: count it.
+            self.insns += insn.idx as u64 + 1;
+            self.cycles += insn.cum_cost as u64;
+            // Stay in this block when the loop body starts here and no event can be due.
+            if self.lbeg == pc0
+                && !self.irq_check
+                && lim.max_pane <= self.win_limit
+                && self.insns + insns.len() as u64 <= lim.insn_end
+                && self.cycles < lim.cycle_limit
+                && bus.code_generation() == lim.generation
+            {
+                hooks.block_start(pc0, self.cycles, self.insns);
+                if lim.fetch {
+                    bus.block_fetch(pc0, lim.bytes);
                 }
-                self.pc = self.lbeg;
-                break 'ex None;
+                from = 0;
+                continue 'seg;
             }
-            pc = next;
+            self.pc = self.lbeg;
+            break 'ex (false, 0, 0);
         }
-        break 'restart;
+        if to == insns.len() {
+            break 'seg;
         }
-        self.pc = pc;
-        None
+        from = to;
+        }
+        // Fell through the end of the (possibly budget-truncated) block.
+        match insns.last() {
+            Some(last) => {
+                self.pc = pc0.wrapping_add(last.off as u32 + last.len as u32);
+                (false, last.idx as u32 + 1, last.cum_cost as u32)
+            }
+            None => {
+                self.pc = pc0;
+                (false, 0, 0)
+            }
+        }
         };
-        self.insns += n;
-        self.cycles += cyc;
-        res
+        self.insns = self.insns.wrapping_add(end_n as u64);
+        self.cycles = self.cycles.wrapping_add(end_cyc as u64);
+        stopped
     }
 }
 

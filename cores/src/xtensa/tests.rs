@@ -1479,6 +1479,75 @@ fn insn_budget_is_exact_and_hooks_fire() {
 }
 
 #[test]
+fn insn_budget_is_exact_in_a_zero_overhead_loop_with_out_of_line_instructions() {
+    // The loop body (ADDI; RSR, which runs out of line) is re-run inside its block; the budget must
+    // still end the run at exactly the instruction asked for, mid-body, whatever the pass.
+    for budget in [3u64, 4, 5, 36, 37, 38, 201] {
+        let mut m = machine(s3());
+        let mut a = Asm::new(CODE);
+        let end = a.label();
+        a.movi(2, 100);
+        a.loop_(8, 2, end);
+        a.addi(3, 3, 1);
+        a.rsr(4, 3); // a4 = SAR
+        a.bind(end);
+        a.brk();
+        m.load(&mut a);
+        m.x.cpu.pc = CODE;
+        assert!(matches!(m.x.run(&mut m.mem, &mut NoHooks, budget, u64::MAX), StopReason::InsnLimit { .. }));
+        assert_eq!(m.x.cpu.insns, budget, "budget {budget}");
+        // MOVI, LOOP, then ADDI/RSR pairs: a3 counts the ADDIs executed.
+        assert_eq!(m.a(3) as u64, (budget - 2).div_ceil(2), "budget {budget}");
+        // The rest of the program runs to its end with the same results as in one go.
+        assert!(matches!(m.x.run(&mut m.mem, &mut NoHooks, u64::MAX, u64::MAX), StopReason::Break { .. }));
+        assert_eq!(m.a(3), 100);
+        assert_eq!(m.x.cpu.insns, 2 + 200);
+    }
+}
+
+#[test]
+fn loop_body_sharing_the_block_of_its_loop_instruction() {
+    // LOOP, its body and the code after LEND decode as one block: the first pass runs in that block,
+    // the later passes in the block that starts at LBEG; cycles are the same either way.
+    let m = exec_regs(s3(), &[(2, 3)], |a| {
+        let end = a.label();
+        a.loop_(8, 2, end);
+        a.addi(3, 3, 2);
+        a.addi(4, 4, 1);
+        a.bind(end);
+        a.addi(5, 5, 7);
+    });
+    assert_eq!((m.a(3), m.a(4), m.a(5)), (6, 3, 7));
+}
+
+#[test]
+fn esp_bus_aliases_region_ends_and_code_writes() {
+    let board = tigris_targets::load("esp32s3").unwrap();
+    let mut bus = EspBus::new(&board);
+    // SRAM1 seen through its data (0x3FC88000) and instruction (0x40378000) addresses.
+    bus.write(0x3FC8_8010, 4, 0x1122_3344).unwrap();
+    assert_eq!(bus.read(0x4037_8010, 4).unwrap(), 0x1122_3344);
+    assert_eq!(bus.read(0x3FC8_8011, 1).unwrap(), 0x33);
+    assert_eq!(bus.read(0x3FC8_8012, 2).unwrap(), 0x1122);
+    bus.write(0x4037_8011, 2, 0xBEEF).unwrap();
+    assert_eq!(bus.read(0x3FC8_8010, 4).unwrap(), 0x11BE_EF44);
+    // A word across the end of SRAM1 (into SRAM2) is not one access of either region.
+    assert_eq!(bus.read(0x3FCE_FFFE, 4), Err(BusFault { addr: 0x3FCF_0000 }));
+    bus.write(0x3FCE_FFFC, 4, 0xA5A5_A5A5).unwrap();
+    assert_eq!(bus.read(0x3FCE_FFFC, 4).unwrap(), 0xA5A5_A5A5);
+    // Unmapped space and ROM.
+    assert_eq!(bus.read(0x2000_0000, 4), Err(BusFault { addr: 0x2000_0000 }));
+    assert!(bus.write(0x4000_0000, 4, 1).is_err());
+    // Fetching code from one view and writing it through the other is a code write.
+    let g = bus.code_generation();
+    assert_eq!(bus.fetch(0x4037_8010).unwrap(), 0x11BE_EF44);
+    bus.write(0x3FC8_8100, 4, 0).unwrap(); // another 256-byte chunk: not code
+    assert_eq!(bus.code_generation(), g);
+    bus.write(0x3FC8_8014, 1, 0).unwrap();
+    assert_eq!(bus.code_generation(), g + 1);
+}
+
+#[test]
 fn bus_fault_stops() {
     let mut m = machine(s3());
     m.x.cpu.set_ar(3, 0x1000);
