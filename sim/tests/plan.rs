@@ -114,6 +114,14 @@ impl Diff {
         Diff { plan: plan.to_string(), errors: Vec::new() }
     }
 
+    /// Lists of equal length whose elements are equal, element by element.
+    fn same_lists(&mut self, name: &str, theirs: &[Value], ours: &[Value]) {
+        self.same(&format!("{name}.len"), &theirs.len().into(), &ours.len().into());
+        for (i, (a, b)) in theirs.iter().zip(ours).enumerate() {
+            self.same(&format!("{name}[{i}]"), a, b);
+        }
+    }
+
     /// Equal JSON values; numbers compare by value (an f32 scale prints the same either way).
     fn same(&mut self, path: &str, theirs: &Value, ours: &Value) {
         let equal = match (theirs, ours) {
@@ -305,16 +313,10 @@ fn compare(name: &str, t: &Value, o: &Value) {
     // Tile plans: every field inspect reports (schema 10 adds the raw band fields and the summary it
     // re-derives, which we derive too).
     let (tp, op) = (list(p, "tile_plans"), list(o, "tile_plans"));
-    d.same("tile_plans.len", &tp.len().into(), &op.len().into());
-    for (i, (a, b)) in tp.iter().zip(op).enumerate() {
-        d.same(&format!("tile_plans[{i}]"), a, b);
-    }
+    d.same_lists("tile_plans", tp, op);
 
     let (tw, ow) = (list(p, "weights"), list(o, "weights"));
-    d.same("weights.len", &tw.len().into(), &ow.len().into());
-    for (i, (a, b)) in tw.iter().zip(ow).enumerate() {
-        d.same(&format!("weights[{i}]"), a, b);
-    }
+    d.same_lists("weights", tw, ow);
 
     let (tq, oq) = (list(p, "quant_params"), list(o, "quant_params"));
     d.same("quant_params.len", &tq.len().into(), &oq.len().into());
@@ -360,10 +362,7 @@ fn compare(name: &str, t: &Value, o: &Value) {
     }
 
     let (tg, og) = (list(p, "subgraphs"), list(o, "subgraphs"));
-    d.same("subgraphs.len", &tg.len().into(), &og.len().into());
-    for (i, (a, b)) in tg.iter().zip(og).enumerate() {
-        d.same(&format!("subgraphs[{i}]"), a, b);
-    }
+    d.same_lists("subgraphs", tg, og);
 
     d.same("requirements", &t["requirements"], &o["requirements"]);
 
