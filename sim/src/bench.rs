@@ -100,7 +100,7 @@ fn timed_report_runs(path: &str, board: &str, repeat: u32) -> Result<(f64, Refer
             live_console: None,
         };
         let start = Instant::now();
-        let report = m.run(opts)?;
+        let report = m.run(opts, None)?;
         best = best.min(start.elapsed().as_secs_f64());
         let exit_code = match report.outcome {
             Outcome::Exited { code } => Some(code),

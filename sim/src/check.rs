@@ -346,7 +346,7 @@ pub(crate) mod tests {
 
     fn stage(stage: u16, path: &str, f: TigrisFigures, tiles: usize) -> TigrisStage {
         let tiles = (0..tiles as u16)
-            .map(|i| TigrisTile { index: i, rows: [0, 8], out_rows: None, figures: figures(f.cycles / tiles as u64, f.fast_peak, 0) })
+            .map(|i| TigrisTile { index: i, start_cycle: 0, rows: [0, 8], out_rows: None, figures: figures(f.cycles / tiles as u64, f.fast_peak, 0) })
             .collect();
         TigrisStage { stage, path: path.into(), start_cycle: 0, op_names: vec![], predicted: None, figures: f, tiles }
     }
@@ -405,7 +405,10 @@ pub(crate) mod tests {
                 ],
                 total: figures(1_220_000, 6144, 10240),
                 findings: vec![],
+                timeline: vec![],
             }),
+            stacks: vec![],
+            timeline: None,
             fault: None,
             notes: vec![],
         }

@@ -26,8 +26,68 @@ pub struct RunOptions {
     pub live_console: Option<Box<dyn Write>>,
 }
 
-/// Cycles simulated between checks of the wall clock and console flushes.
+/// Most cycles simulated between checks of the wall clock, console flushes and monitor ticks.
 const SLICE_CYCLES: u64 = 20_000_000;
+/// Cycles between timeline samples at the start of a run (doubled as the run grows long).
+const FIRST_SAMPLE_INTERVAL: u64 = 10_000;
+
+/// What a run monitor sees at a tick.
+pub struct Tick {
+    pub cycles: u64,
+    pub instructions: u64,
+    /// Kind of the TiGrIS trace event just captured (`tile_begin`, ...), when the tick is one.
+    pub tigris_event: Option<&'static str>,
+}
+
+/// A monitor's answer at a tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    /// End the run now (the report's outcome is the `stopped` limit).
+    Stop,
+}
+
+/// Watches a run as it goes (live view, progress line). It never changes what the run computes: a
+/// monitor may only look, wait (pause) or stop the run.
+pub trait RunMonitor {
+    /// Called between simulation slices and after every TiGrIS trace event; `live` builds the report
+    /// of the run so far (its outcome is the `running` limit).
+    fn tick(&mut self, at: &Tick, live: &mut dyn FnMut() -> traces::Report) -> Control;
+}
+
+/// Samples the machine every `interval` cycles, at most `traces::MAX_SAMPLES` of them.
+struct Sampler {
+    interval: u64,
+    next_at: u64,
+    samples: Vec<traces::Sample>,
+}
+
+impl Sampler {
+    fn new() -> Self {
+        Sampler { interval: FIRST_SAMPLE_INTERVAL, next_at: FIRST_SAMPLE_INTERVAL, samples: Vec::new() }
+    }
+
+    /// Cycles the core may run before the next sample is due.
+    fn budget(&self, cycles: u64) -> u64 {
+        self.next_at.saturating_sub(cycles).max(1)
+    }
+
+    fn take(&mut self, sample: traces::Sample) {
+        let cycle = sample.cycle;
+        self.samples.push(sample);
+        if self.samples.len() > traces::MAX_SAMPLES {
+            // Keep the samples taken at even multiples of the interval, then sample half as often.
+            let interval = self.interval;
+            self.samples.retain(|s| (s.cycle / interval) % 2 == 0);
+            self.interval *= 2;
+        }
+        self.next_at = (cycle / self.interval + 1) * self.interval;
+    }
+
+    fn timeline(&self) -> traces::Timeline {
+        traces::Timeline { interval_cycles: self.interval, samples: self.samples.clone() }
+    }
+}
 
 /// A loaded machine, ready to run.
 pub struct Machine<'a> {
@@ -114,10 +174,12 @@ impl Machine<'_> {
         }
     }
 
-    /// Run to completion or a limit; console output is streamed to `opts.live_console`.
-    pub fn run(&mut self, mut opts: RunOptions) -> Result<traces::Report> {
+    /// Run to completion or a limit; console output is streamed to `opts.live_console`, and
+    /// `monitor` (if any) watches.
+    pub fn run(&mut self, mut opts: RunOptions, mut monitor: Option<&mut dyn RunMonitor>) -> Result<traces::Report> {
         let mut profiler = Profiler::new(&self.symbols);
         let mut semihosting = Semihosting::new(opts.allow_host_fs, self.board.core.clock_hz);
+        let mut sampler = Sampler::new();
         let started = Instant::now();
         let mut console = Vec::new();
         let outcome;
@@ -126,16 +188,27 @@ impl Machine<'_> {
             let used_cycles = self.core.cycles();
             let used_insns = self.core.instructions();
             let budget = Budget {
-                cycles: SLICE_CYCLES.min(opts.max_cycles.saturating_sub(used_cycles)),
+                cycles: SLICE_CYCLES.min(sampler.budget(used_cycles)).min(opts.max_cycles.saturating_sub(used_cycles)),
                 instructions: opts.max_instructions.saturating_sub(used_insns),
             };
             let stop = self.core.run(budget, &mut profiler).map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
             let mut out = self.core.take_console();
+            if self.core.cycles() >= sampler.next_at {
+                sampler.take(self.sample(&profiler));
+            }
             if let Stop::Trap { pc } = stop {
                 if let Some(t) = &mut self.tigris {
+                    let seen = t.events_seen();
                     match t.on_trap(self.core.as_mut(), pc) {
                         Ok(true) => {
                             flush(&mut opts.live_console, &out, &mut console);
+                            let event = self.tigris.as_ref().filter(|t| t.events_seen() > seen).and_then(|t| t.last_event_kind());
+                            if let (Some(m), Some(kind)) = (monitor.as_deref_mut(), event) {
+                                if self.tick(m, &profiler, &sampler, &console, Some(kind)) == Control::Stop {
+                                    outcome = self.stopped(&profiler);
+                                    break;
+                                }
+                            }
                             continue;
                         }
                         Ok(false) => {}
@@ -189,6 +262,12 @@ impl Machine<'_> {
                 }
                 Stop::Budget | Stop::Semihosting | Stop::Trap { .. } => {}
             }
+            if let Some(m) = monitor.as_deref_mut() {
+                if self.tick(m, &profiler, &sampler, &console, None) == Control::Stop {
+                    outcome = self.stopped(&profiler);
+                    break;
+                }
+            }
             let limit = if self.core.cycles() >= opts.max_cycles {
                 Some("max_cycles")
             } else if self.core.instructions() >= opts.max_instructions {
@@ -199,22 +278,83 @@ impl Machine<'_> {
                 None
             };
             if let Some(limit) = limit {
-                let pc = self.core.pc();
-                outcome = traces::Outcome::Limit {
-                    limit: limit.into(),
-                    pc,
-                    location: self.symbols.describe(pc),
-                    backtrace: self.backtrace(pc, &profiler),
-                };
+                outcome = self.limit(limit, &profiler);
                 break;
             }
         }
         semihosting.close();
+        if sampler.samples.last().map(|s| s.cycle) != Some(self.core.cycles()) {
+            sampler.take(self.sample(&profiler));
+        }
         let fault_report = fault.map(|f| self.describe_fault(&f, &profiler));
         profiler.finish(self.core.cycles(), self.core.instructions());
-        let mut report = self.report(outcome, fault_report, &profiler, String::from_utf8_lossy(&console).into_owned());
+        let mut report = self.report(outcome, fault_report, &profiler, &console, sampler.timeline());
         report.notes = semihosting.notes;
         Ok(report)
+    }
+
+    /// The outcome of a run a monitor stopped.
+    fn stopped(&self, profiler: &Profiler) -> traces::Outcome {
+        self.limit("stopped", profiler)
+    }
+
+    fn limit(&self, limit: &str, profiler: &Profiler) -> traces::Outcome {
+        let pc = self.core.pc();
+        traces::Outcome::Limit {
+            limit: limit.into(),
+            pc,
+            location: self.symbols.describe(pc),
+            backtrace: self.backtrace(pc, profiler),
+        }
+    }
+
+    /// Let the monitor look at the run; `event` is the TiGrIS event just captured.
+    fn tick(
+        &self,
+        monitor: &mut dyn RunMonitor,
+        profiler: &Profiler,
+        sampler: &Sampler,
+        console: &[u8],
+        event: Option<&'static str>,
+    ) -> Control {
+        let at = Tick { cycles: self.core.cycles(), instructions: self.core.instructions(), tigris_event: event };
+        monitor.tick(&at, &mut || {
+            let mut so_far = profiler.clone();
+            so_far.finish(at.cycles, at.instructions);
+            let mut timeline = sampler.timeline();
+            timeline.samples.push(self.sample(profiler));
+            self.report(self.limit("running", profiler), None, &so_far, console, timeline)
+        })
+    }
+
+    /// The machine now, for the timeline.
+    fn sample(&self, profiler: &Profiler) -> traces::Sample {
+        let regions = &self.core.memory().regions;
+        let counted = |f: fn(&tigris_memmodels::RegionCounters) -> u64| {
+            regions.iter().map(|r| if r.traffic_counted { f(&r.counters) } else { 0 }).collect()
+        };
+        traces::Sample {
+            cycle: self.core.cycles(),
+            instructions: self.core.instructions(),
+            read_bytes: counted(|c| c.read_bytes),
+            write_bytes: counted(|c| c.write_bytes),
+            stall_cycles: regions.iter().map(|r| r.counters.stall_cycles).collect(),
+            stack: self.stack_names(&profiler.current_path()),
+        }
+    }
+
+    /// The name of function `i` of the profiler (one past the symbols: code no symbol covers).
+    fn function_name(&self, i: usize) -> &str {
+        if i == self.symbols.len() {
+            "(no symbol)"
+        } else {
+            &self.symbols.get(i).name
+        }
+    }
+
+    /// A call path as `outer;...;inner`.
+    fn stack_names(&self, path: &[usize]) -> String {
+        path.iter().map(|&i| self.function_name(i)).collect::<Vec<_>>().join(";")
     }
 
     /// Innermost first: the PC, then the call sites on the profiler's shadow stack (at most 8).
@@ -257,7 +397,8 @@ impl Machine<'_> {
         outcome: traces::Outcome,
         fault: Option<traces::FaultReport>,
         profiler: &Profiler,
-        console: String,
+        console: &[u8],
+        timeline: traces::Timeline,
     ) -> traces::Report {
         let cycles = self.core.cycles();
         let instructions = self.core.instructions();
@@ -287,14 +428,9 @@ impl Machine<'_> {
             .enumerate()
             .filter(|(_, s)| s.self_cycles > 0 || s.inclusive_cycles > 0)
             .map(|(i, s)| {
-                let (name, address) = if i == profiler.unknown() {
-                    ("(no symbol)".to_string(), 0)
-                } else {
-                    let sym = self.symbols.get(i);
-                    (sym.name.clone(), sym.addr)
-                };
+                let address = if i == profiler.unknown() { 0 } else { self.symbols.get(i).addr };
                 traces::FunctionProfile {
-                    name,
+                    name: self.function_name(i).to_string(),
                     address,
                     calls: s.calls,
                     self_cycles: s.self_cycles,
@@ -344,6 +480,12 @@ impl Machine<'_> {
             })
             .collect();
         let stall_cycles = regions.iter().map(|r| r.stall_cycles).sum();
+        let mut stacks: Vec<traces::StackProfile> = profiler
+            .call_paths()
+            .into_iter()
+            .map(|(path, cycles, instructions)| traces::StackProfile { stack: self.stack_names(&path), cycles, instructions })
+            .collect();
+        stacks.sort_by(|a, b| a.stack.cmp(&b.stack));
         traces::Report {
             schema: traces::SCHEMA.into(),
             schema_version: traces::SCHEMA_VERSION,
@@ -367,11 +509,13 @@ impl Machine<'_> {
                 seconds: cycles as f64 / self.board.core.clock_hz as f64,
                 stall_cycles,
             },
-            console,
+            console: String::from_utf8_lossy(console).into_owned(),
             functions,
             regions,
             caches,
             tigris: self.tigris.as_ref().map(|t| t.profile(self.core.as_ref())),
+            stacks,
+            timeline: Some(timeline),
             fault,
             notes: Vec::new(),
         }

@@ -175,7 +175,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         allow_host_fs: args.allow_host_fs,
         live_console: live,
     };
-    let report = machine.run(opts)?;
+    let report = machine.run(opts, None)?;
     if let Some(path) = &args.report {
         std::fs::write(path, report.to_json()).map_err(|e| anyhow::anyhow!("cannot write report {path}: {e}"))?;
     }

@@ -1,8 +1,73 @@
 //! Attributes cycles and instructions to functions from the block stream of a core: self and
-//! inclusive figures over a shadow call stack that follows calls, returns, tail calls and exceptions.
+//! inclusive figures over a shadow call stack that follows calls, returns, tail calls and exceptions,
+//! and self figures per call path (flame graphs).
 
 use crate::elf::SymbolMap;
+use std::collections::HashMap;
 use tigris_cores::{ExecObserver, Flow};
+
+/// Call paths deeper than this are cut: deeper frames count towards the path of their ancestor at
+/// this depth (keeps deep recursion from making one path per level).
+pub const MAX_PATH_DEPTH: usize = 48;
+
+/// A call path: its innermost function and the path of its caller.
+#[derive(Debug, Clone, Copy)]
+struct PathNode {
+    parent: u32,
+    function: usize,
+    depth: usize,
+}
+
+/// Call paths seen so far, each with the self cycles and instructions of its innermost function.
+#[derive(Debug, Clone)]
+struct CallPaths {
+    /// Index 0 is the empty path (code run before the first block).
+    nodes: Vec<PathNode>,
+    index: HashMap<(u32, usize), u32>,
+    cycles: Vec<u64>,
+    instructions: Vec<u64>,
+}
+
+impl CallPaths {
+    fn new(unknown: usize) -> Self {
+        CallPaths {
+            nodes: vec![PathNode { parent: 0, function: unknown, depth: 0 }],
+            index: HashMap::new(),
+            cycles: vec![0],
+            instructions: vec![0],
+        }
+    }
+
+    /// The path of `function` called from `parent`.
+    fn child(&mut self, parent: u32, function: usize) -> u32 {
+        let depth = self.nodes[parent as usize].depth + 1;
+        if depth > MAX_PATH_DEPTH {
+            return parent;
+        }
+        let next = self.nodes.len() as u32;
+        *self.index.entry((parent, function)).or_insert_with(|| {
+            self.nodes.push(PathNode { parent, function, depth });
+            self.cycles.push(0);
+            self.instructions.push(0);
+            next
+        })
+    }
+
+    /// Functions of a path, outermost first.
+    fn functions(&self, mut path: u32) -> Vec<usize> {
+        let mut out = Vec::new();
+        while path != 0 {
+            let n = self.nodes[path as usize];
+            out.push(n.function);
+            path = n.parent;
+        }
+        if out.is_empty() {
+            out.push(self.nodes[0].function);
+        }
+        out.reverse();
+        out
+    }
+}
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FunctionStats {
@@ -22,8 +87,10 @@ struct Frame {
     exception: bool,
     entry_cycles: u64,
     entry_instructions: u64,
+    path: u32,
 }
 
+#[derive(Clone)]
 pub struct Profiler<'s> {
     symbols: &'s SymbolMap,
     /// Per function; the last entry collects code outside every symbol.
@@ -35,7 +102,7 @@ pub struct Profiler<'s> {
     last_instructions: u64,
     /// Address range of the function on top of the stack.
     range: (u32, u32),
-    pub current_pc: u32,
+    paths: CallPaths,
 }
 
 impl<'s> Profiler<'s> {
@@ -49,7 +116,7 @@ impl<'s> Profiler<'s> {
             last_cycles: 0,
             last_instructions: 0,
             range: (1, 0),
-            current_pc: 0,
+            paths: CallPaths::new(n - 1),
         }
     }
 
@@ -64,7 +131,9 @@ impl<'s> Profiler<'s> {
     fn push(&mut self, function: usize, return_to: u32, exception: bool, cycles: u64, instructions: u64) {
         self.stats[function].calls += 1;
         self.open[function] += 1;
-        self.stack.push(Frame { function, return_to, exception, entry_cycles: cycles, entry_instructions: instructions });
+        let caller = self.stack.last().map(|f| f.path).unwrap_or(0);
+        let path = self.paths.child(caller, function);
+        self.stack.push(Frame { function, return_to, exception, entry_cycles: cycles, entry_instructions: instructions, path });
     }
 
     fn close(&mut self, frame: Frame, cycles: u64, instructions: u64) {
@@ -90,14 +159,36 @@ impl<'s> Profiler<'s> {
         };
     }
 
-    /// Charge what ran since the last block to the code running then, and close every open frame.
-    pub fn finish(&mut self, cycles: u64, instructions: u64) {
-        let top = self.stack.last().map(|f| f.function).unwrap_or(self.unknown());
-        self.stats[top].self_cycles += cycles - self.last_cycles;
-        self.stats[top].self_instructions += instructions - self.last_instructions;
+    /// Charge what ran since the last block to the function (and call path) running then.
+    fn charge(&mut self, cycles: u64, instructions: u64) {
+        let (top, path) = self.stack.last().map(|f| (f.function, f.path)).unwrap_or((self.unknown(), 0));
+        let (dc, di) = (cycles - self.last_cycles, instructions - self.last_instructions);
+        self.stats[top].self_cycles += dc;
+        self.stats[top].self_instructions += di;
+        self.paths.cycles[path as usize] += dc;
+        self.paths.instructions[path as usize] += di;
         self.last_cycles = cycles;
         self.last_instructions = instructions;
+    }
+
+    /// Charge what ran since the last block, and close every open frame.
+    pub fn finish(&mut self, cycles: u64, instructions: u64) {
+        self.charge(cycles, instructions);
         self.pop_to(0, cycles, instructions);
+    }
+
+    /// Self cycles and instructions per call path that ran: (function indices outermost first,
+    /// cycles, instructions), in the order the paths were first seen.
+    pub fn call_paths(&self) -> Vec<(Vec<usize>, u64, u64)> {
+        (0..self.paths.nodes.len())
+            .filter(|&p| self.paths.cycles[p] > 0 || self.paths.instructions[p] > 0)
+            .map(|p| (self.paths.functions(p as u32), self.paths.cycles[p], self.paths.instructions[p]))
+            .collect()
+    }
+
+    /// Functions on the shadow stack now, outermost first (cut as call paths are).
+    pub fn current_path(&self) -> Vec<usize> {
+        self.paths.functions(self.stack.last().map(|f| f.path).unwrap_or(0))
     }
 
     /// Innermost first: (function index, return address of the frame) for a backtrace.
@@ -109,12 +200,7 @@ impl<'s> Profiler<'s> {
 impl ExecObserver for Profiler<'_> {
     fn block(&mut self, pc: u32, flow: Flow, cycles: u64, instructions: u64) {
         let top = self.stack.last().map(|f| f.function).unwrap_or(self.unknown());
-        let s = &mut self.stats[top];
-        s.self_cycles += cycles - self.last_cycles;
-        s.self_instructions += instructions - self.last_instructions;
-        self.last_cycles = cycles;
-        self.last_instructions = instructions;
-        self.current_pc = pc;
+        self.charge(cycles, instructions);
         match flow {
             Flow::Jump => {
                 if pc >= self.range.0 && pc < self.range.1 {
@@ -201,6 +287,28 @@ mod tests {
         assert_eq!((s(1).self_cycles, s(1).inclusive_cycles, s(1).calls), (20, 20, 1));
         assert_eq!((s(2).self_cycles, s(2).inclusive_cycles), (10 + 10, 40), "b runs 30..70, 20 of it in the ISR");
         assert_eq!((s(3).self_cycles, s(3).inclusive_cycles), (20, 20));
+        let paths: Vec<(Vec<usize>, u64)> = p.call_paths().into_iter().map(|(f, c, _)| (f, c)).collect();
+        assert_eq!(paths, [(vec![0], 40), (vec![0, 1], 20), (vec![0, 2], 20), (vec![0, 2, 3], 20)]);
+    }
+
+    #[test]
+    fn deep_recursion_is_cut_at_the_path_depth_limit() {
+        let syms = symbols();
+        let mut p = Profiler::new(&syms);
+        p.block(0x1000, Flow::Jump, 0, 0);
+        let depth = MAX_PATH_DEPTH as u64 + 20;
+        for i in 0..depth {
+            p.block(0x2000, Flow::Call { return_to: 0x2010 }, 10 * (i + 1), i + 1);
+        }
+        assert_eq!(p.current_path().len(), MAX_PATH_DEPTH);
+        p.finish(10 * (depth + 1), depth + 1);
+        let paths = p.call_paths();
+        assert_eq!(paths.len(), MAX_PATH_DEPTH);
+        let deepest = paths.last().unwrap();
+        assert_eq!(deepest.0.len(), MAX_PATH_DEPTH);
+        // main is depth 1, so call 46 opens the deepest path; it and the 21 calls below it charge it.
+        assert_eq!(deepest.1, 10 * 22, "the frames below the limit charge the deepest path");
+        assert_eq!(paths.iter().map(|p| p.1).sum::<u64>(), 10 * (depth + 1));
     }
 
     #[test]

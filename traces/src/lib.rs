@@ -27,6 +27,12 @@ pub struct Report {
     /// The TiGrIS inference broken down by stage and tile, when the firmware runs the TiGrIS runtime.
     #[serde(default)]
     pub tigris: Option<TigrisProfile>,
+    /// Self cycles per call path, exact (added within version 1).
+    #[serde(default)]
+    pub stacks: Vec<StackProfile>,
+    /// The run sampled at regular cycle intervals (added within version 1).
+    #[serde(default)]
+    pub timeline: Option<Timeline>,
     pub fault: Option<FaultReport>,
     /// Things the run refused or could not model (e.g. a semihosting file access without permission).
     pub notes: Vec<String>,
@@ -110,6 +116,41 @@ pub struct FunctionMemory {
     pub writebacks: u64,
 }
 
+/// Cycles and instructions spent in one call path's innermost function (flame-graph input).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StackProfile {
+    /// Function names, outermost first, separated by `;` (the folded-stack form).
+    pub stack: String,
+    pub cycles: u64,
+    pub instructions: u64,
+}
+
+/// Samples taken between simulation slices, every `interval_cycles` (the last one when the run ends).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Timeline {
+    /// Cycles between two samples; doubled (and every other sample dropped) whenever a run would keep
+    /// more than `MAX_SAMPLES`.
+    pub interval_cycles: u64,
+    pub samples: Vec<Sample>,
+}
+
+/// Most samples a timeline keeps.
+pub const MAX_SAMPLES: usize = 512;
+
+/// The machine at one moment; figures are totals since reset.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Sample {
+    pub cycle: u64,
+    pub instructions: u64,
+    /// Per region, in the order of `Report::regions`: data bytes read and written (0 where the
+    /// region's traffic is not counted) and memory stall cycles.
+    pub read_bytes: Vec<u64>,
+    pub write_bytes: Vec<u64>,
+    pub stall_cycles: Vec<u64>,
+    /// Call stack at the sample, outermost first, `;`-separated.
+    pub stack: String,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CacheProfile {
     pub name: String,
@@ -164,6 +205,33 @@ pub struct TigrisProfile {
     pub total: TigrisFigures,
     /// Disagreements between the runtime, the bus and the plan; problems with what the firmware passed.
     pub findings: Vec<String>,
+    /// Every trace event as it arrived (added within version 1).
+    #[serde(default)]
+    pub timeline: Vec<TigrisEvent>,
+}
+
+/// One runtime trace event with the machine's state when it arrived.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TigrisEvent {
+    pub cycle: u64,
+    /// stage_begin, stage_end, tile_begin, load, spill, alloc, reset, move, weights, op, copy.
+    pub kind: String,
+    /// Stage of the event (a chain's head), `None` outside a stage.
+    pub stage: Option<u16>,
+    /// Tile of the stage the event belongs to, `None` before the first TILE_BEGIN of a stage.
+    pub tile: Option<u16>,
+    /// Op index (OP events).
+    pub op: Option<u16>,
+    pub tensor: Option<u16>,
+    pub bytes: u32,
+    /// Rows of the event (`[first, end)`), when it has some.
+    pub rows: Option<[i32; 2]>,
+    /// Arena occupancy the runtime reported.
+    pub fast_used: u32,
+    pub slow_used: u32,
+    /// Slow-arena bytes read and written on the bus since the arenas were set up.
+    pub slow_read_bytes: u64,
+    pub slow_write_bytes: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -269,6 +337,9 @@ pub struct TigrisPrediction {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TigrisTile {
     pub index: u16,
+    /// Simulated cycle at which the tile began (added within version 1).
+    #[serde(default)]
+    pub start_cycle: u64,
     /// Input rows loaded for the tile, halo included: `[first, end)`.
     pub rows: [i32; 2],
     /// Output rows spilled, when the tile spilled: `[first, end)`.

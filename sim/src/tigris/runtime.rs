@@ -35,6 +35,10 @@ mod kind {
     pub const LAST: u8 = 11;
 }
 
+/// Names of kinds 1..=LAST, as the report's timeline writes them.
+const KIND_NAMES: [&str; kind::LAST as usize] =
+    ["stage_begin", "stage_end", "tile_begin", "load", "spill", "alloc", "reset", "move", "weights", "op", "copy"];
+
 const PATHS: [&str; 9] = ["normal", "tiled", "tiled_2d", "by_input", "transpose", "rows", "reshape", "chain", "control"];
 
 /// One `tigris_trace_event_t`, decoded.
@@ -177,6 +181,16 @@ impl TigrisRuntime {
             findings: Vec::new(),
             dropped_findings: 0,
         })
+    }
+
+    /// Trace events captured so far.
+    pub fn events_seen(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Kind of the newest trace event (`tile_begin`, ...).
+    pub fn last_event_kind(&self) -> Option<&'static str> {
+        self.events.last().map(|c| KIND_NAMES[c.event.kind as usize - 1])
     }
 
     /// Addresses the core must trap.
@@ -361,7 +375,8 @@ impl TigrisRuntime {
                     .into(),
             );
         }
-        let mut stages = Breakdown::new(self).stages();
+        let breakdown = Breakdown::new(self);
+        let mut stages = breakdown.stages();
         for s in &mut stages {
             if let Some(plan) = parsed {
                 check_stage(plan, s, &mut findings);
@@ -392,6 +407,7 @@ impl TigrisRuntime {
             stages,
             total,
             findings,
+            timeline: breakdown.timeline(),
         }
     }
 }
@@ -654,6 +670,7 @@ impl<'r> Breakdown<'r> {
                     self.close_tile(&mut stages[s], tile.take(), i, &mut bus_rows_before);
                     stages[s].tiles.push(traces::TigrisTile {
                         index: e.op,
+                        start_cycle: c.at.cycles,
                         rows: e.rows,
                         out_rows: None,
                         figures: Default::default(),
@@ -695,7 +712,51 @@ impl<'r> Breakdown<'r> {
                 _ => {}
             }
         }
+        // A stage still open (the run stopped inside it, or a live snapshot): its figures so far.
+        if let Some((s, first)) = open {
+            let last = events.len() - 1;
+            if last > first {
+                self.close_tile(&mut stages[s], tile.take(), last, &mut bus_rows_before);
+                self.close_stage(&mut stages[s], first, last);
+            }
+        }
         stages
+    }
+
+    /// Every event with the stage and tile it belongs to and the slow arena's bus traffic so far.
+    fn timeline(&self) -> Vec<traces::TigrisEvent> {
+        let mut tile = None;
+        let known = |v: u16| (v != u16::MAX).then_some(v);
+        self.rt
+            .events
+            .iter()
+            .map(|c| {
+                let e = &c.event;
+                match e.kind {
+                    kind::STAGE_BEGIN => tile = None,
+                    kind::TILE_BEGIN => tile = Some(e.op),
+                    _ => {}
+                }
+                let event = traces::TigrisEvent {
+                    cycle: c.at.cycles,
+                    kind: KIND_NAMES[e.kind as usize - 1].into(),
+                    stage: known(e.stage),
+                    tile,
+                    op: if e.kind == kind::OP { known(e.op) } else { None },
+                    tensor: known(e.tensor),
+                    bytes: e.bytes,
+                    rows: (e.rows[0] >= 0 && e.rows[1] >= e.rows[0]).then_some(e.rows),
+                    fast_used: e.fast_used,
+                    slow_used: e.slow_used,
+                    slow_read_bytes: c.at.slow.read_bytes,
+                    slow_write_bytes: c.at.slow.write_bytes,
+                };
+                if e.kind == kind::STAGE_END {
+                    tile = None;
+                }
+                event
+            })
+            .collect()
     }
 
     /// Fill the last tile of `stage` (opened at event `start`) from events `start..=end`;
@@ -781,6 +842,7 @@ mod tests {
     fn observed(tiles: usize, out_rows: i32, fast_peak: u32, halo_bytes: u64) -> traces::TigrisStage {
         let tile = |i: usize| traces::TigrisTile {
             index: i as u16,
+            start_cycle: 0,
             rows: [0, 0],
             out_rows: Some([0, out_rows]),
             figures: Default::default(),
