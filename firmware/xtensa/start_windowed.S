@@ -79,6 +79,7 @@ _vectors:
 
     .section .text.start, "ax"
     .global _start
+    .type   _start, @function
     .literal_position
     .align 4
 _start:
@@ -96,3 +97,4 @@ _start:
     call8   run_all
     mov     a2, a10
     break   1, 15
+    .size   _start, . - _start

@@ -301,8 +301,7 @@ pub fn junit(r: &Report, verdicts: &[Verdict]) -> String {
 
 /// `tigris-sim check`: 0 when every limit passes, 1 when one fails; errors (bad input) are main's 2.
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
-    let json = std::fs::read_to_string(&args.report).with_context(|| format!("cannot read report {}", args.report))?;
-    let report = Report::from_json(&json).map_err(|e| anyhow!("{}: {e}", args.report))?;
+    let report = crate::views::load_report(&args.report)?;
     let limits = match &args.limits {
         Some(path) => Some((path.as_str(), std::fs::read_to_string(path).with_context(|| format!("cannot read limits file {path}"))?)),
         None => None,

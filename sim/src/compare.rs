@@ -3,7 +3,8 @@
 
 use crate::check::halo_share;
 use crate::summary::thousands;
-use anyhow::{anyhow, Context, Result};
+use crate::views::load_report;
+use anyhow::Result;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -18,6 +19,9 @@ pub struct CompareArgs {
     /// Functions to compare: the union of each run's top N by self cycles.
     #[arg(long, default_value_t = 10)]
     top: usize,
+    /// Also draw the comparison into STEM.svg and STEM.png.
+    #[arg(long, value_name = "STEM")]
+    plot: Option<String>,
 }
 
 /// How a figure is printed and how its difference reads.
@@ -229,14 +233,16 @@ pub fn text(a: &Report, b: &Report, top: usize) -> String {
     o
 }
 
-fn load(path: &str) -> Result<Report> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read report {path}"))?;
-    Report::from_json(&text).map_err(|e| anyhow!("{path}: {e}"))
-}
-
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
-    let (a, b) = (load(&args.a)?, load(&args.b)?);
+    let (a, b) = (load_report(&args.a)?, load_report(&args.b)?);
     let _ = std::io::Write::write_all(&mut std::io::stdout(), text(&a, &b, args.top).as_bytes());
+    if let Some(stem) = &args.plot {
+        let name = |path: &str| std::path::Path::new(path).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let (label_a, label_b) = (format!("A: {}", name(&args.a)), format!("B: {}", name(&args.b)));
+        for file in tigris_traces::plots::write_compare_plot(&a, &b, (&label_a, &label_b), std::path::Path::new(stem))? {
+            println!("wrote {}", file.display());
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -23,7 +23,7 @@ pub struct RunOptions {
     pub timeout: Option<Duration>,
     pub allow_host_fs: bool,
     /// Where console output goes as it happens (None: only into the report).
-    pub live_console: Option<Box<dyn Write>>,
+    pub live_console: Option<Box<dyn Write + Send>>,
 }
 
 /// Most cycles simulated between checks of the wall clock, console flushes and monitor ticks.
@@ -566,7 +566,7 @@ fn entry_vector_table(fw: &Firmware, board: &Board) -> Option<u32> {
     fw.vector_section.or(board.vector_table)
 }
 
-fn flush(live: &mut Option<Box<dyn Write>>, bytes: &[u8], keep: &mut Vec<u8>) {
+fn flush(live: &mut Option<Box<dyn Write + Send>>, bytes: &[u8], keep: &mut Vec<u8>) {
     if bytes.is_empty() {
         return;
     }

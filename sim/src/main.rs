@@ -6,16 +6,20 @@ mod check;
 mod compare;
 mod elf;
 mod hle;
+mod live;
 mod machine;
 mod profiler;
 mod semihost;
 mod summary;
 mod tigris;
+mod views;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
+use tigris_traces::Report;
 
 /// Exit code for bad input: unreadable or invalid ELF, board or options.
 const EXIT_INPUT: u8 = 2;
@@ -57,6 +61,13 @@ enum Command {
     Check(check::CheckArgs),
     /// Two reports side by side: totals, regions, TiGrIS stages and tiles, top functions.
     Compare(compare::CompareArgs),
+    /// Plots, Perfetto trace or folded stacks of a recorded report.
+    Export(views::ExportArgs),
+    /// Replay a recorded report in the terminal view.
+    Tui {
+        /// A report written by `tigris-sim run --report`.
+        report: String,
+    },
     /// Read TiGrIS .tgrs execution plans (schema 2-10).
     Plan {
         #[command(subcommand)]
@@ -114,6 +125,14 @@ struct RunArgs {
     /// Functions to list in the text summary.
     #[arg(long, default_value_t = 10)]
     top: usize,
+    /// Show the live terminal view while the firmware runs (plain output when stdout is not a terminal).
+    #[arg(long)]
+    tui: bool,
+    /// With --tui: pause before the first slice, to step through the run (`n`: next tile).
+    #[arg(long, requires = "tui")]
+    paused: bool,
+    #[command(flatten)]
+    outputs: views::ViewOutputs,
 }
 
 fn main() -> ExitCode {
@@ -152,6 +171,18 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Check(args) => check::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Export(args) => {
+            views::export(args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Tui { report } => {
+            let report = views::load_report(&report)?;
+            if !std::io::stdout().is_terminal() {
+                anyhow::bail!("the terminal view needs a terminal: stdout is not one");
+            }
+            tigris_tui::replay(report).context("terminal view")?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Plan { action } => {
             tigris::plan::run(action)?;
             Ok(ExitCode::SUCCESS)
@@ -166,19 +197,15 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             anyhow::bail!("--timeout must be a positive number of seconds, not {t}");
         }
     }
-    let mut machine = machine::Machine::load(&args.elf, board, args.entry.as_deref(), args.memory_stats)?;
-    let live: Option<Box<dyn std::io::Write>> = if args.quiet { None } else { Some(Box::new(std::io::stdout())) };
-    let opts = machine::RunOptions {
-        max_cycles: args.max_cycles,
-        max_instructions: args.max_instructions,
-        timeout: args.timeout.map(Duration::from_secs_f64),
-        allow_host_fs: args.allow_host_fs,
-        live_console: live,
-    };
-    let report = machine.run(opts, None)?;
+    let tui = args.tui && std::io::stdout().is_terminal();
+    if args.tui && !tui {
+        eprintln!("note: --tui needs a terminal on stdout; printing the report instead");
+    }
+    let report = if tui { run_with_tui(&args, board)? } else { run_plain(&args, board)? };
     if let Some(path) = &args.report {
         std::fs::write(path, report.to_json()).map_err(|e| anyhow::anyhow!("cannot write report {path}: {e}"))?;
     }
+    args.outputs.write(&report)?;
     // A closed pipe (e.g. `| head`) is not an error worth a panic.
     let _ = std::io::Write::write_all(&mut std::io::stdout(), summary::text(&report, args.top).as_bytes());
     Ok(match &report.outcome {
@@ -186,4 +213,49 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         tigris_traces::Outcome::Limit { .. } => ExitCode::from(EXIT_LIMIT),
         tigris_traces::Outcome::Fault => ExitCode::from(EXIT_FAULT),
     })
+}
+
+fn run_options(args: &RunArgs, live_console: Option<Box<dyn std::io::Write + Send>>) -> machine::RunOptions {
+    machine::RunOptions {
+        max_cycles: args.max_cycles,
+        max_instructions: args.max_instructions,
+        timeout: args.timeout.map(Duration::from_secs_f64),
+        allow_host_fs: args.allow_host_fs,
+        live_console,
+    }
+}
+
+/// Console output streamed to stdout, progress on stderr when it is a terminal.
+fn run_plain(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
+    let clock_hz = board.core.clock_hz;
+    let mut machine = machine::Machine::load(&args.elf, board, args.entry.as_deref(), args.memory_stats)?;
+    let line = live::ProgressLine::default();
+    let console: Option<Box<dyn std::io::Write + Send>> = if args.quiet { None } else { Some(Box::new(live::ConsoleOut(line.clone()))) };
+    let mut progress = std::io::stderr().is_terminal().then(|| live::ProgressMonitor::new(line, clock_hz));
+    machine.run(run_options(args, console), progress.as_mut().map(|p| p as &mut dyn machine::RunMonitor))
+}
+
+/// The simulation on its own thread (the core lives there), the terminal view on this one.
+fn run_with_tui(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
+    let (update_tx, update_rx) = std::sync::mpsc::channel();
+    let (command_tx, command_rx) = std::sync::mpsc::channel();
+    let (elf, entry, memory_stats, paused) = (args.elf.clone(), args.entry.clone(), args.memory_stats, args.paused);
+    let options = run_options(args, None);
+    let simulation = std::thread::spawn(move || {
+        let result = machine::Machine::load(&elf, board, entry.as_deref(), memory_stats).and_then(|mut m| {
+            let mut monitor = live::TuiMonitor::new(update_tx.clone(), command_rx, paused);
+            m.run(options, Some(&mut monitor))
+        });
+        let _ = update_tx.send(match &result {
+            Ok(report) => tigris_tui::Update::Finished(Box::new(report.clone())),
+            Err(e) => tigris_tui::Update::Failed(format!("{e:#}")),
+        });
+        result
+    });
+    let shown = tigris_tui::live(update_rx, command_tx.clone());
+    // Whatever the view did, the simulation must end before the report is used.
+    let _ = command_tx.send(tigris_tui::Command::Quit);
+    let report = simulation.join().map_err(|_| anyhow::anyhow!("the simulation thread panicked"))??;
+    shown.context("terminal view")?;
+    Ok(report)
 }

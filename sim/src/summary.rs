@@ -35,11 +35,10 @@ pub fn text(r: &Report, top: usize) -> String {
     let _ = writeln!(o, "\n== tigris-sim: {} on {} ({} @ {} MHz)", r.firmware.file, r.board.name, r.board.core, r.board.clock_hz as f64 / 1e6);
     let end = match &r.outcome {
         Outcome::Exited { code } => format!("exited with code {code}"),
-        Outcome::Limit { limit, pc, location, .. } => format!(
-            "stopped by the {} limit at 0x{pc:08x} {}",
-            limit.replace('_', "-"),
-            location.as_deref().unwrap_or("(no symbol)")
-        ),
+        Outcome::Limit { limit, pc, location, .. } => {
+            let by = if limit == "stopped" { "from the live view".to_string() } else { format!("by the {} limit", limit.replace('_', "-")) };
+            format!("stopped {by} at 0x{pc:08x} {}", location.as_deref().unwrap_or("(no symbol)"))
+        }
         Outcome::Fault => "FAULT".to_string(),
     };
     let _ = writeln!(
@@ -52,8 +51,9 @@ pub fn text(r: &Report, top: usize) -> String {
         t.cpi,
         thousands(t.stall_cycles)
     );
-    if let Outcome::Limit { backtrace, .. } = &r.outcome {
-        let _ = writeln!(o, "  backtrace (the firmware may be in a runaway loop):");
+    if let Outcome::Limit { backtrace, limit, .. } = &r.outcome {
+        let why = if limit == "stopped" { "" } else { " (the firmware may be in a runaway loop)" };
+        let _ = writeln!(o, "  backtrace{why}:");
         for line in backtrace {
             let _ = writeln!(o, "    {line}");
         }

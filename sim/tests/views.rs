@@ -260,3 +260,93 @@ fn the_ci_page_is_true() {
     assert_eq!(limits(&shown), limits(&printed), "{out}");
     assert_eq!(shown.last().unwrap().trim(), *printed.last().unwrap());
 }
+
+/// X slices of one track of a trace: (start, end) in microseconds, in file order.
+fn slices(events: &[Value], tid: u64) -> Vec<(f64, f64, String)> {
+    events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["tid"] == tid)
+        .map(|e| {
+            let ts = e["ts"].as_f64().unwrap();
+            (ts, ts + e["dur"].as_f64().unwrap(), e["name"].as_str().unwrap().to_string())
+        })
+        .collect()
+}
+
+/// Slices of a track are disjoint or nested, as trace viewers need them.
+fn assert_nested(track: &[(f64, f64, String)]) {
+    const EPS: f64 = 1e-6;
+    for a in track {
+        for b in track {
+            let disjoint = a.1 <= b.0 + EPS || b.1 <= a.0 + EPS;
+            let nested = (a.0 >= b.0 - EPS && a.1 <= b.1 + EPS) || (b.0 >= a.0 - EPS && b.1 <= a.1 + EPS);
+            assert!(disjoint || nested, "{a:?} and {b:?} overlap");
+        }
+    }
+}
+
+#[test]
+fn perfetto_trace_and_folded_stacks_of_a_tiled_run() {
+    let (trace, folded) = (scratch("trace.json"), scratch("folded.txt"));
+    let path = scratch("tiled.json");
+    let elf = elf("esp32s3", "tigris_tiled");
+    let (code, _, err) = tool(&["run", "--quiet", &elf, "--report", &path, "--perfetto", &trace, "--folded", &folded]);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let events = serde_json::from_str::<Value>(&text).unwrap()["traceEvents"].as_array().unwrap().clone();
+    let track = |name: &str| {
+        let meta = events.iter().find(|e| e["name"] == "thread_name" && e["args"]["name"] == name).unwrap();
+        slices(&events, meta["tid"].as_u64().unwrap())
+    };
+    let (stages, tiles, ops, functions) = (track("TiGrIS stages"), track("TiGrIS tiles"), track("TiGrIS kernel calls"), track("functions (sampled stacks)"));
+    for t in [&stages, &tiles, &ops, &functions] {
+        assert_nested(t);
+    }
+    let stage_count = report["tigris"]["stages"].as_array().unwrap().len();
+    let tile_count: usize = report["tigris"]["stages"].as_array().unwrap().iter().map(|s| s["tiles"].as_array().unwrap().len()).sum();
+    assert_eq!((stages.len(), tiles.len()), (stage_count, tile_count));
+    assert_eq!(ops.len() as u64, report["tigris"]["total"]["ops"].as_u64().unwrap());
+    for tile in &tiles {
+        assert!(stages.iter().any(|s| s.0 <= tile.0 + 1e-6 && tile.1 <= s.1 + 1e-6), "{tile:?} outside every stage");
+    }
+    // Simulated microseconds at 240 MHz.
+    let first = &report["tigris"]["stages"][0];
+    assert!((stages[0].0 - first["start_cycle"].as_f64().unwrap() / 240.0).abs() < 1e-6);
+    let fast: Vec<u64> = events.iter().filter(|e| e["name"] == "fast arena used (bytes)").map(|e| e["args"]["fast_used"].as_u64().unwrap()).collect();
+    assert_eq!(fast.len() as u64, report["tigris"]["events"].as_u64().unwrap());
+    assert_eq!(fast.iter().max().copied(), report["tigris"]["total"]["fast_peak"].as_u64());
+    assert!(functions.iter().any(|f| f.2 == "main"), "main on the sampled function track");
+    assert!(events.iter().any(|e| e["name"] == "psram traffic (bytes so far)"));
+
+    // Folded stacks: exact, so every cycle of the run is on some path.
+    let lines = std::fs::read_to_string(&folded).unwrap();
+    let total: u64 = lines.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap()).sum();
+    assert_eq!(total, report["totals"]["cycles"].as_u64().unwrap());
+    assert!(lines.lines().any(|l| l.starts_with("_start;run_all;main;") && l.contains(";tigris_run")), "{lines}");
+
+    // The same files from the recorded report.
+    let (trace2, folded2) = (scratch("trace2.json"), scratch("folded2.txt"));
+    let (code, out, err) = tool(&["export", &path, "--perfetto", &trace2, "--folded", &folded2]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(std::fs::read(&trace2).unwrap(), text.as_bytes());
+    assert_eq!(std::fs::read_to_string(&folded2).unwrap(), lines);
+}
+
+#[test]
+fn export_and_tui_refuse_bad_input() {
+    let (code, _, err) = tool(&["export", "/nonexistent/report.json", "--folded", "/dev/null"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read report /nonexistent/report.json"), "{err}");
+    let truncated = write("truncated.json", "{\"schema\": \"tigris-sim-report\", \"schema_version\": 1, \"tool\": {");
+    let (code, _, err) = tool(&["export", &truncated, "--folded", "/dev/null"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("truncated.json: not valid JSON"), "{err}");
+    let (path, _) = report("demo");
+    let (code, _, err) = tool(&["export", &path]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nothing to export"), "{err}");
+    let (code, _, err) = tool(&["tui", &path]);
+    assert_eq!(code, 2, "stdout is a pipe here");
+    assert!(err.contains("needs a terminal"), "{err}");
+}

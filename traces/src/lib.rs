@@ -4,6 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod plots;
+
+pub mod folded;
+pub mod perfetto;
+#[cfg(test)]
+mod testing;
+
 /// Name of the schema, written into every report.
 pub const SCHEMA: &str = "tigris-sim-report";
 /// Version of the schema; bumped on any incompatible change.

@@ -1,0 +1,574 @@
+//! Screens drawn on ratatui's test backend from small reports built here, and the keys' effects.
+
+use crate::app::{App, Mode, Run};
+use crate::draw::draw;
+use crate::snapshot::{Item, Snapshot};
+use crate::{Command, Status, Update};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::style::Color;
+use ratatui::Terminal;
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+use tigris_traces::*;
+
+/// A 1 MHz board, so 1000 cycles are 1 ms.
+const CLOCK_HZ: u64 = 1_000_000;
+
+fn figures(cycles: u64, fast_peak: u32) -> TigrisFigures {
+    TigrisFigures { cycles, instructions: cycles / 2, fast_peak, fast_peak_bus: fast_peak, ..Default::default() }
+}
+
+fn tile(index: u16, start_cycle: u64, cycles: u64, rows: [i32; 2]) -> TigrisTile {
+    let mut figures = figures(cycles, 4096 + 512 * u32::from(index));
+    figures.load_bytes = 1536;
+    figures.spill_bytes = 5120;
+    figures.halo_rows = 2 * u64::from(index);
+    TigrisTile { index, start_cycle, rows, out_rows: None, figures }
+}
+
+fn event(cycle: u64, kind: &str, fast_used: u32, slow_read_bytes: u64) -> TigrisEvent {
+    TigrisEvent {
+        cycle,
+        kind: kind.into(),
+        stage: None,
+        tile: None,
+        op: None,
+        tensor: None,
+        bytes: 0,
+        rows: None,
+        fast_used,
+        slow_used: 0,
+        slow_read_bytes,
+        slow_write_bytes: 0,
+    }
+}
+
+fn function(name: &str, self_cycles: u64, calls: u64) -> FunctionProfile {
+    FunctionProfile {
+        name: name.into(),
+        address: 0,
+        calls,
+        self_cycles,
+        inclusive_cycles: self_cycles,
+        self_instructions: 0,
+        inclusive_instructions: 0,
+        memory: vec![],
+    }
+}
+
+fn sample(cycle: u64, stack: &str) -> Sample {
+    Sample {
+        cycle,
+        instructions: 0,
+        read_bytes: vec![],
+        write_bytes: vec![],
+        stall_cycles: vec![],
+        stack: stack.into(),
+    }
+}
+
+/// A run without TiGrIS: 10,000 cycles, three functions, a console, sampled stacks.
+fn plain_report() -> Report {
+    Report {
+        schema: SCHEMA.into(),
+        schema_version: SCHEMA_VERSION,
+        tool: Tool { name: "tigris-sim".into(), version: "0".into() },
+        firmware: Firmware { file: "fw.elf".into(), sha256: String::new(), entry: 0, initial_sp: 0 },
+        board: BoardInfo { name: "testboard".into(), core: "cortex-m4".into(), clock_hz: CLOCK_HZ },
+        outcome: Outcome::Exited { code: 0 },
+        totals: Totals { cycles: 10_000, instructions: 5_000, cpi: 2.0, seconds: 0.01, stall_cycles: 0 },
+        console: "hello\nline two\nlast line\n".into(),
+        functions: vec![
+            function("memcpy", 2_500, 40),
+            function("tigris_conv2d_s8", 6_250, 2),
+            function("main", 1_250, 1),
+        ],
+        regions: vec![],
+        caches: vec![],
+        tigris: None,
+        stacks: vec![],
+        timeline: Some(Timeline {
+            interval_cycles: 2_500,
+            samples: vec![
+                sample(2_500, "Reset_Handler;main;make_input"),
+                sample(5_000, "Reset_Handler;main;conv2d_3x3"),
+                sample(7_500, "Reset_Handler;main;conv2d_3x3"),
+                sample(10_000, "Reset_Handler;main;dense"),
+            ],
+        }),
+        fault: None,
+        notes: vec![],
+    }
+}
+
+/// The same run with TiGrIS: stage 0 untiled at 1,000-4,000, stage 1 tiled at 5,000-9,000 with tiles
+/// at 5,100 and 7,000; an 8 KiB budget, 6 KiB in use at the end, a 7.5 KiB peak.
+fn tigris_report() -> Report {
+    let mut report = plain_report();
+    let normal = TigrisStage {
+        stage: 0,
+        path: "normal".into(),
+        start_cycle: 1_000,
+        op_names: vec!["conv0".into()],
+        predicted: None,
+        figures: figures(3_000, 5_120),
+        tiles: vec![],
+    };
+    let tiled = TigrisStage {
+        stage: 1,
+        path: "tiled".into(),
+        start_cycle: 5_000,
+        op_names: vec!["conv1".into()],
+        predicted: None,
+        figures: figures(4_000, 6_656),
+        tiles: vec![tile(0, 5_100, 1_900, [0, 11]), tile(1, 7_000, 1_950, [8, 20])],
+    };
+    report.tigris = Some(TigrisProfile {
+        plan: Some(TigrisPlanInfo {
+            address: 0,
+            bytes: 0,
+            schema: Some(9),
+            model: None,
+            budget: Some(8_192),
+            error: None,
+        }),
+        arenas: Some(TigrisArenas {
+            fast_base: 0,
+            fast_size: 16_384,
+            slow_base: 0,
+            slow_size: 0,
+            fast_region: Some("sram1".into()),
+            slow_region: Some("psram".into()),
+        }),
+        sink: None,
+        runs: 1,
+        events: 6,
+        total: figures(7_000, 7_680),
+        stages: vec![normal, tiled],
+        findings: vec![],
+        timeline: vec![
+            event(1_000, "stage_begin", 0, 0),
+            event(2_000, "load", 7_680, 1_024),
+            event(5_000, "stage_begin", 0, 1_024),
+            event(5_100, "tile_begin", 0, 1_024),
+            event(5_500, "load", 4_096, 2_560),
+            event(7_000, "tile_begin", 6_144, 2_560),
+        ],
+    });
+    report
+}
+
+fn render(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| draw(frame, app)).unwrap();
+    terminal
+}
+
+fn screen_lines(terminal: &Terminal<TestBackend>) -> Vec<String> {
+    let buffer = terminal.backend().buffer();
+    (0..buffer.area.height).map(|y| (0..buffer.area.width).map(|x| buffer[(x, y)].symbol()).collect()).collect()
+}
+
+fn screen(app: &App) -> Vec<String> {
+    screen_lines(&render(app, 120, 36))
+}
+
+/// The one line holding every one of `parts`.
+fn line_with<'a>(lines: &'a [String], parts: &[&str]) -> &'a str {
+    let found = lines.iter().find(|line| parts.iter().all(|part| line.contains(part)));
+    found.unwrap_or_else(|| panic!("no line holds {parts:?}:\n{}", lines.join("\n")))
+}
+
+fn contains(lines: &[String], text: &str) -> bool {
+    lines.iter().any(|line| line.contains(text))
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+}
+
+fn live_app() -> (App, Receiver<Command>) {
+    let (commands, received) = channel();
+    (App::live(commands), received)
+}
+
+fn progress(report: Report, paused: bool) -> Update {
+    let status = Status { wall_seconds: 1.0, mips: 12.5, paused, current_stack: "main;conv2d_3x3".into() };
+    Update::Progress { report: Box::new(report), status }
+}
+
+#[test]
+fn stage_rows_show_their_tiles_as_segments() {
+    let lines = screen(&App::replay(tigris_report()));
+    assert!(contains(&lines, " Timeline: 2 stages, 2 tiles "));
+    line_with(&lines, &["S0 normal", "conv0"]);
+    line_with(&lines, &["S1 tiled", "tile 0", "tile 1"]);
+    // Tile 0 starts left of tile 1, after stage 0.
+    let row = line_with(&lines, &["S1 tiled"]);
+    let stage_0 = line_with(&lines, &["S0 normal"]).find("conv0").unwrap();
+    assert!(stage_0 < row.find("tile 0").unwrap() && row.find("tile 0").unwrap() < row.find("tile 1").unwrap());
+    line_with(&lines, &["time", "\u{2502}0 ms", "\u{2502}2 ms", "\u{2502}8 ms"]);
+}
+
+#[test]
+fn fast_arena_gauge_is_measured_against_the_plan_budget() {
+    let lines = screen(&App::replay(tigris_report()));
+    line_with(&lines, &["6.0 KiB of 8.0 KiB (75%)"]);
+    line_with(&lines, &["peak 7.5 KiB (94% of plan budget)"]);
+    assert!(contains(&lines, " Fast arena (sram1) "));
+
+    // Without a plan budget, the arena's size is the budget.
+    let mut report = tigris_report();
+    let tigris = report.tigris.as_mut().unwrap();
+    tigris.plan = None;
+    tigris.arenas.as_mut().unwrap().fast_size = 24_576;
+    let lines = screen(&App::replay(report));
+    line_with(&lines, &["6.0 KiB of 24.0 KiB (25%)"]);
+    line_with(&lines, &["peak 7.5 KiB (31% of arena size)"]);
+}
+
+#[test]
+fn slow_traffic_totals_come_from_the_arena_counters() {
+    let lines = screen(&App::replay(tigris_report()));
+    assert!(contains(&lines, " Slow memory traffic (slow arena, psram) "));
+    line_with(&lines, &["total 2.5 KiB read, 0 B written"]);
+}
+
+#[test]
+fn traffic_is_split_into_equal_intervals() {
+    let report = tigris_report();
+    let traffic = Snapshot::at_end(&report).slow_traffic().unwrap();
+    // 1,024 bytes by cycle 2,000 and 1,536 more at 5,500: intervals of 2,500 cycles.
+    let (read, written) = traffic.per_column(0, 10_000, 4);
+    assert_eq!(read, [1_024, 0, 1_536, 0]);
+    assert_eq!(written, [0; 4]);
+}
+
+#[test]
+fn hot_functions_are_sorted_by_self_cycles_with_their_share() {
+    let lines = screen(&App::replay(tigris_report()));
+    let conv = lines.iter().position(|l| l.contains("62.5%") && l.contains("tigris_conv2d_s8")).unwrap();
+    let memcpy = lines.iter().position(|l| l.contains("25.0%") && l.contains("40") && l.contains("memcpy")).unwrap();
+    let main = lines.iter().position(|l| l.contains("12.5%") && l.contains("main")).unwrap();
+    assert!(conv < memcpy && memcpy < main);
+}
+
+#[test]
+fn console_shows_its_tail() {
+    let mut report = plain_report();
+    report.console = (1..=60).map(|i| format!("console line {i}\n")).collect();
+    let lines = screen(&App::replay(report));
+    line_with(&lines, &["console line 60"]);
+    assert!(!contains(&lines, "console line 1 "), "the head scrolled away");
+}
+
+#[test]
+fn selected_tile_shows_its_figures_and_stands_out() {
+    let mut app = App::replay(tigris_report());
+    // Items in order: stage 0 (untiled), tile 0, tile 1.
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Down);
+    }
+    assert_eq!(app.view.selected, Some(Item { stage: 1, tile: Some(1) }));
+    let terminal = render(&app, 120, 36);
+    let lines = screen_lines(&terminal);
+    assert!(contains(&lines, " Tile 1 of stage 1 (tiled), rows [8,20) "));
+    line_with(&lines, &["cycles", "1,950", "1.950 ms"]);
+    line_with(&lines, &["load", "1.5 KiB", "spill 5.0 KiB"]);
+    line_with(&lines, &["halo", "2 rows"]);
+    line_with(&lines, &["fast peak", "4.5 KiB (56%)"]);
+    // The selected segment is drawn highlighted, its label in brackets.
+    let y = lines.iter().position(|l| l.contains("[tile 1")).unwrap() as u16;
+    let x = lines[y as usize].chars().position(|c| c == '[').unwrap() as u16;
+    assert_eq!(terminal.backend().buffer()[(x, y)].bg, Color::Yellow);
+}
+
+#[test]
+fn help_overlay_lists_the_keys_of_the_mode() {
+    let mut app = App::replay(tigris_report());
+    press(&mut app, KeyCode::Char('?'));
+    let lines = screen(&app);
+    assert!(contains(&lines, " Keys: replay "));
+    line_with(&lines, &["space", "play / pause the cursor"]);
+    line_with(&lines, &["Home / End", "cursor to the start / end of the run"]);
+    // Esc closes the help instead of quitting.
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.help && !app.quit);
+
+    let (mut live, _commands) = live_app();
+    live.apply(progress(tigris_report(), false));
+    press(&mut live, KeyCode::Char('?'));
+    let lines = screen(&live);
+    line_with(&lines, &["n", "run to the next tile (or stage), then pause"]);
+}
+
+#[test]
+fn small_terminal_gets_one_line_instead_of_the_screen() {
+    let lines = screen_lines(&render(&App::replay(tigris_report()), 40, 10));
+    // Wrapped at 40 columns; nothing else drawn.
+    assert_eq!(lines[0].trim_end(), "terminal too small: need 80x24, have");
+    assert_eq!(lines[1].trim_end(), "40x10");
+    assert!(lines[2..].iter().all(|line| line.trim().is_empty()));
+    let lines = screen_lines(&render(&App::replay(tigris_report()), 79, 40));
+    assert_eq!(lines[0].trim_end(), "terminal too small: need 80x24, have 79x40");
+}
+
+#[test]
+fn the_screen_is_laid_out_again_after_a_resize() {
+    let app = App::replay(tigris_report());
+    let mut terminal = render(&app, 120, 36);
+    terminal.backend_mut().resize(90, 30);
+    terminal.draw(|frame| draw(frame, &app)).unwrap();
+    let lines = screen_lines(&terminal);
+    assert_eq!(lines.len(), 30);
+    assert!(lines.iter().all(|line| line.chars().count() == 90));
+    line_with(&lines, &["S1 tiled", "tile 0"]);
+    assert!(lines[29].contains("q quit"));
+    // The minimum size draws everything too.
+    let lines = screen_lines(&render(&app, 80, 24));
+    line_with(&lines, &["S1 tiled"]);
+    line_with(&lines, &["tigris_conv2d_s8"]);
+}
+
+#[test]
+fn live_view_shows_running_then_paused_then_the_outcome() {
+    let (mut app, _commands) = live_app();
+    line_with(&screen(&app), &["waiting for the simulator's first report"]);
+
+    app.apply(progress(tigris_report(), false));
+    let lines = screen(&app);
+    line_with(&lines, &[" RUNNING ", "10,000 cycles", "10.000 ms", "12.5 MIPS"]);
+    line_with(&lines, &["in main \u{203a} conv2d_3x3"]);
+
+    app.apply(progress(tigris_report(), true));
+    line_with(&screen(&app), &[" PAUSED "]);
+
+    let mut last = tigris_report();
+    last.outcome = Outcome::Exited { code: 3 };
+    app.apply(Update::Finished(Box::new(last)));
+    line_with(&screen(&app), &[" FINISHED ", "exited with code 3"]);
+    // A late progress report does not replace the final one.
+    app.apply(progress(tigris_report(), false));
+    line_with(&screen(&app), &[" FINISHED ", "exited with code 3"]);
+}
+
+#[test]
+fn a_fault_and_a_failure_show_what_went_wrong() {
+    let mut report = plain_report();
+    report.outcome = Outcome::Fault;
+    report.fault = Some(FaultReport {
+        kind: "bad read".into(),
+        pc: 0x100,
+        location: Some("main+0x10".into()),
+        address: Some(0),
+        instruction: None,
+        message: "read of unmapped address 0x0".into(),
+        backtrace: vec![],
+        registers: vec![],
+    });
+    let lines = screen(&App::replay(report.clone()));
+    line_with(&lines, &["fault: bad read at main+0x10"]);
+    line_with(&lines, &["fault: read of unmapped address 0x0"]);
+
+    let (mut app, _commands) = live_app();
+    app.apply(progress(report, false));
+    app.apply(Update::Failed("cannot load the ELF".into()));
+    let lines = screen(&app);
+    line_with(&lines, &[" FAILED "]);
+    line_with(&lines, &["simulator error: cannot load the ELF"]);
+}
+
+#[test]
+fn a_run_without_tigris_shows_its_call_stack_over_time() {
+    let lines = screen(&App::replay(plain_report()));
+    assert!(contains(&lines, "no TiGrIS runtime in this firmware"));
+    // The frames all samples share are left out: rows start at main's callees.
+    line_with(&lines, &["make_input", "conv2d_3x3", "dense"]);
+    line_with(&lines, &["no TiGrIS arenas in this run"]);
+    assert!(contains(&lines, " Run "));
+}
+
+#[test]
+fn replay_cursor_hides_what_came_after_it() {
+    let mut app = App::replay(tigris_report());
+    press(&mut app, KeyCode::Home);
+    // n: the next tile or stage start is stage 0's, N: stage 1's.
+    press(&mut app, KeyCode::Char('n'));
+    assert_eq!(cursor(&app), 1_000);
+    let lines = screen(&app);
+    line_with(&lines, &["S0 normal"]);
+    assert!(!contains(&lines, "S1 tiled"));
+    assert!(contains(&lines, " Timeline: 1 stage, 0 tiles "));
+    line_with(&lines, &["1.000 ms of 10.000 ms", "cycle 1,000"]);
+
+    press(&mut app, KeyCode::Char('N'));
+    assert_eq!(cursor(&app), 5_000);
+    press(&mut app, KeyCode::Char('n'));
+    assert_eq!(cursor(&app), 5_100);
+    // The jump selects the tile that starts there; tile 1 is still to come.
+    assert_eq!(app.view.selected, Some(Item { stage: 1, tile: Some(0) }));
+    let lines = screen(&app);
+    assert!(contains(&lines, " Tile 0 of stage 1 (tiled), rows [0,11) "));
+    assert!(!contains(&lines, "tile 1"));
+    // The fast arena as of the cursor: nothing in use yet, the peak of stage 0.
+    line_with(&lines, &["0 B of 8.0 KiB (0%)"]);
+    line_with(&lines, &["peak 7.5 KiB"]);
+
+    press(&mut app, KeyCode::Char('p'));
+    assert_eq!(cursor(&app), 5_000);
+    press(&mut app, KeyCode::End);
+    assert_eq!(cursor(&app), 10_000);
+    press(&mut app, KeyCode::Char('n'));
+    assert_eq!(cursor(&app), 10_000, "nothing starts after the end");
+}
+
+fn cursor(app: &App) -> u64 {
+    match &app.mode {
+        Mode::Replay(replay) => replay.cursor,
+        Mode::Live(_) => panic!("not a replay"),
+    }
+}
+
+#[test]
+fn playing_moves_the_cursor_and_stops_at_the_end() {
+    let mut app = App::replay(tigris_report());
+    // Space at the end plays from the start.
+    press(&mut app, KeyCode::Char(' '));
+    assert_eq!(cursor(&app), 0);
+    assert!(app.is_playing());
+    // The whole run is in the window: it takes 10 s to cross.
+    app.advance(Duration::from_secs(1));
+    assert_eq!(cursor(&app), 1_000);
+    press(&mut app, KeyCode::Char(' '));
+    app.advance(Duration::from_secs(1));
+    assert_eq!(cursor(&app), 1_000, "paused");
+    press(&mut app, KeyCode::Char(' '));
+    app.advance(Duration::from_secs(60));
+    assert_eq!(cursor(&app), 10_000);
+    assert!(!app.is_playing());
+}
+
+#[test]
+fn zoom_and_scroll_move_the_window() {
+    let mut app = App::replay(tigris_report());
+    let window = |app: &App| app.view.window(&app.snapshot().unwrap());
+    assert_eq!((window(&app).start, window(&app).span), (0, 10_000));
+    press(&mut app, KeyCode::Char('+'));
+    press(&mut app, KeyCode::Char('+'));
+    assert_eq!(app.view.zoom, 2);
+    // A following window keeps the shown cycle (the end) at its right edge.
+    assert_eq!((window(&app).start, window(&app).span), (7_500, 2_500));
+    assert!(contains(&screen(&app), " zoom 4x "));
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.view.pinned_start, Some(6_875));
+    press(&mut app, KeyCode::Left);
+    assert_eq!(window(&app).start, 6_250);
+    // Scrolling back to the end follows it again.
+    press(&mut app, KeyCode::Right);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.view.pinned_start, None);
+    press(&mut app, KeyCode::Char('-'));
+    press(&mut app, KeyCode::Char('-'));
+    press(&mut app, KeyCode::Char('-'));
+    assert_eq!(app.view.zoom, 0);
+    assert_eq!(window(&app).start, 0);
+}
+
+#[test]
+fn selection_steps_through_tiles_and_untiled_stages_and_wraps() {
+    let mut app = App::replay(tigris_report());
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.view.selected, Some(Item { stage: 0, tile: None }));
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.view.selected, Some(Item { stage: 1, tile: Some(0) }));
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.view.selected, Some(Item { stage: 1, tile: Some(1) }), "wraps to the last");
+    // Zoomed in on a selection, the window centres on it.
+    press(&mut app, KeyCode::Char('+'));
+    press(&mut app, KeyCode::Char('+'));
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.view.selected, Some(Item { stage: 0, tile: None }));
+    let window = app.view.window(&app.snapshot().unwrap());
+    assert_eq!((window.start, window.span), (2_500 - 1_250, 2_500));
+}
+
+#[test]
+fn live_keys_send_commands_to_the_simulation() {
+    let (mut app, commands) = live_app();
+    app.apply(progress(tigris_report(), false));
+    for key in ['n', 'N', 's', ' '] {
+        press(&mut app, KeyCode::Char(key));
+    }
+    let sent: Vec<Command> = commands.try_iter().collect();
+    assert_eq!(sent, [Command::StepTile, Command::StepStage, Command::StepStage, Command::Pause]);
+
+    app.apply(progress(tigris_report(), true));
+    press(&mut app, KeyCode::Char(' '));
+    assert_eq!(commands.try_recv(), Ok(Command::Resume));
+
+    // Quit asks the run to stop, then waits for its final report.
+    press(&mut app, KeyCode::Char('q'));
+    assert_eq!(commands.try_iter().collect::<Vec<_>>(), [Command::Quit]);
+    assert!(app.quit && !app.should_exit());
+    line_with(&screen(&app), &[" STOPPING "]);
+    app.apply(Update::Finished(Box::new(tigris_report())));
+    assert!(app.should_exit());
+}
+
+#[test]
+fn a_vanished_simulation_is_a_failure_and_quitting_then_needs_no_answer() {
+    let (mut app, commands) = live_app();
+    drop(commands);
+    app.disconnected();
+    let failed = Run::Failed("the simulation ended without a final report".into());
+    assert!(matches!(&app.mode, Mode::Live(live) if live.run == failed));
+    app.handle_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    assert!(app.should_exit());
+}
+
+#[test]
+fn odd_reports_draw_without_panicking() {
+    let mut empty = plain_report();
+    empty.totals = Totals { cycles: 0, instructions: 0, cpi: 0.0, seconds: 0.0, stall_cycles: 0 };
+    empty.board.clock_hz = 0;
+    empty.functions.clear();
+    empty.console.clear();
+    empty.timeline = None;
+    let mut no_stages = tigris_report();
+    let tigris = no_stages.tigris.as_mut().unwrap();
+    tigris.stages.clear();
+    tigris.timeline.clear();
+    tigris.plan = None;
+    tigris.arenas = None;
+    let mut in_progress = tigris_report();
+    let stage = &mut in_progress.tigris.as_mut().unwrap().stages[1];
+    stage.figures.cycles = 0;
+    stage.tiles[1].figures.cycles = 0;
+    let mut empty_tigris = empty.clone();
+    empty_tigris.tigris = no_stages.tigris.clone();
+
+    for report in [empty, no_stages, in_progress, empty_tigris] {
+        let mut app = App::replay(report);
+        for code in [KeyCode::Down, KeyCode::Char('+'), KeyCode::Left, KeyCode::Char('n'), KeyCode::Char('P')] {
+            press(&mut app, code);
+            for (width, height) in [(80, 24), (120, 36), (200, 60)] {
+                let lines = screen_lines(&render(&app, width, height));
+                assert!(lines[height as usize - 1].contains("q quit"));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stage_in_progress_runs_to_the_shown_cycle() {
+    let mut report = tigris_report();
+    let stage = &mut report.tigris.as_mut().unwrap().stages[1];
+    stage.figures.cycles = 0;
+    stage.tiles[1].figures.cycles = 0;
+    let snapshot = Snapshot::at_end(&report);
+    assert_eq!(snapshot.stage_span(1), Some((5_000, 10_000)));
+    assert_eq!(snapshot.tile_span(1, 1), Some((7_000, 10_000)));
+    assert_eq!(snapshot.tile_span(1, 0), Some((5_100, 7_000)));
+}
