@@ -187,3 +187,85 @@ impl Write for ConsoleOut {
         std::io::stdout().flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::channel;
+
+    fn tick(cycles: u64, event: Option<&'static str>) -> Tick {
+        Tick { cycles, instructions: cycles, tigris_event: event }
+    }
+
+    /// A report whose cycle count says which tick built it.
+    fn snapshot(cycles: u64) -> impl FnMut() -> Report {
+        move || {
+            let mut r = crate::check::tests::sample();
+            r.totals.cycles = cycles;
+            r
+        }
+    }
+
+    /// The newest update (a slow machine may see more periodic ones): (cycles, paused).
+    fn newest(updates: &std::sync::mpsc::Receiver<Update>) -> (u64, bool) {
+        match updates.try_iter().last() {
+            Some(Update::Progress { report, status }) => (report.totals.cycles, status.paused),
+            other => panic!("expected progress, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn stepping_pauses_at_the_next_tile_then_stage_and_quit_stops() {
+        let (update_tx, updates) = channel();
+        let (commands, command_rx) = channel();
+        let mut monitor = TuiMonitor::new(update_tx, command_rx, false);
+        assert_eq!(monitor.tick(&tick(1, None), &mut snapshot(1)), Control::Continue);
+        assert_eq!(newest(&updates), (1, false), "the first tick shows the run");
+        // The view: each time the run pauses, the next command of its script.
+        let script_sender = commands.clone();
+        let view = std::thread::spawn(move || {
+            let mut script = [Command::StepStage, Command::Quit].into_iter();
+            let mut paused_at = Vec::new();
+            for update in updates {
+                if let Update::Progress { report, status } = update {
+                    if status.paused {
+                        paused_at.push(report.totals.cycles);
+                        if let Some(command) = script.next() {
+                            script_sender.send(command).unwrap();
+                        }
+                    }
+                }
+            }
+            paused_at
+        });
+        commands.send(Command::StepTile).unwrap();
+        assert_eq!(monitor.tick(&tick(2, Some("op")), &mut snapshot(2)), Control::Continue, "an OP does not end a tile");
+        assert_eq!(monitor.tick(&tick(3, Some("tile_begin")), &mut snapshot(3)), Control::Continue);
+        assert_eq!(monitor.tick(&tick(4, Some("tile_begin")), &mut snapshot(4)), Control::Continue, "stepping to a stage");
+        assert_eq!(monitor.tick(&tick(5, Some("stage_begin")), &mut snapshot(5)), Control::Stop);
+        drop(monitor);
+        assert_eq!(view.join().unwrap(), [3, 5]);
+    }
+
+    #[test]
+    fn a_paused_start_waits_and_a_vanished_view_stops_the_run() {
+        let (update_tx, updates) = channel();
+        let (commands, command_rx) = channel();
+        let mut monitor = TuiMonitor::new(update_tx, command_rx, true);
+        // The view: resumes once it has seen the paused start.
+        let view = std::thread::spawn(move || {
+            let seen = match updates.recv().unwrap() {
+                Update::Progress { status, .. } => status.paused,
+                _ => false,
+            };
+            commands.send(Command::Resume).unwrap();
+            (seen, commands)
+        });
+        assert_eq!(monitor.tick(&tick(1, None), &mut snapshot(1)), Control::Continue);
+        let (seen_paused, commands) = view.join().unwrap();
+        assert!(seen_paused, "the view saw the paused start");
+        commands.send(Command::Pause).unwrap();
+        drop(commands);
+        assert_eq!(monitor.tick(&tick(2, None), &mut snapshot(2)), Control::Stop);
+    }
+}

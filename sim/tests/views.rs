@@ -350,3 +350,54 @@ fn export_and_tui_refuse_bad_input() {
     assert_eq!(code, 2, "stdout is a pipe here");
     assert!(err.contains("needs a terminal"), "{err}");
 }
+
+fn files_in(dir: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn plots_of_a_run_equal_the_plots_of_its_report() {
+    let (path, dir) = (scratch("tiled.json"), scratch("plots"));
+    let (code, _, err) = tool(&["run", "--quiet", &elf("esp32s3", "tigris_tiled"), "--report", &path, "--plots", &dir]);
+    assert_eq!(code, 0, "{err}");
+    let names = files_in(&dir);
+    let plots = ["arena", "gantt", "slow_traffic", "tile_cycles", "top_functions"];
+    let expected: Vec<String> = plots.iter().flat_map(|p| [format!("{p}.png"), format!("{p}.svg")]).collect();
+    assert_eq!(names, expected);
+    for name in &names {
+        let bytes = std::fs::read(format!("{dir}/{name}")).unwrap();
+        if name.ends_with(".png") {
+            assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{name}");
+        } else {
+            let svg = String::from_utf8(bytes).unwrap();
+            assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{name}");
+        }
+    }
+    let arena = std::fs::read_to_string(format!("{dir}/arena.svg")).unwrap();
+    assert!(arena.contains("fast-arena use over time") && arena.contains("budget"), "arena plot titles and budget line");
+
+    let again = scratch("plots-again");
+    let (code, out, err) = tool(&["export", &path, "--plots", &again]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.lines().count(), names.len(), "export names every file it wrote: {out}");
+    for name in &names {
+        assert_eq!(std::fs::read(format!("{dir}/{name}")).unwrap(), std::fs::read(format!("{again}/{name}")).unwrap(), "{name}");
+    }
+}
+
+#[test]
+fn compare_draws_two_runs_side_by_side() {
+    let (a, _) = report("tigris_chain");
+    let (b, _) = report("tigris_chain_lb");
+    let stem = scratch("compare");
+    let (code, out, err) = tool(&["compare", &a, &b, "--plot", &stem]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("wrote {stem}.svg")) && out.contains(&format!("wrote {stem}.png")), "{out}");
+    let svg = std::fs::read_to_string(format!("{stem}.svg")).unwrap();
+    assert!(svg.contains("stage 0 (chain)") && svg.contains("stage 0 tile 7"), "the compare plot names the stages and tiles");
+    let (code, _, err) = tool(&["compare", &a, &b, "--plot", "/nonexistent/dir/compare"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/dir/compare"), "{err}");
+}
