@@ -231,12 +231,14 @@ fn the_ci_page_is_true() {
     let page = std::fs::read_to_string(common::root().join("docs/ci.md")).unwrap();
     let limits = write("tigris-limits.toml", &ci_block(&page, "toml"));
     let yaml = ci_block(&page, "yaml");
-    let (report, junit) = (scratch("report.json"), scratch("junit.xml"));
+    let (report, junit, plots, trace) = (scratch("report.json"), scratch("junit.xml"), scratch("plots"), scratch("trace.json"));
     let local = |args: Vec<String>| -> Vec<String> {
         args.into_iter()
             .map(|a| match a.as_str() {
                 "out/report.json" => report.clone(),
                 "out/junit.xml" => junit.clone(),
+                "out/plots" => plots.clone(),
+                "out/trace.json" => trace.clone(),
                 "ci/tigris-limits.toml" => limits.clone(),
                 _ => a,
             })
@@ -245,6 +247,7 @@ fn the_ci_page_is_true() {
     let run = local(ci_step(&yaml, "run"));
     let (code, _, err) = tool(&run.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(code, 0, "{run:?}: {err}");
+    assert!(std::path::Path::new(&plots).join("arena.png").exists() && std::path::Path::new(&trace).exists(), "{run:?}");
     let check = local(ci_step(&yaml, "check"));
     let (code, out, err) = tool(&check.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(code, 0, "{check:?}: {out}{err}");

@@ -107,7 +107,7 @@ fn tigris_events(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
                 let end = t.timeline.get(i + 1).map(|n| n.cycle).unwrap_or(e.cycle);
                 let name = e.op.map(|op| op_name(e.stage, op)).unwrap_or("op".into());
                 let args = json!({"stage": e.stage, "tile": e.tile, "tensor": e.tensor, "rows": rows});
-                events.push(slice(Track::Ops, name, clock, e.cycle, end - e.cycle, args));
+                events.push(slice(Track::Ops, name, clock, e.cycle, end.saturating_sub(e.cycle), args));
             }
             "load" | "spill" | "move" | "weights" | "copy" => events.push(json!({
                 "ph": "i", "s": "t", "pid": PID, "tid": Track::Transfers as u32, "ts": clock.us(e.cycle),
@@ -135,7 +135,7 @@ fn function_slices(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
         // Innermost first, so each slice ends before its parent.
         while open.len() > depth {
             let (name, start) = open.pop().expect("longer than depth");
-            events.push(slice(Track::Functions, name.to_string(), clock, start, at - start, json!({})));
+            events.push(slice(Track::Functions, name.to_string(), clock, start, at.saturating_sub(start), json!({})));
         }
     };
     for sample in &timeline.samples {
