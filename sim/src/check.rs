@@ -329,87 +329,39 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use tigris_traces::testing::*;
     use tigris_traces::*;
 
-    fn figures(cycles: u64, fast_peak: u32, slow: u64) -> TigrisFigures {
+    /// Figures of `cycles` with a fast peak and `slow` bytes each way; 1% of the cycles stalled on psram,
+    /// 5% loaded the halo.
+    fn arena_figures(cycles: u64, fast_peak: u32, slow: u64) -> TigrisFigures {
         TigrisFigures {
-            cycles,
             fast_peak,
             slow_read_bytes: slow,
             slow_write_bytes: slow,
             stalls: vec![RegionCycles { region: "psram".into(), cycles: cycles / 100 }],
             halo_load_cycles: cycles / 20,
-            ..Default::default()
+            ..figures(cycles)
         }
-    }
-
-    fn stage(stage: u16, path: &str, f: TigrisFigures, tiles: usize) -> TigrisStage {
-        let tiles = (0..tiles as u16)
-            .map(|i| TigrisTile { index: i, start_cycle: 0, rows: [0, 8], out_rows: None, figures: figures(f.cycles / tiles as u64, f.fast_peak, 0) })
-            .collect();
-        TigrisStage { stage, path: path.into(), start_cycle: 0, op_names: vec![], predicted: None, figures: f, tiles }
     }
 
     /// 2.4 M cycles (10 ms at 240 MHz); stages 0 (normal, twice: two inferences) and 3 (tiled, 4 tiles).
     pub(crate) fn sample() -> Report {
-        let function = |name: &str, self_cycles: u64| FunctionProfile {
-            name: name.into(),
-            address: 0x4000_0000,
-            calls: 1,
-            self_cycles,
-            inclusive_cycles: self_cycles,
-            self_instructions: self_cycles,
-            inclusive_instructions: self_cycles,
-            memory: vec![],
-        };
-        let region = |name: &str, stall_cycles: u64| RegionProfile {
-            name: name.into(),
-            kind: "sram".into(),
-            base: 0,
-            size: 0,
-            reads: None,
-            writes: None,
-            read_bytes: None,
-            write_bytes: None,
-            fetches: 0,
-            stall_cycles,
-            icache_hits: 0,
-            icache_misses: 0,
-            dcache_hits: 0,
-            dcache_misses: 0,
-            writebacks: 0,
-        };
+        let tiles = (0..4).map(|index| tile(index, 0, arena_figures(250_000, 6144, 0))).collect();
+        let stages = vec![
+            stage(0, "normal", 0, arena_figures(100_000, 4096, 1024), vec![]),
+            stage(3, "tiled", 0, arena_figures(1_000_000, 6144, 8192), tiles),
+            stage(0, "normal", 0, arena_figures(120_000, 5120, 1024), vec![]),
+        ];
+        let run = report(240_000_000, 2_400_000);
         Report {
-            schema: SCHEMA.into(),
-            schema_version: SCHEMA_VERSION,
-            tool: Tool { name: "tigris-sim".into(), version: "0".into() },
-            firmware: Firmware { file: "fw.elf".into(), sha256: "ab".repeat(32), entry: 0, initial_sp: 0 },
-            board: BoardInfo { name: "esp32s3".into(), core: "xtensa-lx7".into(), clock_hz: 240_000_000 },
-            outcome: Outcome::Exited { code: 0 },
-            totals: Totals { cycles: 2_400_000, instructions: 2_000_000, cpi: 1.2, seconds: 0.01, stall_cycles: 5_000 },
-            console: String::new(),
-            functions: vec![function("conv", 2_000_000), function("main", 400_000)],
-            regions: vec![region("sram1", 0), region("psram", 5_000)],
-            caches: vec![],
-            tigris: Some(TigrisProfile {
-                plan: None,
-                arenas: None,
-                sink: None,
-                runs: 2,
-                events: 40,
-                stages: vec![
-                    stage(0, "normal", figures(100_000, 4096, 1024), 0),
-                    stage(3, "tiled", figures(1_000_000, 6144, 8192), 4),
-                    stage(0, "normal", figures(120_000, 5120, 1024), 0),
-                ],
-                total: figures(1_220_000, 6144, 10240),
-                findings: vec![],
-                timeline: vec![],
-            }),
-            stacks: vec![],
-            timeline: None,
-            fault: None,
-            notes: vec![],
+            firmware: Firmware { sha256: "ab".repeat(32), ..run.firmware },
+            board: BoardInfo { name: "esp32s3".into(), core: "xtensa-lx7".into(), ..run.board },
+            totals: Totals { instructions: 2_000_000, cpi: 1.2, stall_cycles: 5_000, ..run.totals },
+            functions: vec![function("conv", 2_000_000, 2_000_000, 1), function("main", 400_000, 400_000, 1)],
+            regions: vec![region("sram1", "sram"), RegionProfile { stall_cycles: 5_000, ..region("psram", "sram") }],
+            tigris: Some(TigrisProfile { runs: 2, events: 40, total: arena_figures(1_220_000, 6144, 10240), ..tigris(stages, vec![]) }),
+            ..run
         }
     }
 

@@ -11,7 +11,7 @@ pub fn folded(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::report_with_tigris;
+    use crate::perfetto::tests::report_with_tigris;
 
     #[test]
     fn one_line_per_path_with_cycles() {

@@ -8,8 +8,9 @@ pub mod plots;
 
 pub mod folded;
 pub mod perfetto;
-#[cfg(test)]
-mod testing;
+/// Test support, not part of the interface: other crates' tests get it with the `testing` feature.
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 /// Name of the schema, written into every report.
 pub const SCHEMA: &str = "tigris-sim-report";

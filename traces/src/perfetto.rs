@@ -165,9 +165,42 @@ fn region_counters(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::testing::{report_with_tigris, sample};
+    use crate::testing::*;
+    use crate::{Sample, StackProfile, TigrisEvent, TigrisStage, Timeline};
+
+    /// A sample at `cycle` with `stack`; psram (region 1) has read 4096 bytes once the run is past 6000 cycles.
+    fn traffic_sample(cycle: u64, stack: &str) -> Sample {
+        let psram_read = if cycle > 6000 { 4096 } else { 0 };
+        sample(cycle, stack, &[cycle, psram_read], &[0, 0])
+    }
+
+    /// A 240 MHz run of 7200 cycles: stage 0 untiled (0..2400), stage 3 tiled in two tiles (2400..7200).
+    pub(crate) fn report_with_tigris() -> Report {
+        let tiles = vec![tile(0, 2400, figures(2400)), tile(1, 4800, TigrisFigures { halo_rows: 2, ..figures(2400) })];
+        let stages = vec![
+            TigrisStage { op_names: vec!["pool".into()], ..stage(0, "normal", 0, figures(2400), vec![]) },
+            TigrisStage { op_names: vec!["conv3".into()], ..stage(3, "tiled", 2400, figures(4800), tiles) },
+        ];
+        let timeline = vec![
+            TigrisEvent { stage: Some(0), ..event(0, "stage_begin") },
+            TigrisEvent { stage: Some(0), bytes: 512, fast_used: 1024, ..event(600, "load") },
+            TigrisEvent { stage: Some(3), tile: Some(0), op: Some(0), fast_used: 3072, ..event(3000, "op") },
+            TigrisEvent { stage: Some(3), tile: Some(0), fast_used: 1024, ..event(4200, "stage_end") },
+        ];
+        Report {
+            regions: vec![region("sram", "sram"), region("psram", "psram")],
+            tigris: Some(tigris(stages, timeline)),
+            stacks: vec![
+                StackProfile { stack: "main".into(), cycles: 200, instructions: 100 },
+                StackProfile { stack: "main;conv".into(), cycles: 7000, instructions: 3500 },
+                StackProfile { stack: "main;idle".into(), cycles: 0, instructions: 0 },
+            ],
+            timeline: Some(Timeline { interval_cycles: 6000, samples: vec![traffic_sample(0, "main"), traffic_sample(7200, "main")] }),
+            ..report(240_000_000, 7200)
+        }
+    }
 
     fn parsed(report: &Report) -> Vec<Value> {
         let v: Value = serde_json::from_str(&trace_json(report)).unwrap();
@@ -204,7 +237,13 @@ mod tests {
     fn sampled_stacks_become_nested_function_slices() {
         let mut report = report_with_tigris();
         let t = report.timeline.as_mut().unwrap();
-        t.samples = vec![sample(0, "main"), sample(100, "main;conv"), sample(200, "main;conv;mac"), sample(300, "main;pool"), sample(400, "main")];
+        t.samples = vec![
+            traffic_sample(0, "main"),
+            traffic_sample(100, "main;conv"),
+            traffic_sample(200, "main;conv;mac"),
+            traffic_sample(300, "main;pool"),
+            traffic_sample(400, "main"),
+        ];
         let events = parsed(&report);
         let slices: Vec<(String, f64, f64)> = on_track(&events, Track::Functions)
             .iter()

@@ -1,21 +1,34 @@
-//! Small reports for the exporters' tests.
+//! Builders of small synthetic reports, shared by the tests of this crate, the TUI and the simulator.
+//! Whatever a builder is not given is zero, empty or absent, so a test sets only the fields it is
+//! about, with struct-update syntax: `TigrisEvent { fast_used: 7680, ..event(2000, "load") }`.
 
 use crate::*;
 
-/// A sample at `cycle` with `stack`; psram (region 1) has read 4096 bytes once the run is past 6000 cycles.
-pub fn sample(cycle: u64, stack: &str) -> Sample {
-    let psram_read = if cycle > 6000 { 4096 } else { 0 };
-    Sample {
-        cycle,
-        instructions: cycle / 2,
-        read_bytes: vec![cycle, psram_read],
-        write_bytes: vec![0, 0],
-        stall_cycles: vec![0, 0],
-        stack: stack.into(),
+/// A run of `cycles` cycles at `clock_hz` (two cycles an instruction) that exited with code 0:
+/// `fw.elf` on a Cortex-M4 `testboard`, with no functions, regions, TiGrIS or timeline.
+pub fn report(clock_hz: u64, cycles: u64) -> Report {
+    Report {
+        schema: SCHEMA.into(),
+        schema_version: SCHEMA_VERSION,
+        tool: Tool { name: "tigris-sim".into(), version: "0".into() },
+        firmware: Firmware { file: "fw.elf".into(), sha256: String::new(), entry: 0, initial_sp: 0 },
+        board: BoardInfo { name: "testboard".into(), core: "cortex-m4".into(), clock_hz },
+        outcome: Outcome::Exited { code: 0 },
+        totals: Totals { cycles, instructions: cycles / 2, cpi: 2.0, seconds: cycles as f64 / clock_hz as f64, stall_cycles: 0 },
+        console: String::new(),
+        functions: Vec::new(),
+        regions: Vec::new(),
+        caches: Vec::new(),
+        tigris: None,
+        stacks: Vec::new(),
+        timeline: None,
+        fault: None,
+        notes: Vec::new(),
     }
 }
 
-fn region(name: &str, kind: &str) -> RegionProfile {
+/// A region at address 0 whose data accesses were not watched, with no traffic.
+pub fn region(name: &str, kind: &str) -> RegionProfile {
     RegionProfile {
         name: name.into(),
         kind: kind.into(),
@@ -35,83 +48,95 @@ fn region(name: &str, kind: &str) -> RegionProfile {
     }
 }
 
-fn event(cycle: u64, kind: &str, stage: u16, tile: Option<u16>, bytes: u32, fast_used: u32) -> TigrisEvent {
+/// A function at address 0 with no instruction counts and no memory traffic.
+pub fn function(name: &str, self_cycles: u64, inclusive_cycles: u64, calls: u64) -> FunctionProfile {
+    FunctionProfile {
+        name: name.into(),
+        address: 0,
+        calls,
+        self_cycles,
+        inclusive_cycles,
+        self_instructions: 0,
+        inclusive_instructions: 0,
+        memory: Vec::new(),
+    }
+}
+
+/// A timeline sample (two cycles an instruction, as in `report`); per region, the bytes read and
+/// written so far and no stall cycles.
+pub fn sample(cycle: u64, stack: &str, read_bytes: &[u64], write_bytes: &[u64]) -> Sample {
+    Sample {
+        cycle,
+        instructions: cycle / 2,
+        read_bytes: read_bytes.to_vec(),
+        write_bytes: write_bytes.to_vec(),
+        stall_cycles: vec![0; read_bytes.len()],
+        stack: stack.into(),
+    }
+}
+
+/// Figures of a tile, stage or run that took `cycles` and nothing else.
+pub fn figures(cycles: u64) -> TigrisFigures {
+    TigrisFigures { cycles, ..Default::default() }
+}
+
+/// A tile with no input or output rows.
+pub fn tile(index: u16, start_cycle: u64, figures: TigrisFigures) -> TigrisTile {
+    TigrisTile { index, start_cycle, rows: [0, 0], out_rows: None, figures }
+}
+
+/// A stage with no op names and no prediction.
+pub fn stage(stage: u16, path: &str, start_cycle: u64, figures: TigrisFigures, tiles: Vec<TigrisTile>) -> TigrisStage {
+    TigrisStage { stage, path: path.into(), start_cycle, op_names: Vec::new(), predicted: None, figures, tiles }
+}
+
+/// A trace event outside any stage, with empty arenas and no slow-arena traffic.
+pub fn event(cycle: u64, kind: &str) -> TigrisEvent {
     TigrisEvent {
         cycle,
         kind: kind.into(),
-        stage: Some(stage),
-        tile,
-        op: (kind == "op").then_some(0),
+        stage: None,
+        tile: None,
+        op: None,
         tensor: None,
-        bytes,
+        bytes: 0,
         rows: None,
-        fast_used,
-        slow_used: 4096,
-        slow_read_bytes: cycle,
+        fast_used: 0,
+        slow_used: 0,
+        slow_read_bytes: 0,
         slow_write_bytes: 0,
     }
 }
 
-fn figures(cycles: u64) -> TigrisFigures {
-    TigrisFigures { cycles, ..Default::default() }
+/// One inference that ran `stages` and captured `timeline`, without plan or arenas; its total is
+/// the sum of the stages' cycles.
+pub fn tigris(stages: Vec<TigrisStage>, timeline: Vec<TigrisEvent>) -> TigrisProfile {
+    TigrisProfile {
+        plan: None,
+        arenas: None,
+        sink: None,
+        runs: 1,
+        events: timeline.len() as u64,
+        total: figures(stages.iter().map(|stage| stage.figures.cycles).sum()),
+        stages,
+        findings: Vec::new(),
+        timeline,
+    }
 }
 
-/// A 240 MHz run of 7200 cycles: stage 0 untiled (0..2400), stage 3 tiled in two tiles (2400..7200).
-pub fn report_with_tigris() -> Report {
-    let tile = |index: u16, start_cycle: u64, halo_rows: u64| TigrisTile {
-        index,
-        start_cycle,
-        rows: [0, 10],
-        out_rows: None,
-        figures: TigrisFigures { halo_rows, ..figures(2400) },
-    };
-    let stage = |stage: u16, path: &str, start_cycle: u64, cycles: u64, tiles: Vec<TigrisTile>, op: &str| TigrisStage {
-        stage,
-        path: path.into(),
-        start_cycle,
-        op_names: vec![op.into()],
-        predicted: None,
-        figures: figures(cycles),
-        tiles,
-    };
-    Report {
-        schema: SCHEMA.into(),
-        schema_version: SCHEMA_VERSION,
-        tool: Tool { name: "tigris-sim".into(), version: "0".into() },
-        firmware: Firmware { file: "fw.elf".into(), sha256: String::new(), entry: 0, initial_sp: 0 },
-        board: BoardInfo { name: "esp32s3".into(), core: "xtensa-lx7".into(), clock_hz: 240_000_000 },
-        outcome: Outcome::Exited { code: 0 },
-        totals: Totals { cycles: 7200, instructions: 3600, cpi: 2.0, seconds: 3e-5, stall_cycles: 0 },
-        console: String::new(),
-        functions: vec![],
-        regions: vec![region("sram", "sram"), region("psram", "psram")],
-        caches: vec![],
-        tigris: Some(TigrisProfile {
-            plan: None,
-            arenas: None,
-            sink: None,
-            runs: 1,
-            events: 4,
-            stages: vec![
-                stage(0, "normal", 0, 2400, vec![], "pool"),
-                stage(3, "tiled", 2400, 4800, vec![tile(0, 2400, 0), tile(1, 4800, 2)], "conv3"),
-            ],
-            total: figures(7200),
-            findings: vec![],
-            timeline: vec![
-                event(0, "stage_begin", 0, None, 0, 0),
-                event(600, "load", 0, None, 512, 1024),
-                event(3000, "op", 3, Some(0), 0, 3072),
-                event(4200, "stage_end", 3, Some(0), 0, 1024),
-            ],
-        }),
-        stacks: vec![
-            StackProfile { stack: "main".into(), cycles: 200, instructions: 100 },
-            StackProfile { stack: "main;conv".into(), cycles: 7000, instructions: 3500 },
-            StackProfile { stack: "main;idle".into(), cycles: 0, instructions: 0 },
-        ],
-        timeline: Some(Timeline { interval_cycles: 6000, samples: vec![sample(0, "main"), sample(7200, "main")] }),
-        fault: None,
-        notes: vec![],
+/// A plan read without error, of `budget` fast-arena bytes.
+pub fn plan(budget: u32) -> TigrisPlanInfo {
+    TigrisPlanInfo { address: 0, bytes: 0, schema: None, model: None, budget: Some(budget), error: None }
+}
+
+/// A fast arena of `fast_size` bytes in `fast_region` and a slow one in `psram`, both at address 0.
+pub fn arenas(fast_region: &str, fast_size: u32) -> TigrisArenas {
+    TigrisArenas {
+        fast_base: 0,
+        fast_size,
+        slow_base: 0,
+        slow_size: 0,
+        fast_region: Some(fast_region.into()),
+        slow_region: Some("psram".into()),
     }
 }

@@ -10,153 +10,75 @@ use ratatui::style::Color;
 use ratatui::Terminal;
 use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
+use tigris_traces::testing::*;
 use tigris_traces::*;
 
 /// A 1 MHz board, so 1000 cycles are 1 ms.
 const CLOCK_HZ: u64 = 1_000_000;
 
-fn figures(cycles: u64, fast_peak: u32) -> TigrisFigures {
-    TigrisFigures { cycles, instructions: cycles / 2, fast_peak, fast_peak_bus: fast_peak, ..Default::default() }
+/// Figures of `cycles` (two an instruction) whose fast-arena peak was `fast_peak`, by the runtime and on the bus.
+fn peak_figures(cycles: u64, fast_peak: u32) -> TigrisFigures {
+    TigrisFigures { instructions: cycles / 2, fast_peak, fast_peak_bus: fast_peak, ..figures(cycles) }
 }
 
-fn tile(index: u16, start_cycle: u64, cycles: u64, rows: [i32; 2]) -> TigrisTile {
-    let mut figures = figures(cycles, 4096 + 512 * u32::from(index));
-    figures.load_bytes = 1536;
-    figures.spill_bytes = 5120;
-    figures.halo_rows = 2 * u64::from(index);
-    TigrisTile { index, start_cycle, rows, out_rows: None, figures }
-}
-
-fn event(cycle: u64, kind: &str, fast_used: u32, slow_read_bytes: u64) -> TigrisEvent {
-    TigrisEvent {
-        cycle,
-        kind: kind.into(),
-        stage: None,
-        tile: None,
-        op: None,
-        tensor: None,
-        bytes: 0,
-        rows: None,
-        fast_used,
-        slow_used: 0,
-        slow_read_bytes,
-        slow_write_bytes: 0,
-    }
-}
-
-fn function(name: &str, self_cycles: u64, calls: u64) -> FunctionProfile {
-    FunctionProfile {
-        name: name.into(),
-        address: 0,
-        calls,
-        self_cycles,
-        inclusive_cycles: self_cycles,
-        self_instructions: 0,
-        inclusive_instructions: 0,
-        memory: vec![],
-    }
-}
-
-fn sample(cycle: u64, stack: &str) -> Sample {
-    Sample {
-        cycle,
-        instructions: 0,
-        read_bytes: vec![],
-        write_bytes: vec![],
-        stall_cycles: vec![],
-        stack: stack.into(),
-    }
+/// A tile of `rows` that loads 1.5 KiB and spills 5 KiB; its fast peak and halo grow with its index.
+fn loading_tile(index: u16, start_cycle: u64, cycles: u64, rows: [i32; 2]) -> TigrisTile {
+    let figures = TigrisFigures {
+        load_bytes: 1536,
+        spill_bytes: 5120,
+        halo_rows: 2 * u64::from(index),
+        ..peak_figures(cycles, 4096 + 512 * u32::from(index))
+    };
+    TigrisTile { rows, ..tile(index, start_cycle, figures) }
 }
 
 /// A run without TiGrIS: 10,000 cycles, three functions, a console, sampled stacks.
 fn plain_report() -> Report {
     Report {
-        schema: SCHEMA.into(),
-        schema_version: SCHEMA_VERSION,
-        tool: Tool { name: "tigris-sim".into(), version: "0".into() },
-        firmware: Firmware { file: "fw.elf".into(), sha256: String::new(), entry: 0, initial_sp: 0 },
-        board: BoardInfo { name: "testboard".into(), core: "cortex-m4".into(), clock_hz: CLOCK_HZ },
-        outcome: Outcome::Exited { code: 0 },
-        totals: Totals { cycles: 10_000, instructions: 5_000, cpi: 2.0, seconds: 0.01, stall_cycles: 0 },
         console: "hello\nline two\nlast line\n".into(),
         functions: vec![
-            function("memcpy", 2_500, 40),
-            function("tigris_conv2d_s8", 6_250, 2),
-            function("main", 1_250, 1),
+            function("memcpy", 2_500, 2_500, 40),
+            function("tigris_conv2d_s8", 6_250, 6_250, 2),
+            function("main", 1_250, 1_250, 1),
         ],
-        regions: vec![],
-        caches: vec![],
-        tigris: None,
-        stacks: vec![],
         timeline: Some(Timeline {
             interval_cycles: 2_500,
             samples: vec![
-                sample(2_500, "Reset_Handler;main;make_input"),
-                sample(5_000, "Reset_Handler;main;conv2d_3x3"),
-                sample(7_500, "Reset_Handler;main;conv2d_3x3"),
-                sample(10_000, "Reset_Handler;main;dense"),
+                sample(2_500, "Reset_Handler;main;make_input", &[], &[]),
+                sample(5_000, "Reset_Handler;main;conv2d_3x3", &[], &[]),
+                sample(7_500, "Reset_Handler;main;conv2d_3x3", &[], &[]),
+                sample(10_000, "Reset_Handler;main;dense", &[], &[]),
             ],
         }),
-        fault: None,
-        notes: vec![],
+        ..report(CLOCK_HZ, 10_000)
     }
 }
 
 /// The same run with TiGrIS: stage 0 untiled at 1,000-4,000, stage 1 tiled at 5,000-9,000 with tiles
 /// at 5,100 and 7,000; an 8 KiB budget, 6 KiB in use at the end, a 7.5 KiB peak.
 fn tigris_report() -> Report {
-    let mut report = plain_report();
-    let normal = TigrisStage {
-        stage: 0,
-        path: "normal".into(),
-        start_cycle: 1_000,
-        op_names: vec!["conv0".into()],
-        predicted: None,
-        figures: figures(3_000, 5_120),
-        tiles: vec![],
-    };
-    let tiled = TigrisStage {
-        stage: 1,
-        path: "tiled".into(),
-        start_cycle: 5_000,
-        op_names: vec!["conv1".into()],
-        predicted: None,
-        figures: figures(4_000, 6_656),
-        tiles: vec![tile(0, 5_100, 1_900, [0, 11]), tile(1, 7_000, 1_950, [8, 20])],
-    };
-    report.tigris = Some(TigrisProfile {
-        plan: Some(TigrisPlanInfo {
-            address: 0,
-            bytes: 0,
-            schema: Some(9),
-            model: None,
-            budget: Some(8_192),
-            error: None,
+    let tiles = vec![loading_tile(0, 5_100, 1_900, [0, 11]), loading_tile(1, 7_000, 1_950, [8, 20])];
+    let stages = vec![
+        TigrisStage { op_names: vec!["conv0".into()], ..stage(0, "normal", 1_000, peak_figures(3_000, 5_120), vec![]) },
+        TigrisStage { op_names: vec!["conv1".into()], ..stage(1, "tiled", 5_000, peak_figures(4_000, 6_656), tiles) },
+    ];
+    let timeline = vec![
+        event(1_000, "stage_begin"),
+        TigrisEvent { fast_used: 7_680, slow_read_bytes: 1_024, ..event(2_000, "load") },
+        TigrisEvent { slow_read_bytes: 1_024, ..event(5_000, "stage_begin") },
+        TigrisEvent { slow_read_bytes: 1_024, ..event(5_100, "tile_begin") },
+        TigrisEvent { fast_used: 4_096, slow_read_bytes: 2_560, ..event(5_500, "load") },
+        TigrisEvent { fast_used: 6_144, slow_read_bytes: 2_560, ..event(7_000, "tile_begin") },
+    ];
+    Report {
+        tigris: Some(TigrisProfile {
+            plan: Some(plan(8_192)),
+            arenas: Some(arenas("sram1", 16_384)),
+            total: peak_figures(7_000, 7_680),
+            ..tigris(stages, timeline)
         }),
-        arenas: Some(TigrisArenas {
-            fast_base: 0,
-            fast_size: 16_384,
-            slow_base: 0,
-            slow_size: 0,
-            fast_region: Some("sram1".into()),
-            slow_region: Some("psram".into()),
-        }),
-        sink: None,
-        runs: 1,
-        events: 6,
-        total: figures(7_000, 7_680),
-        stages: vec![normal, tiled],
-        findings: vec![],
-        timeline: vec![
-            event(1_000, "stage_begin", 0, 0),
-            event(2_000, "load", 7_680, 1_024),
-            event(5_000, "stage_begin", 0, 1_024),
-            event(5_100, "tile_begin", 0, 1_024),
-            event(5_500, "load", 4_096, 2_560),
-            event(7_000, "tile_begin", 6_144, 2_560),
-        ],
-    });
-    report
+        ..plain_report()
+    }
 }
 
 fn render(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {

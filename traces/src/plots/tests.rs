@@ -5,6 +5,7 @@ use plotters::prelude::*;
 use plotters::style::FontTransform;
 
 use super::*;
+use crate::testing::*;
 use crate::*;
 
 /// A fresh, empty directory for one test.
@@ -14,145 +15,33 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn region(name: &str, kind: &str) -> RegionProfile {
-    RegionProfile {
-        name: name.into(),
-        kind: kind.into(),
-        base: 0,
-        size: 0x10000,
-        reads: Some(0),
-        writes: Some(0),
-        read_bytes: Some(0),
-        write_bytes: Some(0),
-        fetches: 0,
-        stall_cycles: 0,
-        icache_hits: 0,
-        icache_misses: 0,
-        dcache_hits: 0,
-        dcache_misses: 0,
-        writebacks: 0,
-    }
-}
-
-fn function(name: &str, self_cycles: u64, inclusive_cycles: u64) -> FunctionProfile {
-    FunctionProfile {
-        name: name.into(),
-        address: self_cycles as u32,
-        calls: 1,
-        self_cycles,
-        inclusive_cycles,
-        self_instructions: self_cycles,
-        inclusive_instructions: inclusive_cycles,
-        memory: Vec::new(),
-    }
-}
-
 /// A run of 1 M cycles at 100 MHz with a few functions, an SRAM and a PSRAM region, and timeline
 /// samples every 100 k cycles in which the PSRAM is read steadily.
 fn plain_report() -> Report {
-    let samples = (1..=10u64)
-        .map(|step| Sample {
-            cycle: step * 100_000,
-            instructions: step * 50_000,
-            read_bytes: vec![step * 4096, step * 1000],
-            write_bytes: vec![step * 2048, 0],
-            stall_cycles: vec![0, 0],
-            stack: "main".into(),
-        })
-        .collect();
+    let samples = (1..=10u64).map(|step| sample(step * 100_000, "main", &[step * 4096, step * 1000], &[step * 2048, 0])).collect();
+    let run = report(100_000_000, 1_000_000);
     Report {
-        schema: SCHEMA.into(),
-        schema_version: SCHEMA_VERSION,
-        tool: Tool { name: "tigris-sim".into(), version: "0.1.0".into() },
-        firmware: Firmware { file: "synthetic.elf".into(), sha256: String::new(), entry: 0, initial_sp: 0 },
-        board: BoardInfo { name: "testboard".into(), core: "cortex-m4".into(), clock_hz: 100_000_000 },
-        outcome: Outcome::Exited { code: 0 },
-        totals: Totals { cycles: 1_000_000, instructions: 500_000, cpi: 2.0, seconds: 0.01, stall_cycles: 0 },
-        console: String::new(),
-        functions: vec![function("conv_kernel", 700_000, 700_000), function("main", 200_000, 1_000_000), function("memcpy", 100_000, 100_000)],
+        firmware: Firmware { file: "synthetic.elf".into(), ..run.firmware },
+        functions: vec![function("conv_kernel", 700_000, 700_000, 1), function("main", 200_000, 1_000_000, 1), function("memcpy", 100_000, 100_000, 1)],
         regions: vec![region("sram", "sram"), region("psram", "psram")],
-        caches: Vec::new(),
-        tigris: None,
-        stacks: Vec::new(),
         timeline: Some(Timeline { interval_cycles: 100_000, samples }),
-        fault: None,
-        notes: Vec::new(),
-    }
-}
-
-fn tile(index: u16, start_cycle: u64, cycles: u64) -> TigrisTile {
-    TigrisTile {
-        index,
-        start_cycle,
-        rows: [0, 4],
-        out_rows: None,
-        figures: TigrisFigures { cycles, ..Default::default() },
-    }
-}
-
-fn event(cycle: u64, kind: &str, fast_used: u32, slow_read_bytes: u64, slow_write_bytes: u64) -> TigrisEvent {
-    TigrisEvent {
-        cycle,
-        kind: kind.into(),
-        stage: Some(0),
-        tile: None,
-        op: None,
-        tensor: None,
-        bytes: 0,
-        rows: None,
-        fast_used,
-        slow_used: 0,
-        slow_read_bytes,
-        slow_write_bytes,
+        ..run
     }
 }
 
 /// `plain_report` running TiGrIS: an untiled stage and a stage of three tiles, an 8 KiB arena.
 fn tigris_report() -> Report {
-    let stage = |stage: u16, path: &str, start_cycle: u64, cycles: u64, tiles: Vec<TigrisTile>| TigrisStage {
-        stage,
-        path: path.into(),
-        start_cycle,
-        op_names: Vec::new(),
-        predicted: None,
-        figures: TigrisFigures { cycles, ..Default::default() },
-        tiles,
-    };
+    let tiles = vec![tile(0, 300_000, figures(250_000)), tile(1, 550_000, figures(250_000)), tile(2, 800_000, figures(100_000))];
+    let stages = vec![stage(0, "normal", 100_000, figures(200_000), Vec::new()), stage(1, "tiled", 300_000, figures(600_000), tiles)];
+    let timeline = vec![
+        event(100_000, "stage_begin"),
+        TigrisEvent { fast_used: 4096, slow_read_bytes: 2048, ..event(150_000, "load") },
+        TigrisEvent { fast_used: 6000, slow_read_bytes: 2048, ..event(300_000, "stage_begin") },
+        TigrisEvent { fast_used: 7000, slow_read_bytes: 2048, slow_write_bytes: 4096, ..event(600_000, "spill") },
+        TigrisEvent { slow_read_bytes: 4096, slow_write_bytes: 4096, ..event(900_000, "stage_end") },
+    ];
     Report {
-        tigris: Some(TigrisProfile {
-            plan: Some(TigrisPlanInfo {
-                address: 0,
-                bytes: 100,
-                schema: Some(9),
-                model: Some("model".into()),
-                budget: Some(8192),
-                error: None,
-            }),
-            arenas: Some(TigrisArenas {
-                fast_base: 0,
-                fast_size: 8192,
-                slow_base: 0x1000,
-                slow_size: 32768,
-                fast_region: Some("sram".into()),
-                slow_region: Some("psram".into()),
-            }),
-            sink: None,
-            runs: 1,
-            events: 5,
-            stages: vec![
-                stage(0, "normal", 100_000, 200_000, Vec::new()),
-                stage(1, "tiled", 300_000, 600_000, vec![tile(0, 300_000, 250_000), tile(1, 550_000, 250_000), tile(2, 800_000, 100_000)]),
-            ],
-            total: TigrisFigures { cycles: 800_000, ..Default::default() },
-            findings: Vec::new(),
-            timeline: vec![
-                event(100_000, "stage_begin", 0, 0, 0),
-                event(150_000, "load", 4096, 2048, 0),
-                event(300_000, "stage_begin", 6000, 2048, 0),
-                event(600_000, "spill", 7000, 2048, 4096),
-                event(900_000, "stage_end", 0, 4096, 4096),
-            ],
-        }),
+        tigris: Some(TigrisProfile { plan: Some(plan(8192)), arenas: Some(arenas("sram", 8192)), ..tigris(stages, timeline) }),
         ..plain_report()
     }
 }
@@ -305,30 +194,27 @@ fn odd_reports_draw_without_panicking() {
     let mut zero = tigris_report();
     zero.totals.cycles = 0;
     zero.board.clock_hz = 0;
-    zero.functions = vec![function("idle", 0, 0)];
+    zero.functions = vec![function("idle", 0, 0, 1)];
     let tigris = zero.tigris.as_mut().unwrap();
-    tigris.timeline = vec![event(0, "alloc", 0, 0, 0)];
+    tigris.timeline = vec![event(0, "alloc")];
     for stage in &mut tigris.stages {
         stage.start_cycle = 0;
         stage.figures.cycles = 0;
-        stage.tiles.iter_mut().for_each(|tile| *tile = self::tile(tile.index, 0, 0));
+        stage.tiles.iter_mut().for_each(|tile| *tile = crate::testing::tile(tile.index, 0, figures(0)));
     }
     zero.timeline = Some(Timeline { interval_cycles: 0, samples: Vec::new() });
 
     let mut huge = tigris_report();
     huge.totals.cycles = u64::MAX;
-    huge.functions = vec![function("x\u{1}<&>\"\u{e9}\u{4e2d}", u64::MAX, u64::MAX), function(&"long_name_".repeat(30), u64::MAX / 2, 0)];
+    huge.functions = vec![function("x\u{1}<&>\"\u{e9}\u{4e2d}", u64::MAX, u64::MAX, 1), function(&"long_name_".repeat(30), u64::MAX / 2, 0, 1)];
     let tigris = huge.tigris.as_mut().unwrap();
     tigris.stages[1].start_cycle = u64::MAX - 5;
     tigris.stages[1].figures.cycles = u64::MAX;
-    tigris.timeline.push(event(u64::MAX, "stage_end", u32::MAX, u64::MAX, 0));
+    tigris.timeline.push(TigrisEvent { fast_used: u32::MAX, slow_read_bytes: u64::MAX, ..event(u64::MAX, "stage_end") });
     // Sample vectors shorter than the region list, a counter going backwards.
     huge.timeline = Some(Timeline {
         interval_cycles: 1,
-        samples: vec![
-            Sample { cycle: 10, instructions: 0, read_bytes: vec![], write_bytes: vec![0, 5], stall_cycles: vec![], stack: String::new() },
-            Sample { cycle: 5, instructions: 0, read_bytes: vec![0, 9], write_bytes: vec![0, 1], stall_cycles: vec![], stack: String::new() },
-        ],
+        samples: vec![sample(10, "", &[], &[0, 5]), sample(5, "", &[0, 9], &[0, 1])],
     });
 
     let no_stages = Report {
