@@ -141,14 +141,14 @@ fn rom_printf(core: &dyn Core) -> Result<(Vec<u8>, u64), CoreError> {
         let pad = width.saturating_sub(body.len());
         if left {
             out.extend(&body);
-            out.extend(std::iter::repeat(b' ').take(pad));
+            out.extend(std::iter::repeat_n(b' ', pad));
         } else if zero && conv != b's' && conv != b'c' {
             let (sign, digits) = if body.first() == Some(&b'-') { (&body[..1], &body[1..]) } else { (&body[..0], &body[..]) };
             out.extend(sign);
-            out.extend(std::iter::repeat(b'0').take(pad));
+            out.extend(std::iter::repeat_n(b'0', pad));
             out.extend(digits);
         } else {
-            out.extend(std::iter::repeat(b' ').take(pad));
+            out.extend(std::iter::repeat_n(b' ', pad));
             out.extend(&body);
         }
     }

@@ -78,7 +78,7 @@ impl Sampler {
         if self.samples.len() > traces::MAX_SAMPLES {
             // Keep the samples taken at even multiples of the interval, then sample half as often.
             let interval = self.interval;
-            self.samples.retain(|s| (s.cycle / interval) % 2 == 0);
+            self.samples.retain(|s| (s.cycle / interval).is_multiple_of(2));
             self.interval *= 2;
         }
         self.next_at = (cycle / self.interval + 1) * self.interval;
