@@ -43,6 +43,30 @@ impl RegionCounters {
     }
 }
 
+/// Data accesses to one region, counted by a core that hands them over in batches
+/// (`MemorySystem::count_unpriced_traffic`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traffic {
+    pub reads: u64,
+    pub read_bytes: u64,
+    pub writes: u64,
+    pub write_bytes: u64,
+}
+
+impl Traffic {
+    /// One access of `size` bytes.
+    #[inline(always)]
+    pub fn add(&mut self, size: u32, write: bool) {
+        if write {
+            self.writes += 1;
+            self.write_bytes += size as u64;
+        } else {
+            self.reads += 1;
+            self.read_bytes += size as u64;
+        }
+    }
+}
+
 /// One region with its live model state.
 #[derive(Debug, Clone)]
 pub struct RegionModel {
@@ -248,6 +272,36 @@ impl MemorySystem {
             self.note_watched(addr, size, write, stall);
         }
         stall
+    }
+
+    /// Count one data access to `region`, whose data accesses cost nothing (`RegionModel::prices_data`
+    /// is false): all that `data_access` does for it, which returns 0 there.
+    #[inline(always)]
+    pub fn count_unpriced_access(&mut self, region: usize, addr: u32, size: u32, write: bool) {
+        debug_assert!(!self.regions[region].prices_data());
+        count!(self, region, |c| c.add_access(size, write, 0));
+        if !self.watches.is_empty() {
+            self.note_watched(addr, size, write, 0);
+        }
+    }
+
+    /// Count the data accesses `traffic` to `region`, whose data accesses cost nothing
+    /// (`RegionModel::prices_data` is false), made while no range was watched (`has_watches`):
+    /// what `data_access` adds for each of them, in one go (the counters are sums).
+    pub fn count_unpriced_traffic(&mut self, region: usize, traffic: Traffic) {
+        debug_assert!(!self.regions[region].prices_data());
+        count!(self, region, |c| {
+            c.reads += traffic.reads;
+            c.read_bytes += traffic.read_bytes;
+            c.writes += traffic.writes;
+            c.write_bytes += traffic.write_bytes;
+        });
+    }
+
+    /// Whether data accesses inside some range are counted apart (`watch`).
+    #[inline(always)]
+    pub fn has_watches(&self) -> bool {
+        !self.watches.is_empty()
     }
 
     /// Watch `[start, start + len)`: every data access inside is counted in `watches[returned index]`

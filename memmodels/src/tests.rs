@@ -148,6 +148,32 @@ fn accesses_are_charged_to_the_current_owner() {
 }
 
 #[test]
+fn free_accesses_counted_one_by_one_or_in_a_batch_count_as_priced_ones() {
+    let accesses = [(4, false), (1, false), (2, true), (4, true), (4, false)];
+    let mut priced = system("esp32s3", &[]);
+    let s = region(&priced, "sram1");
+    assert!(!priced.regions[s].prices_data());
+    priced.set_owner(2);
+    for &(size, write) in &accesses {
+        assert_eq!(priced.data_access(s, 0x3FC8_8000, size, write), 0);
+    }
+    let mut one_by_one = system("esp32s3", &[]);
+    one_by_one.set_owner(2);
+    let mut batched = system("esp32s3", &[]);
+    batched.set_owner(2);
+    let mut traffic = Traffic::default();
+    for &(size, write) in &accesses {
+        one_by_one.count_unpriced_access(s, 0x3FC8_8000, size, write);
+        traffic.add(size, write);
+    }
+    batched.count_unpriced_traffic(s, traffic);
+    for m in [&one_by_one, &batched] {
+        assert_eq!(m.regions[s].counters, priced.regions[s].counters);
+        assert!(m.owner_counters().eq(priced.owner_counters()));
+    }
+}
+
+#[test]
 fn alias_maps_to_its_region() {
     let m = system("stm32f446re", &[]);
     assert_eq!(m.region_of(0x0000_0040), Some(0));

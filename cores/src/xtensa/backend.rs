@@ -12,7 +12,7 @@ use super::cpu::{cause, AccessKind, StopReason, XtensaHooks, PS_WOE};
 use super::disasm::disasm_word;
 use super::exec::Xtensa;
 use crate::{Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Flow, SemihostingAbi, Stop};
-use tigris_memmodels::MemorySystem;
+use tigris_memmodels::{MemorySystem, Traffic};
 use tigris_targets::{Board, CoreKind, RegionKind};
 
 /// One mapping of a region's storage into the address space (a region and each of its aliases).
@@ -58,10 +58,16 @@ struct PageMap {
     read_end: u32,
     /// The same for writes (the mapping must also be writable).
     write_end: u32,
-    storage: usize,
-    /// Index in `EspBus::ram` of the mapping's first byte.
-    base: usize,
-    region: usize,
+    storage: u32,
+    region: u32,
+    /// Index in `EspBus::ram` of the mapping's first byte (32 bits: the fast path's index sums
+    /// then cannot overflow, which spares it a check).
+    base: u32,
+    /// Data accesses cost cycles (`RegionModel::prices_data`): price them, not only count them.
+    priced: bool,
+    /// Accesses of the fast path that cost nothing, not yet handed to the memory system
+    /// (`EspBus::flush_traffic`): counting them here needs no region lookup.
+    traffic: Traffic,
 }
 
 /// Memory of the board as the core sees it.
@@ -78,9 +84,13 @@ pub struct EspBus {
     /// into one load.
     pages: Box<[u8; 1 << (32 - PAGE_SHIFT)]>,
     /// Fast-path view of `maps` by page-table entry (`PAGE_NONE`, `PAGE_MIXED`: zeroed, so general).
-    page_maps: Box<[PageMap; 256]>,
+    page_maps: [PageMap; 256],
+    /// Page-table entries whose mappings count traffic in `PageMap::traffic`.
+    batching: Vec<u8>,
     /// `(start, end_exclusive, region)` of mappings whose instruction fetch the models price.
     fetch_priced: Vec<(u32, u64, usize)>,
+    /// The memory models and their counters; those of accesses that cost nothing are complete
+    /// after `flush_traffic` (`XtensaBackend` flushes at the end of every run).
     pub mem: MemorySystem,
     stall: u64,
     generation: u64,
@@ -143,18 +153,28 @@ impl EspBus {
             }
         }
         let pages = page_table(&maps);
-        let mut page_maps = Box::new([PageMap::default(); 256]);
+        let mut page_maps = [PageMap::default(); 256];
         for (i, m) in maps.iter().enumerate().take(256 - PAGE_FIRST as usize) {
+            // Storage beyond 4 GiB of host buffer (never in practice) takes the general path.
+            let Ok(base) = u32::try_from(spans[m.storage].0) else { continue };
             let end = if m.mmio { 0 } else { m.len.saturating_sub(3) };
             page_maps[PAGE_FIRST as usize + i] = PageMap {
                 start: m.start,
                 read_end: end,
                 write_end: if m.writable { end } else { 0 },
-                storage: m.storage,
-                base: spans[m.storage].0,
-                region: m.region,
+                storage: m.storage as u32,
+                base,
+                region: m.region as u32,
+                priced: mem.regions[m.region].prices_data(),
+                traffic: Traffic::default(),
             };
         }
+        let batching = (PAGE_FIRST..=u8::MAX)
+            .filter(|&e| {
+                let m = &page_maps[e as usize];
+                !m.priced && m.read_end > 0
+            })
+            .collect();
         // A zeroed allocation is lazily backed by the host, so the 32 MiB windows cost nothing
         // until touched.
         let ram = vec![0u8; spans.last().map_or(0, |&(b, n)| b + n)];
@@ -165,6 +185,7 @@ impl EspBus {
             maps,
             pages,
             page_maps,
+            batching,
             fetch_priced,
             mem,
             stall: 0,
@@ -309,6 +330,33 @@ impl EspBus {
         self.generation += 1;
     }
 
+    /// Price (or, where it costs nothing, only count) a data access on the fast path through
+    /// page-table entry `e`.
+    #[inline(always)]
+    fn data_access(&mut self, e: usize, addr: u32, size: u32, write: bool) {
+        let m = &mut self.page_maps[e];
+        if m.priced {
+            self.stall += self.mem.data_access(m.region as usize, addr, size, write) as u64;
+        } else if self.mem.has_watches() {
+            self.mem.count_unpriced_access(m.region as usize, addr, size, write);
+        } else {
+            m.traffic.add(size, write);
+        }
+    }
+
+    /// Hand the traffic counted in `PageMap::traffic` to the memory system, charged to the current
+    /// owner. Done whenever the owner changes and by `XtensaBackend` at the end of each run, so
+    /// that the memory system's counters are complete whenever anyone else can read them.
+    pub fn flush_traffic(&mut self) {
+        for &e in &self.batching {
+            let m = &mut self.page_maps[e as usize];
+            let traffic = std::mem::take(&mut m.traffic);
+            if traffic != Traffic::default() {
+                self.mem.count_unpriced_traffic(m.region as usize, traffic);
+            }
+        }
+    }
+
     /// Any data read: MMIO, the ends of regions, pages shared by mappings, unmapped addresses.
     #[inline(never)]
     fn read_general(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
@@ -349,19 +397,22 @@ impl EspBus {
 impl XtensaBus for EspBus {
     #[inline(always)]
     fn set_owner(&mut self, owner: usize) {
+        self.flush_traffic();
         self.mem.set_owner(owner);
     }
 
     #[inline(always)]
     fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
         // Fast path: a page wholly inside one priced RAM/ROM mapping, 4 bytes readable at `off`.
-        let m = self.page_maps[self.pages[(addr >> PAGE_SHIFT) as usize] as usize];
+        let e = self.pages[(addr >> PAGE_SHIFT) as usize] as usize;
+        let m = &self.page_maps[e];
         let off = addr.wrapping_sub(m.start);
         if off < m.read_end {
             let off = off as usize;
-            if let Some(b) = self.ram.get(m.base + off..m.base + off + 4) {
+            let at = m.base as usize + off;
+            if let Some(b) = self.ram.get(at..at + 4) {
                 let w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                self.stall += self.mem.data_access(m.region, addr, size, false) as u64;
+                self.data_access(e, addr, size, false);
                 return Ok(match size {
                     1 => w & 0xFF,
                     2 => w & 0xFFFF,
@@ -374,20 +425,22 @@ impl XtensaBus for EspBus {
 
     #[inline(always)]
     fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
-        let m = self.page_maps[self.pages[(addr >> PAGE_SHIFT) as usize] as usize];
+        let e = self.pages[(addr >> PAGE_SHIFT) as usize] as usize;
+        let m = &self.page_maps[e];
+        let (storage, base) = (m.storage as usize, m.base as usize);
         let off = addr.wrapping_sub(m.start);
         if off < m.write_end {
             let off = off as usize;
-            if let Some(b) = self.ram.get_mut(m.base + off..m.base + off + 4) {
+            if let Some(b) = self.ram.get_mut(base + off..base + off + 4) {
                 match size {
                     1 => b[0] = value as u8,
                     2 => b[..2].copy_from_slice(&(value as u16).to_le_bytes()),
                     _ => b.copy_from_slice(&value.to_le_bytes()),
                 }
-                self.stall += self.mem.data_access(m.region, addr, size, true) as u64;
+                self.data_access(e, addr, size, true);
                 let c = off >> 8;
-                if self.code[m.storage][c >> 6] & (1 << (c & 63)) != 0 {
-                    self.code_written(m.storage);
+                if self.code[storage][c >> 6] & (1 << (c & 63)) != 0 {
+                    self.code_written(storage);
                 }
                 return Ok(());
             }
@@ -490,24 +543,28 @@ struct Bridge<'o> {
 
 impl XtensaHooks for Bridge<'_> {
     #[inline(always)]
-    fn block_start(&mut self, pc: u32, cycles: u64, insns: u64) {
+    fn block_start(&mut self, pc: u32, cycles: u64, insns: u64) -> bool {
         // The common case, a plain jump or fall-through within the quiet range, only reads.
-        if self.flow.is_none() && pc >= self.quiet.0 && pc < self.quiet.1 {
-            return;
+        if self.skips_block_start(pc) {
+            return false;
         }
         let flow = self.flow.take().unwrap_or(Flow::Jump);
         self.observer.block(pc, flow, cycles, insns);
         self.quiet = self.observer.quiet_jumps();
         self.owner = self.observer.memory_owner();
+        true
+    }
+    #[inline(always)]
+    fn skips_block_start(&self, pc: u32) -> bool {
+        self.flow.is_none() && pc >= self.quiet.0 && pc < self.quiet.1
     }
     #[inline(always)]
     fn memory_owner(&self) -> usize {
         self.owner
     }
     #[inline(always)]
-    fn call(&mut self, from: u32, _to: u32, _window: u32) {
-        // CALL0/CALLn/CALLXn are all 3 bytes (fact sheet §2.3).
-        self.flow = Some(Flow::Call { return_to: from.wrapping_add(3) });
+    fn call(&mut self, _from: u32, return_to: u32, _to: u32, _window: u32) {
+        self.flow = Some(Flow::Call { return_to });
     }
     #[inline(always)]
     fn ret(&mut self, _from: u32, _to: u32) {
@@ -767,6 +824,7 @@ impl Core for XtensaBackend {
         self.bus.mem.set_owner(owner);
         let mut bridge = Bridge { observer, flow: self.pending_flow.take(), last_exception: None, quiet, owner };
         let stop = self.iss.run(&mut self.bus, &mut bridge, budget.instructions, budget.cycles);
+        self.bus.flush_traffic();
         let last = bridge.last_exception;
         self.pending_flow = bridge.flow;
         Ok(self.map_stop(stop, last))

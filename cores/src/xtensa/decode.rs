@@ -159,6 +159,22 @@ impl Insn {
         )
     }
 
+    /// True for the conditional branches (they fall through when not taken).
+    pub fn is_conditional_branch(&self) -> bool {
+        use Op::*;
+        matches!(
+            self.op,
+            Beqz | BeqzN | Bnez | BnezN | Bltz | Bgez | Beqi | Bnei | Blti | Bgei | Bltui | Bgeui | Beq | Bne
+                | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs | Bbci | Bbsi | Bf | Bt
+        )
+    }
+
+    /// True for instructions that may set LEND: LOOP, LOOPNEZ, LOOPGTZ and WSR/XSR.LEND (SR 1).
+    pub fn may_move_lend(&self) -> bool {
+        use Op::*;
+        matches!(self.op, Loop | Loopnez | Loopgtz) || (matches!(self.op, Wsr | Xsr) && self.imm == 1)
+    }
+
     /// True for loads that write the AR in the t field (used for the load-use interlock).
     pub fn is_ar_load(&self) -> bool {
         matches!(self.op, Op::L8ui | Op::L16ui | Op::L32i | Op::L16si | Op::L32ai | Op::L32iN | Op::L32r | Op::L32e)

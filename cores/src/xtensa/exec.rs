@@ -4,17 +4,34 @@
 //! §3.4 (zero-overhead loops). Timing: §5.1 suggestion (named parameters in `XtensaTiming`).
 //!
 //! Speed notes (host instructions per guest instruction are what counts; docs/xtensa.md "Speed"):
+//! - Two paths run blocks. The plain path serves blocks that run whole with nothing else to do: no
+//!   breakpoint, unpriced fetch, every pane they name in reach, LEND outside, the instruction
+//!   budget not near its end (`Cpu::runs_plainly`). The general path does the rest: breakpoints,
+//!   fetch pricing, budget cuts, pane checks per instruction, segments cut at LEND (so that no
+//!   instruction tests LEND), zero-overhead loop-backs within the block.
 //! - Between blocks the run loop tests everything that can stop the run or redirect the core
 //!   (code written, timers, pending interrupts, WAITI, budgets) in one combined condition; the rare
 //!   work behind it is out of line (`Cpu::between_blocks`), in the same order as before.
+//! - The plain path seldom returns to the run loop: after a taken branch or jump it does the run
+//!   loop's work itself and goes on into the target block when the run loop would run it plainly
+//!   with nothing else in between (`Cpu::chains_to`); and a decoded block is a superblock that runs
+//!   on through untaken conditional branches into the blocks after them, with the same check at
+//!   each (`Block`, `Cpu::runs_on_plainly`). Whatever the check finds, the block leaves there and
+//!   the run loop carries on as it would have, so results do not depend on how far the plain path
+//!   got.
 //! - The direct-mapped block table holds the block descriptors themselves (16 bytes), read in place.
 //! - Instruction and cycle counts are not maintained per instruction: every cached instruction knows
 //!   its index and the cumulative cost of its block up to itself (`Insn::idx`, `Insn::cum_cost`), so
 //!   an exit adds both once. Likewise its PC is `block start + Insn::off`, computed only where used,
 //!   and operands are read from the instruction where used.
-//! - Register windows cost nothing per access: `Cpu::ar` is kept rotated to the current window.
-//! - A block runs in segments cut where a fall-through reaches LEND, so no instruction tests LEND.
+//! - The plain path walks a block up to the marker that ends it, without bounds tests
+//!   (`block_end_marker`).
+//! - Register windows cost nothing per access: `Cpu::ar` is kept rotated to the current window, and
+//!   sits at the start of `Cpu` and `Xtensa` (no offset to add).
 //! - Cores without windows and zero-overhead loops (LX106) run a variant without that code.
+//! - Values that only rare instructions need are worked out where they are used, out of line
+//!   (`Here::plain`, `Cpu::litbase_address`, `Cpu::data_fault`): inline, the compiler computes them
+//!   ahead for every block and keeps them on the stack.
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,7 +44,14 @@ use super::decode::{decode, mac_fields, Insn, Op};
 const MAX_BLOCK: usize = 64;
 const FAST_SLOTS: usize = 4096;
 
-/// Descriptor of a decoded block; its instructions are `BlockCache::insns[start..start + n]`.
+/// Descriptor of a decoded block; its instructions are `BlockCache::insns[start..start + n]`, followed
+/// by its end marker (`block_end_marker`).
+///
+/// The block is a superblock: its head is the block the run loop meets at `pc` (it ends at control
+/// flow, at a breakpoint or after `MAX_BLOCK` instructions); when the head ends in a conditional
+/// branch, the blocks the run loop would meet after it if it is not taken may follow (see
+/// `continues_plainly`). The plain path runs through them, checking at each untaken branch what
+/// the run loop would check before the next block; the general path runs the head only.
 #[derive(Clone, Copy)]
 struct Block {
     /// Start PC (`u32::MAX` marks an empty slot of the fast table).
@@ -41,6 +65,9 @@ struct Block {
     max_pane: u8,
     /// `BLK_*` bits.
     flags: u8,
+    /// Instructions and bytes of the head.
+    head_n: u8,
+    head_bytes: u16,
 }
 
 /// A breakpoint is set at the block's start.
@@ -48,7 +75,7 @@ const BLK_BP: u8 = 1;
 /// `XtensaBus::fetch_priced` of the start PC: `block_fetch` is called only when set.
 const BLK_FETCH: u8 = 2;
 
-const EMPTY_SLOT: Block = Block { pc: u32::MAX, start: 0, bytes: 0, n: 0, max_pane: 0, flags: 0 };
+const EMPTY_SLOT: Block = Block { pc: u32::MAX, start: 0, bytes: 0, n: 0, max_pane: 0, flags: 0, head_n: 0, head_bytes: 0 };
 
 struct BlockCache {
     map: HashMap<u32, u32>,
@@ -77,6 +104,20 @@ impl BlockCache {
         self.fast.fill(EMPTY_SLOT);
     }
 
+    /// The instructions of `blk`.
+    #[inline(always)]
+    fn body(&self, blk: &Block) -> &[Insn] {
+        let start = blk.start as usize;
+        &self.insns[start..start + blk.n as usize]
+    }
+
+    /// The instructions of `blk` with its end marker, as the plain path runs them.
+    #[inline(always)]
+    fn plain_code(&self, blk: &Block) -> &[Insn] {
+        let start = blk.start as usize;
+        &self.insns[start..start + blk.n as usize + 1]
+    }
+
     #[inline(always)]
     fn slot(pc: u32) -> usize {
         ((pc ^ (pc >> 12)) as usize) & (FAST_SLOTS - 1)
@@ -102,6 +143,17 @@ impl BlockCache {
     }
 }
 
+/// Charge memory traffic from here on to whoever the hooks say runs the block (they were told of
+/// it, so the owner may have changed from `current`). Returns the owner.
+#[inline(always)]
+fn charge_owner<B: XtensaBus, H: XtensaHooks>(bus: &mut B, hooks: &H, current: usize) -> usize {
+    let owner = hooks.memory_owner();
+    if owner != current {
+        bus.set_owner(owner);
+    }
+    owner
+}
+
 /// What the between-blocks checks decided.
 enum Between {
     /// Execute the block at `cpu.pc`.
@@ -112,6 +164,8 @@ enum Between {
 }
 
 /// An Xtensa core with its decoded-block cache.
+// C layout with `cpu` first, so that its registers start at the core's own address (see `Cpu`).
+#[repr(C)]
 pub struct Xtensa {
     /// Architectural state and counters.
     pub cpu: Cpu,
@@ -201,19 +255,23 @@ impl Xtensa {
         let insn_end = self.cpu.insns.saturating_add(max_insns);
         let cycle_end = self.cpu.cycles.saturating_add(max_cycles);
         self.cpu.set_run_end(cycle_end);
+        let run = RunBounds { insn_end, plain_insn_end: insn_end.saturating_sub(MAX_BLOCK as u64) };
         let mut bp_skip = self.bp_resume.take();
         let mut mem_owner = hooks.memory_owner();
         bus.set_owner(mem_owner);
         loop {
             let cpu = &mut self.cpu;
+            let mut near_insn_end = false;
             let g = bus.code_generation();
             cpu.cycles += bus.take_stall_cycles();
             // One test for everything that can happen between blocks (non-short-circuit `|`: one
-            // branch); when none applies, the checks behind it would all fall through.
+            // branch); when none applies, the checks behind it would all fall through. Near the end
+            // of the instruction budget it holds on every block: `between_blocks` then stops the run
+            // when the budget is used up.
             if (g != self.cache.generation)
                 | cpu.irq_check
                 | cpu.waiting
-                | (cpu.insns >= insn_end)
+                | (cpu.insns >= run.plain_insn_end)
                 | (cpu.cycles >= cpu.cycle_stop)
             {
                 if g != self.cache.generation {
@@ -221,7 +279,7 @@ impl Xtensa {
                     self.cache.generation = g;
                 }
                 match self.cpu.between_blocks(hooks, insn_end, cycle_end) {
-                    Between::Go => {}
+                    Between::Go => near_insn_end = self.cpu.insns >= run.plain_insn_end,
                     Between::Again => continue,
                     Between::Stop(stop) => return stop,
                 }
@@ -242,44 +300,85 @@ impl Xtensa {
                 }
             }
             let blk = &self.cache.fast[slot];
-            if blk.flags & BLK_BP != 0 && bp_skip != Some(pc) {
-                self.bp_resume = Some(pc);
-                return StopReason::Breakpoint { pc };
-            }
-            bp_skip = None;
             let cpu = &mut self.cpu;
-            hooks.block_start(pc, cpu.cycles, cpu.insns);
-            // Memory traffic from here on is charged to whoever the observer says runs this block
-            // (it changes only when the observer was told of a block).
-            let owner = hooks.memory_owner();
-            if owner != mem_owner {
-                mem_owner = owner;
-                bus.set_owner(owner);
+            // The plain path serves blocks that fit in the budget and need none of the general
+            // path's work (`Cpu::runs_plainly`).
+            let plain = !near_insn_end & cpu.runs_plainly::<WIN, LOOPS>(blk);
+            let stop = if plain {
+                bp_skip = None;
+                if hooks.block_start(pc, cpu.cycles, cpu.insns) {
+                    mem_owner = charge_owner(bus, hooks, mem_owner);
+                }
+                let code = self.cache.plain_code(blk);
+                let lim = blk.limits(run, blk.bytes, cpu.cycle_stop, self.cache.generation);
+                match cpu.exec_block::<B, H, true, WIN, LOOPS>(bus, hooks, &self.cache, code, lim, Segments::PLAIN) {
+                    BlockExit::Next => continue,
+                    BlockExit::Stop => cpu.stop.take(),
+                    BlockExit::Resume(at) => {
+                        let slot = BlockCache::slot(at.pc0);
+                        self.general_block::<B, H, WIN, LOOPS>(bus, hooks, slot, run, Some(at), &mut bp_skip, &mut mem_owner)
+                    }
+                }
+            } else {
+                self.general_block::<B, H, WIN, LOOPS>(bus, hooks, slot, run, None, &mut bp_skip, &mut mem_owner)
+            };
+            if let Some(stop) = stop {
+                return stop;
+            }
+        }
+    }
+
+    /// Run the head of the block in fast-table slot `slot` the general way: a breakpoint at its
+    /// start, the fetch priced, the instruction budget cut into it, panes checked per instruction,
+    /// segments cut at LEND. `resume`: where the plain path handed the block over (its start-of-block
+    /// work is done).
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn general_block<B: XtensaBus, H: XtensaHooks, const WIN: bool, const LOOPS: bool>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        slot: usize,
+        run: RunBounds,
+        resume: Option<Resume>,
+        bp_skip: &mut Option<u32>,
+        mem_owner: &mut usize,
+    ) -> Option<StopReason> {
+        let blk = self.cache.fast[slot];
+        let pc = blk.pc;
+        if resume.is_none() {
+            if blk.flags & BLK_BP != 0 && *bp_skip != Some(pc) {
+                self.bp_resume = Some(pc);
+                return Some(StopReason::Breakpoint { pc });
+            }
+            *bp_skip = None;
+            if hooks.block_start(pc, self.cpu.cycles, self.cpu.insns) {
+                *mem_owner = charge_owner(bus, hooks, *mem_owner);
             }
             if blk.flags & BLK_FETCH != 0 {
                 bus.block_fetch(pc, blk.bytes as u32);
             }
-            let n = (blk.n as u64).min(insn_end - cpu.insns) as usize;
-            let start = blk.start as usize;
-            let insns = &self.cache.insns[start..start + n];
-            let lim = BlockLimits {
-                insn_end,
-                cycle_limit: cpu.cycle_stop,
-                generation: self.cache.generation,
-                max_pane: blk.max_pane,
-                bytes: blk.bytes as u32,
-                fetch: blk.flags & BLK_FETCH != 0,
-            };
-            let stopped = if WIN && blk.max_pane > cpu.win_limit {
-                cpu.exec_block::<B, H, true, WIN, LOOPS>(bus, hooks, insns, pc, lim)
-            } else {
-                cpu.exec_block::<B, H, false, WIN, LOOPS>(bus, hooks, insns, pc, lim)
-            };
-            if stopped {
-                if let Some(stop) = cpu.stop.take() {
-                    return stop;
-                }
-            }
+        }
+        let cpu = &mut self.cpu;
+        let n = (blk.head_n as u64).min(run.insn_end - cpu.insns) as usize;
+        let insns = &self.cache.insns[blk.start as usize..][..n];
+        let lim = blk.limits(run, blk.head_bytes, cpu.cycle_stop, self.cache.generation);
+        let segments = match resume {
+            None => Segments {
+                wchk: WIN && blk.max_pane > cpu.win_limit,
+                lend_idx: lend_at::<LOOPS>(insns, pc, lim.bytes, cpu.lend),
+                resume_to: None,
+            },
+            // The plain path ran the block so far without pane checks: it found them not needed.
+            Some(at) => Segments { wchk: false, lend_idx: at.lend_idx, resume_to: Some(at.to) },
+        };
+        let exit = cpu.exec_block::<B, H, false, WIN, LOOPS>(bus, hooks, &self.cache, insns, lim, segments);
+        // A zero-overhead loop pass may have told the hooks of the block again: charge what follows
+        // as the run loop would from the next block on (nothing touches memory before it).
+        *mem_owner = charge_owner(bus, hooks, *mem_owner);
+        match exit {
+            BlockExit::Stop => cpu.stop.take(),
+            BlockExit::Next | BlockExit::Resume(_) => None,
         }
     }
 }
@@ -324,20 +423,175 @@ impl Cpu {
     }
 }
 
-/// Bounds within which `exec_block` may re-run a zero-overhead loop body without returning.
+/// The instruction budget of one `Xtensa::run`.
 #[derive(Clone, Copy)]
-pub(crate) struct BlockLimits {
+struct RunBounds {
     insn_end: u64,
+    /// Below this count every block fits in the budget whole (the plain path needs no cut).
+    plain_insn_end: u64,
+}
+
+/// What `exec_block` checks beyond the instructions: the bounds within which the general path may
+/// re-run a zero-overhead loop body, and the plain path go on into another block, without returning
+/// to the run loop. The plain path reads only `run` and `generation`, which hold for every block it
+/// goes on into.
+#[derive(Clone, Copy)]
+struct BlockLimits {
+    /// The block's start PC.
+    pc0: u32,
+    run: RunBounds,
     /// The cycle budget's end or the next timer match, whichever comes first (as at block entry).
     cycle_limit: u64,
+    /// `BlockCache::generation` the block was found in.
     generation: u64,
     max_pane: u8,
+    /// Bytes of the code run: the whole block on the plain path, its head on the general one.
     bytes: u32,
     fetch: bool,
 }
 
-/// Decode the block starting at `pc` into the cache.
+impl Block {
+    /// The limits of the block, running `bytes` of it.
+    #[inline(always)]
+    fn limits(&self, run: RunBounds, bytes: u16, cycle_limit: u64, generation: u64) -> BlockLimits {
+        BlockLimits {
+            pc0: self.pc,
+            run,
+            cycle_limit,
+            generation,
+            max_pane: self.max_pane,
+            bytes: bytes as u32,
+            fetch: self.flags & BLK_FETCH != 0,
+        }
+    }
+}
+
+/// What rare instructions need of the block running (see `here!` in `exec_block`).
+struct Here<'a> {
+    insns: &'a [Insn],
+    pc0: u32,
+    bytes: u32,
+    max_pane: u8,
+}
+
+impl<'a> Here<'a> {
+    /// The plain block at `pc0`, looked up again (out of line, so that nothing of it is worked out
+    /// ahead for every block, see `here!` in `exec_block`).
+    #[cold]
+    #[inline(never)]
+    fn plain(cache: &'a BlockCache, pc0: u32) -> Here<'a> {
+        let blk = &cache.fast[BlockCache::slot(pc0)];
+        Here { insns: cache.body(blk), pc0, bytes: blk.bytes as u32, max_pane: blk.max_pane }
+    }
+
+    /// `lend_at` of the block with LEND at `lend`.
+    #[inline(always)]
+    fn lend_at<const LOOPS: bool>(&self, lend: u32) -> u8 {
+        lend_at::<LOOPS>(self.insns, self.pc0, self.bytes, lend)
+    }
+}
+
+/// How `exec_block` enters a block on the general path.
+#[derive(Clone, Copy)]
+struct Segments {
+    /// The block names a pane above the window limit: check each instruction.
+    wchk: bool,
+    /// `lend_at` of the block.
+    lend_idx: u8,
+    /// Resume after the segment that ended at this index (`BlockExit::Resume`).
+    resume_to: Option<u8>,
+}
+
+impl Segments {
+    /// The plain path: panes all in reach, LEND outside the block.
+    const PLAIN: Segments = Segments { wchk: false, lend_idx: NO_LEND, resume_to: None };
+}
+
+/// Where the plain path handed a block over to the general one: LEND moved into the block, so the
+/// segment ended after instruction `to - 1` and the next one is cut at `lend_idx`.
+#[derive(Clone, Copy)]
+struct Resume {
+    /// Start PC of the block.
+    pc0: u32,
+    to: u8,
+    lend_idx: u8,
+}
+
+/// How `exec_block` left its block.
+enum BlockExit {
+    /// Run the block at `Cpu::pc` next.
+    Next,
+    /// Stop the run for `Cpu::stop`.
+    Stop,
+    /// Continue the block on the general path (the counters are not yet brought up to date).
+    Resume(Resume),
+}
+
+/// Decode the block starting at `pc` into the cache: the block the run loop would meet at `pc` (its
+/// head), followed, where the plain path may run on through an untaken conditional branch, by the
+/// blocks it would meet after it (see `Block`).
 fn build_block<B: XtensaBus>(
+    cache: &mut BlockCache,
+    bps: &HashSet<u32>,
+    cfg: &XtensaConfig,
+    bus: &mut B,
+    pc: u32,
+) -> Result<u32, BusFault> {
+    let start = cache.insns.len();
+    let mut end = decode_run(cache, bps, cfg, bus, pc)?;
+    let (head_n, head_bytes) = ((cache.insns.len() - start) as u8, end.wrapping_sub(pc) as u16);
+    let max_pane = cache.insns[start..].iter().map(|i| i.pane).max().unwrap_or(0);
+    let mut flags = 0;
+    if bps.contains(&pc) {
+        flags |= BLK_BP;
+    }
+    if bus.fetch_priced(pc) {
+        flags |= BLK_FETCH;
+    }
+    // Blocks that take the general path run their head only, so only plain ones grow.
+    while flags == 0 && cache.insns.last().is_some_and(Insn::is_conditional_branch) {
+        if bps.contains(&end) || bus.fetch_priced(end) {
+            break;
+        }
+        let run_start = cache.insns.len();
+        let Ok(run_end) = decode_run(cache, bps, cfg, bus, end) else { break };
+        let run = &cache.insns[run_start..];
+        if !continues_plainly(run, cache.insns.len() - start, max_pane, end, cfg) {
+            cache.insns.truncate(run_start);
+            break;
+        }
+        end = run_end;
+    }
+    // Positions within the block (at most 64 instructions of at most 4 bytes, each cost < 256).
+    let mut cum = 0u16;
+    let mut off = 0u32;
+    for (k, insn) in cache.insns[start..].iter_mut().enumerate() {
+        cum += insn.cost as u16;
+        insn.cum_cost = cum;
+        insn.idx = k as u8;
+        insn.off = off as u8;
+        off += insn.len as u32;
+    }
+    let bytes = end.wrapping_sub(pc);
+    debug_assert_eq!(bytes, off);
+    let idx = cache.blocks.len() as u32;
+    let n = (cache.insns.len() - start) as u8;
+    cache.insns.push(block_end_marker(n, cum, bytes));
+    cache.blocks.push(Block { pc, start: start as u32, bytes: bytes as u16, n, max_pane, flags, head_n, head_bytes });
+    cache.map.insert(pc, idx);
+    Ok(idx)
+}
+
+/// What follows the instructions of a block: the end of the block on the plain path (`exec_block`),
+/// an instruction of length 0 (no decoded instruction has that length) saying what falling through
+/// the `n` instructions amounts to: their count, their cost and the `bytes` to the next PC.
+fn block_end_marker(n: u8, cost: u16, bytes: u32) -> Insn {
+    Insn { idx: n, cum_cost: cost, imm: bytes, ..Insn::illegal(0) }
+}
+
+/// Decode the block the run loop would meet at `pc` on its own onto `cache.insns` (all but the
+/// positions within the block). Returns the address after it.
+fn decode_run<B: XtensaBus>(
     cache: &mut BlockCache,
     bps: &HashSet<u32>,
     cfg: &XtensaConfig,
@@ -379,31 +633,23 @@ fn build_block<B: XtensaBus>(
             cache.insns[i].cost = cache.insns[i].cost.saturating_add(cfg.timing.load_use as u8);
         }
     }
-    // Positions within the block (at most 64 instructions of at most 4 bytes, each cost < 256).
-    let mut cum = 0u16;
-    let mut off = 0u32;
-    for (k, insn) in cache.insns[start..end].iter_mut().enumerate() {
-        cum += insn.cost as u16;
-        insn.cum_cost = cum;
-        insn.idx = k as u8;
-        insn.off = off as u8;
-        off += insn.len as u32;
-    }
-    let idx = cache.blocks.len() as u32;
-    let max_pane = cache.insns[start..end].iter().map(|i| i.pane).max().unwrap_or(0);
-    let bytes = p.wrapping_sub(pc);
-    debug_assert_eq!(bytes, off);
-    let mut flags = 0;
-    if bps.contains(&pc) {
-        flags |= BLK_BP;
-    }
-    if bus.fetch_priced(pc) {
-        flags |= BLK_FETCH;
-    }
-    let n = (end - start) as u8;
-    cache.blocks.push(Block { pc, start: start as u32, bytes: bytes as u16, n, max_pane, flags });
-    cache.map.insert(pc, idx);
-    Ok(idx)
+    Ok(p)
+}
+
+/// Whether the plain path may run on into `run`, the block the run loop would meet at `pc` after an
+/// untaken branch, as part of a block of `n` instructions (`run` included) whose head names panes up
+/// to `head_pane`. The plain path checks at the branch what the run loop would check before `run`
+/// (see the `br!` macro of `exec_block`); what it cannot check there, the run must not need:
+/// - a length in reach of the positions (`Insn::idx`, `Insn::off`);
+/// - no `j .` at its start (it waits only as the first instruction of a block);
+/// - with windows: all its panes in reach whenever the head's are, and no ENTRY (which compares the
+///   head's panes with the new window);
+/// - with zero-overhead loops: no LEND move at its end (the general path resumes within the head).
+fn continues_plainly(run: &[Insn], n: usize, head_pane: u8, pc: u32, cfg: &XtensaConfig) -> bool {
+    let spins = run[0].op == Op::J && run[0].imm == pc;
+    let windows_ok = !cfg.windowed || run.iter().all(|i| i.pane <= head_pane && i.op != Op::Entry);
+    let lend_ok = !cfg.loops || !run.last().is_some_and(Insn::may_move_lend);
+    n <= MAX_BLOCK && !spins && windows_ok && lend_ok
 }
 
 /// Index of the instruction of `insns` (a block starting at `pc0`) that LEND follows, i.e. where a
@@ -417,6 +663,24 @@ fn lend_index(insns: &[Insn], pc0: u32, lend: u32) -> u8 {
 
 /// `lend_index` when no instruction of the block is followed by LEND (no index reaches 255).
 const NO_LEND: u8 = u8::MAX;
+
+/// Whether LEND lies within the `bytes` bytes of code at `pc0` or at their end (where a
+/// fall-through may reach it).
+#[inline(always)]
+fn lend_within(pc0: u32, bytes: u32, lend: u32) -> bool {
+    lend.wrapping_sub(pc0).wrapping_sub(1) < bytes
+}
+
+/// Index of the instruction of `insns` (a block of `bytes` bytes at `pc0`) after which a
+/// fall-through reaches LEND, `NO_LEND` when none does or zero-overhead loops are off.
+#[inline(always)]
+fn lend_at<const LOOPS: bool>(insns: &[Insn], pc0: u32, bytes: u32, lend: u32) -> u8 {
+    if LOOPS && lend_within(pc0, bytes, lend) {
+        lend_index(insns, pc0, lend)
+    } else {
+        NO_LEND
+    }
+}
 
 fn static_cost(insn: &Insn, cfg: &XtensaConfig) -> u32 {
     use Op::*;
@@ -463,6 +727,25 @@ fn f2i(x: f32, mode: u8) -> u32 {
 }
 
 impl Cpu {
+    /// Data load of `size` bytes at `addr`, or the fault it raises (`data_fault` dispatches it).
+    #[inline(always)]
+    fn try_load<B: XtensaBus>(&mut self, bus: &mut B, addr: u32, size: u32) -> Result<u32, DataFault> {
+        if self.align_exc && addr & (size - 1) != 0 {
+            return Err(DataFault::Misaligned { addr });
+        }
+        bus.read(addr, size).map_err(|f| DataFault::Bus(f, AccessKind::Read))
+    }
+
+    /// Data store of the low `size` bytes of `v` at `addr`, or the fault it raises.
+    #[inline(always)]
+    fn try_store<B: XtensaBus>(&mut self, bus: &mut B, addr: u32, size: u32, v: u32) -> Result<(), DataFault> {
+        if self.align_exc && addr & (size - 1) != 0 {
+            return Err(DataFault::Misaligned { addr });
+        }
+        bus.write(addr, size, v).map_err(|f| DataFault::Bus(f, AccessKind::Write))
+    }
+
+    /// `try_load` with its fault dispatched for the instruction at `pc`.
     #[inline(always)]
     pub(crate) fn load<B: XtensaBus, H: XtensaHooks>(
         &mut self,
@@ -472,15 +755,10 @@ impl Cpu {
         size: u32,
         pc: u32,
     ) -> Result<u32, Option<StopReason>> {
-        if self.align_exc && addr & (size - 1) != 0 {
-            return Err(self.raise_exception(hooks, cause::LOAD_STORE_ALIGNMENT, pc, Some(addr)));
-        }
-        match bus.read(addr, size) {
-            Ok(v) => Ok(v),
-            Err(f) => Err(self.bus_fault(hooks, pc, f, AccessKind::Read)),
-        }
+        self.try_load(bus, addr, size).map_err(|f| self.data_fault(hooks, f, pc))
     }
 
+    /// `try_store` with its fault dispatched for the instruction at `pc`.
     #[inline(always)]
     pub(crate) fn store<B: XtensaBus, H: XtensaHooks>(
         &mut self,
@@ -491,12 +769,17 @@ impl Cpu {
         v: u32,
         pc: u32,
     ) -> Result<(), Option<StopReason>> {
-        if self.align_exc && addr & (size - 1) != 0 {
-            return Err(self.raise_exception(hooks, cause::LOAD_STORE_ALIGNMENT, pc, Some(addr)));
-        }
-        match bus.write(addr, size, v) {
-            Ok(()) => Ok(()),
-            Err(f) => Err(self.bus_fault(hooks, pc, f, AccessKind::Write)),
+        self.try_store(bus, addr, size, v).map_err(|f| self.data_fault(hooks, f, pc))
+    }
+
+    /// Dispatch the fault of a data access by the instruction at `pc`: the alignment exception, a
+    /// LoadStoreError or a stop (see `bus_fault_exceptions`).
+    #[cold]
+    #[inline(never)]
+    fn data_fault<H: XtensaHooks>(&mut self, hooks: &mut H, fault: DataFault, pc: u32) -> Option<StopReason> {
+        match fault {
+            DataFault::Misaligned { addr } => self.raise_exception(hooks, cause::LOAD_STORE_ALIGNMENT, pc, Some(addr)),
+            DataFault::Bus(f, kind) => self.bus_fault(hooks, pc, f, kind),
         }
     }
 
@@ -510,6 +793,87 @@ impl Cpu {
         }
     }
 
+    /// On the plain path, leaving the block after `insn` (with the taken-branch penalty `taken`)
+    /// for `next`: the work the run loop would do before the block at `next`, and whether it leaves
+    /// nothing else to do, so that the plain path may go on into that block on the spot. Bus stalls
+    /// are taken into the cycle count; the events the run loop tests for, the instruction budget
+    /// nearing its end, or hooks that want to hear of the block make the block leave here, for the
+    /// run loop to carry on as it would have. The hooks' `block_start` left out does nothing, and
+    /// the owner of memory traffic changes only when it does something. What else the run loop
+    /// checks, the caller makes sure of: `chains_to` for the target of a taken branch or jump,
+    /// `continues_plainly` for the next block of a superblock: its panes are in reach as the
+    /// head's are (ENTRY, the only instruction that changes the window and lets the block go on,
+    /// leaves when they are not), and LEND, outside the superblock when it started, has not moved
+    /// (the instructions that move it end their block, and no such block is continued).
+    #[inline(always)]
+    fn runs_on_plainly<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        lim: &BlockLimits,
+        insn: &Insn,
+        taken: u64,
+        next: u32,
+    ) -> bool {
+        self.cycles += bus.take_stall_cycles();
+        // The counters as the run loop would see them (the block adds its own when it is left).
+        let insns = self.insns + insn.idx as u64 + 1;
+        let cycles = self.cycles + insn.cum_cost as u64 + taken;
+        let leave = (bus.code_generation() != lim.generation)
+            | self.irq_check
+            | self.waiting
+            | (insns >= lim.run.plain_insn_end)
+            | (cycles >= self.cycle_stop);
+        !leave && hooks.skips_block_start(next)
+    }
+
+    /// On the plain path, leaving the block after `insn` for `target` (a taken branch or jump):
+    /// whether the run loop would find the block at `target` in the fast table and run it plainly
+    /// next, doing nothing else in between (`runs_on_plainly`); if so, the counters have the pass
+    /// through the block added, as its exit would, and the block's slot is returned.
+    #[inline(always)]
+    fn chains_to<B: XtensaBus, H: XtensaHooks, const WIN: bool, const LOOPS: bool>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        cache: &BlockCache,
+        lim: &BlockLimits,
+        insn: &Insn,
+        target: u32,
+    ) -> Option<usize> {
+        if !self.runs_on_plainly(bus, hooks, lim, insn, self.t_taken, target) {
+            return None;
+        }
+        let slot = BlockCache::slot(target);
+        let blk = &cache.fast[slot];
+        if blk.pc != target || !self.runs_plainly::<WIN, LOOPS>(blk) {
+            return None;
+        }
+        self.insns += insn.idx as u64 + 1;
+        self.cycles += insn.cum_cost as u64 + self.t_taken;
+        Some(slot)
+    }
+
+    /// Whether the run loop runs `blk` (at `Cpu::pc`) on the plain path, given that the whole block
+    /// fits in the instruction budget: no breakpoint and unpriced fetch, every pane it names in
+    /// reach and no LEND inside; the rest go the general way.
+    #[inline(always)]
+    fn runs_plainly<const WIN: bool, const LOOPS: bool>(&self, blk: &Block) -> bool {
+        (blk.flags == 0)
+            & !(WIN && blk.max_pane > self.win_limit)
+            & !(LOOPS && lend_within(blk.pc, blk.bytes as u32, self.lend))
+    }
+
+    /// The literal address of L32R at `pc` with LITBASE enabled, from `imm`, its address without
+    /// (§2.2: ((PC + 3) & ~3) + offset, or (LITBASE & ~0xFFF) + offset when LITBASE[0] = 1). Out
+    /// of line: rare, and inline its arithmetic gets worked out ahead for every block.
+    #[cold]
+    #[inline(never)]
+    fn litbase_address(&self, imm: u32, pc: u32) -> u32 {
+        let offset = imm.wrapping_sub(pc.wrapping_add(3) & !3);
+        (self.litbase & 0xFFFF_F000).wrapping_add(offset)
+    }
+
     /// At LEND on fall-through: whether the zero-overhead loop goes back (LCOUNT ≠ 0 outside an
     /// exception), decrementing LCOUNT when it does. Out of line: rare outside loop bodies.
     #[inline(never)]
@@ -520,12 +884,6 @@ impl Cpu {
         } else {
             false
         }
-    }
-
-    #[inline(always)]
-    fn take(&mut self, target: u32) {
-        self.pc = target;
-        self.cycles += self.t_taken;
     }
 
     #[inline(always)]
@@ -561,48 +919,70 @@ impl Cpu {
         self.br & (1 << b) != 0
     }
 
-    /// Execute (a prefix of) the decoded block starting at `pc0`; `insns` are its instructions up
-    /// to the instruction budget. Sets `self.pc` for the next block and adds the instructions and
-    /// their static cycles to the counters. Returns true when the run must stop, with the reason in
-    /// `self.stop` (a flag is cheaper to pass back than the reason itself on every block).
-    /// `WCHK`: the block names a pane above the current window limit, so check each instruction.
+    /// Execute (a prefix of) the decoded block starting at `lim.pc0`; `insns` are its instructions
+    /// up to the instruction budget (on the plain path all of them and the end marker). Sets
+    /// `self.pc` for the next block and adds the instructions and their static cycles to the
+    /// counters. On `BlockExit::Stop` the reason is in `self.stop` (a flag is cheaper to pass back
+    /// than the reason itself on every block).
+    /// `PLAIN`: the plain path (see `Cpu::runs_plainly`), which may go on into further blocks (see
+    /// `jump!` and `br!`); should LEND move into a block, it goes on along the general path
+    /// (`BlockExit::Resume`). Otherwise `segments` says how to enter the block.
     /// `WIN`: the core has the windowed-register option (without it, those instructions are never
     /// decoded and their code is left out).
     /// `LOOPS`: zero-overhead loops may be active (blocks are cut at LEND).
     #[inline(always)]
-    pub(crate) fn exec_block<B: XtensaBus, H: XtensaHooks, const WCHK: bool, const WIN: bool, const LOOPS: bool>(
+    fn exec_block<B: XtensaBus, H: XtensaHooks, const PLAIN: bool, const WIN: bool, const LOOPS: bool>(
         &mut self,
         bus: &mut B,
         hooks: &mut H,
+        cache: &BlockCache,
         insns: &[Insn],
-        pc0: u32,
         lim: BlockLimits,
-    ) -> bool {
+        segments: Segments,
+    ) -> BlockExit {
         use Op::*;
+        // On the plain path `insns` ends with the block's end marker; `code` keeps it.
+        let code = insns;
+        let insns = if PLAIN { &code[..code.len() - 1] } else { code };
+        let mut pc0 = lim.pc0;
         // The counters are brought up to date when the block (or a loop pass) is left, from the last
         // instruction executed (`Insn::idx`, `Insn::cum_cost`); out-of-line instructions see them
         // current for their duration.
+        let wchk = WIN && segments.wchk;
         // Index of the instruction after which a fall-through reaches LEND, if LEND lies within this
         // block, else `NO_LEND` (a segment ends there).
-        let lend_at = |insns: &[Insn], lend: u32| {
-            if LOOPS && lend.wrapping_sub(pc0).wrapping_sub(1) < lim.bytes {
-                lend_index(insns, pc0, lend)
-            } else {
-                NO_LEND
-            }
-        };
-        let mut lend_idx = lend_at(insns, self.lend);
-        let (stopped, end_n, end_cyc): (bool, u32, u32) = 'ex: {
+        let mut lend_idx = segments.lend_idx;
+        let (stopped, end_n, end_cyc): (bool, u32, u64) = 'ex: {
         // The block runs in segments that end where a fall-through reaches LEND (or at the block's
-        // end), so that no instruction pays for the LEND test: `insns[from..to]` is the segment.
+        // end), so that no instruction pays for the LEND test: `insns[from..to]` is the segment. A
+        // resumed block enters where its segment ended.
         let mut from = 0;
+        let mut to = segments.resume_to.map_or(0, |to| to as usize);
+        let mut resumed = segments.resume_to.is_some();
         'seg: loop {
-        let mut to = if lend_idx != NO_LEND && lend_idx as usize >= from {
+        if !resumed {
+        to = if !PLAIN && lend_idx != NO_LEND && lend_idx as usize >= from {
             lend_idx as usize + 1
         } else {
             insns.len()
         };
-        for insn in &insns[from..to] {
+        let mut segment = insns[from..to].iter();
+        let mut plain_at = code.as_ptr();
+        loop {
+            let insn: &Insn = if PLAIN {
+                // The plain path walks the block up to its end marker without testing for the end
+                // of the slice (two host instructions per instruction): the marker leaves the loop,
+                // every other instruction moves on to the next or leaves (`jump!` may move on to
+                // the start of another block's code), so the walk stays within the code of a
+                // block (`BlockCache::plain_code`), which ends with the marker.
+                // SAFETY: `plain_at` points into the code of a block, as just argued.
+                unsafe { &*plain_at }
+            } else {
+                match segment.next() {
+                    Some(insn) => insn,
+                    None => break,
+                }
+            };
             // Operands and addresses are read or computed where an instruction uses them: binding
             // them up front costs every instruction the loads and adds.
             macro_rules! pc {
@@ -615,10 +995,10 @@ impl Cpu {
                     pc!().wrapping_add(insn.len as u32)
                 };
             }
-            if WCHK && insn.pane > self.win_limit {
+            if wchk && insn.pane > self.win_limit {
                 // Before the instruction: it does not count.
                 self.window_overflow(hooks, pc!());
-                break 'ex (false, insn.idx as u32, insn.cum_cost as u32 - insn.cost as u32);
+                break 'ex (false, insn.idx as u32, insn.cum_cost as u64 - insn.cost as u64);
             }
             // Leave the block after this instruction.
             macro_rules! exit {
@@ -628,7 +1008,37 @@ impl Cpu {
                     if stopped {
                         self.stop = stop;
                     }
-                    break 'ex (stopped, insn.idx as u32 + 1, insn.cum_cost as u32)
+                    break 'ex (stopped, insn.idx as u32 + 1, insn.cum_cost as u64)
+                }};
+            }
+            // The block running now as far as rare instructions need it: on the plain path
+            // `jump!` may have moved on from the one `lim` and `insns` describe.
+            macro_rules! here {
+                () => {
+                    if PLAIN {
+                        Here::plain(cache, pc0)
+                    } else {
+                        Here { insns, pc0, bytes: lim.bytes, max_pane: lim.max_pane }
+                    }
+                };
+            }
+            // Leave the block for `target` after this instruction, a taken branch or jump. The plain
+            // path goes on into the block at `target` on the spot when the run loop would run it
+            // plainly next (the pass is counted as a block exit would).
+            macro_rules! jump {
+                ($target:expr) => {{
+                    let target: u32 = $target;
+                    if PLAIN {
+                        // What else the plain path needs of the block it is in, it looks up by
+                        // `pc0` again (`here!`), rather than carrying it along.
+                        if let Some(next) = self.chains_to::<B, H, WIN, LOOPS>(bus, hooks, cache, &lim, insn, target) {
+                            pc0 = target;
+                            plain_at = cache.plain_code(&cache.fast[next]).as_ptr();
+                            continue;
+                        }
+                    }
+                    self.pc = target;
+                    break 'ex (false, insn.idx as u32 + 1, insn.cum_cost as u64 + self.t_taken)
                 }};
             }
             // Rare instructions run out of line, with the counters current while they run (taken
@@ -643,28 +1053,32 @@ impl Cpu {
                     self.insns = self.insns.wrapping_sub(n);
                     self.cycles = self.cycles.wrapping_sub(c);
                     match flow {
-                        Flow::Next => lend_moved!(lend_at(insns, self.lend)),
+                        Flow::Next => lend_moved!(here!().lend_at::<LOOPS>(self.lend)),
                         Flow::Exit(x) => exit!(x),
                     }
                 }};
             }
             // LEND may have moved into or within this block: end the segment after this
-            // instruction, so that the next one is cut at the new LEND.
+            // instruction, so that the next one is cut at the new LEND (on the general path).
             macro_rules! lend_moved {
                 ($new:expr) => {{
                     let new = $new;
                     if new != lend_idx {
+                        if PLAIN {
+                            return BlockExit::Resume(Resume { pc0, to: insn.idx + 1, lend_idx: new });
+                        }
                         lend_idx = new;
                         to = insn.idx as usize + 1;
                         break;
                     }
                 }};
             }
-            macro_rules! mm {
+            // The value of a data access, or leave the block with the fault it raised.
+            macro_rules! mem {
                 ($e:expr) => {
                     match $e {
                         Ok(v) => v,
-                        Err(stop) => exit!(stop),
+                        Err(fault) => exit!(self.data_fault(hooks, fault, pc!())),
                     }
                 };
             }
@@ -690,7 +1104,12 @@ impl Cpu {
             macro_rules! br {
                 ($cond:expr) => {{
                     if $cond {
-                        self.take(insn.imm);
+                        jump!(insn.imm);
+                    }
+                    // Not taken on the plain path: the next block of the superblock (see `Block`)
+                    // or its end follows here.
+                    if PLAIN && !self.runs_on_plainly(bus, hooks, &lim, insn, 0, next!()) {
+                        self.pc = next!();
                         exit!(None);
                     }
                 }};
@@ -701,6 +1120,11 @@ impl Cpu {
                 };
             }
             match insn.op {
+                // The end marker of a block on the plain path (see `block_end_marker`).
+                Illegal if PLAIN && insn.len == 0 => {
+                    self.pc = pc0.wrapping_add(insn.imm);
+                    break 'ex (false, insn.idx as u32, insn.cum_cost as u64);
+                }
                 Illegal | Ill | IllN => exc!(cause::ILLEGAL),
                 // ---- ALU ----
                 And => sa!(r, a!(s) & a!(t)),
@@ -781,10 +1205,9 @@ impl Cpu {
                 Srai => sa!(r, ((a!(t) as i32) >> insn.imm) as u32),
                 Srli => sa!(r, a!(t) >> insn.imm),
                 Extui => {
-                    let sh = insn.imm & 0xFF;
-                    let w = insn.imm >> 8;
-                    let mask = if w >= 32 { u32::MAX } else { (1u32 << w) - 1 };
-                    sa!(r, ((a!(t) as u64 >> sh) as u32) & mask)
+                    // imm = shift | width << 8 with shift < 32 and width 1..=16 (the decoder's).
+                    let (sh, w) = (insn.imm & 0xFF, insn.imm >> 8);
+                    sa!(r, (a!(t) >> sh) & ((1u32 << w) - 1))
                 }
                 Ssr => self.sar = a!(s) & 31,
                 Ssl => self.sar = 32 - (a!(s) & 31),
@@ -820,44 +1243,38 @@ impl Cpu {
                 }
                 // ---- loads / stores ----
                 L8ui => {
-                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(insn.imm), 1, pc!()));
+                    let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 1));
                     sa!(t, v)
                 }
                 L16ui => {
-                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(insn.imm), 2, pc!()));
+                    let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 2));
                     sa!(t, v)
                 }
                 L16si => {
-                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(insn.imm), 2, pc!()));
+                    let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 2));
                     sa!(t, v as u16 as i16 as i32 as u32)
                 }
                 L32i | L32iN | L32ai | L32e => {
-                    let v = mm!(self.load(bus, hooks, a!(s).wrapping_add(insn.imm), 4, pc!()));
+                    let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 4));
                     sa!(t, v)
                 }
-                S8i => mm!(self.store(bus, hooks, a!(s).wrapping_add(insn.imm), 1, a!(t), pc!())),
-                S16i => mm!(self.store(bus, hooks, a!(s).wrapping_add(insn.imm), 2, a!(t), pc!())),
+                S8i => mem!(self.try_store(bus, a!(s).wrapping_add(insn.imm), 1, a!(t))),
+                S16i => mem!(self.try_store(bus, a!(s).wrapping_add(insn.imm), 2, a!(t))),
                 S32i | S32iN | S32ri | S32e | S32nb => {
-                    mm!(self.store(bus, hooks, a!(s).wrapping_add(insn.imm), 4, a!(t), pc!()))
+                    mem!(self.try_store(bus, a!(s).wrapping_add(insn.imm), 4, a!(t)))
                 }
                 L32r => {
-                    // §2.2: ((PC + 3) & ~3) + offset, or (LITBASE & ~0xFFF) + offset when LITBASE[0] = 1.
-                    // The block holds the first sum (see `build_block`).
-                    let addr = if self.litbase & 1 != 0 {
-                        let offset = insn.imm.wrapping_sub(pc!().wrapping_add(3) & !3);
-                        (self.litbase & 0xFFFF_F000).wrapping_add(offset)
-                    } else {
-                        insn.imm
-                    };
-                    let v = mm!(self.load(bus, hooks, addr, 4, pc!()));
+                    // The block holds the address without LITBASE (see `build_block`).
+                    let addr = if self.litbase & 1 != 0 { self.litbase_address(insn.imm, pc!()) } else { insn.imm };
+                    let v = mem!(self.try_load(bus, addr, 4));
                     sa!(t, v)
                 }
                 S32c1i => {
                     // §2.7: old = mem; if old == SCOMPARE1 store at; at = old
                     let addr = a!(s).wrapping_add(insn.imm);
-                    let old = mm!(self.load(bus, hooks, addr, 4, pc!()));
+                    let old = mem!(self.try_load(bus, addr, 4));
                     if old == self.scompare1 {
-                        mm!(self.store(bus, hooks, addr, 4, a!(t), pc!()));
+                        mem!(self.try_store(bus, addr, 4, a!(t)));
                     }
                     sa!(t, old)
                 }
@@ -889,33 +1306,29 @@ impl Cpu {
                 Bf => br!(!self.getb(insn.s)),
                 Bt => br!(self.getb(insn.s)),
                 J => {
-                    self.take(insn.imm);
                     // `j .` as a block of its own: the core spins and can only leave through an
                     // interrupt, so wait for one as WAITI does (time jumps to the next timer
                     // interrupt; none possible: a stop).
                     if insn.imm == pc0 && insn.idx == 0 {
                         self.waiting = true;
                     }
-                    exit!(None);
+                    jump!(insn.imm);
                 }
                 Jx => {
                     let tgt = a!(s);
-                    self.take(tgt);
-                    exit!(None);
+                    jump!(tgt);
                 }
                 // ---- calls / returns ----
                 Call0 => {
                     sa!(0, next!());
-                    hooks.call(pc!(), insn.imm, 0);
-                    self.take(insn.imm);
-                    exit!(None);
+                    hooks.call(pc!(), next!(), insn.imm, 0);
+                    jump!(insn.imm);
                 }
                 Callx0 => {
                     let tgt = a!(s);
                     sa!(0, next!());
-                    hooks.call(pc!(), tgt, 0);
-                    self.take(tgt);
-                    exit!(None);
+                    hooks.call(pc!(), next!(), tgt, 0);
+                    jump!(tgt);
                 }
                 Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
                     if !WIN {
@@ -933,15 +1346,13 @@ impl Cpu {
                     };
                     sa!(4 * n, (n << 30) | (next!() & 0x3FFF_FFFF));
                     self.ps = (self.ps & !PS_CALLINC) | (n << PS_CALLINC_SHIFT);
-                    hooks.call(pc!(), tgt, 4 * n);
-                    self.take(tgt);
-                    exit!(None);
+                    hooks.call(pc!(), next!(), tgt, 4 * n);
+                    jump!(tgt);
                 }
                 Ret | RetN => {
                     let tgt = a!(0);
                     hooks.ret(pc!(), tgt);
-                    self.take(tgt);
-                    exit!(None);
+                    jump!(tgt);
                 }
                 Retw | RetwN => {
                     if !WIN {
@@ -963,8 +1374,7 @@ impl Cpu {
                     self.set_wb(caller);
                     self.update_win_limit();
                     hooks.ret(pc!(), tgt);
-                    self.take(tgt);
-                    exit!(None);
+                    jump!(tgt);
                 }
                 Entry => {
                     if !WIN {
@@ -986,7 +1396,7 @@ impl Cpu {
                     self.ws |= 1 << self.wb;
                     self.update_win_limit();
                     // The block continues in the new window unless it names panes now out of reach.
-                    if !WCHK && lim.max_pane > self.win_limit {
+                    if !wchk && here!().max_pane > self.win_limit {
                         self.pc = next!();
                         exit!(None);
                     }
@@ -1042,10 +1452,9 @@ impl Cpu {
                         _ => false,
                     };
                     if skip {
-                        self.take(insn.imm);
-                        exit!(None);
+                        jump!(insn.imm);
                     }
-                    lend_moved!(lend_at(insns, insn.imm));
+                    lend_moved!(here!().lend_at::<LOOPS>(insn.imm));
                 }
                 Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => {}
                 Ee => out_of_line!(self.exec_pie(bus, hooks, insn, pc!())),
@@ -1063,6 +1472,14 @@ impl Cpu {
                     out_of_line!(self.exec_slow(bus, hooks, insn, pc!(), next!()))
                 }
             }
+            if PLAIN {
+                plain_at = plain_at.wrapping_add(1);
+            }
+        }
+        }
+        resumed = false;
+        if PLAIN {
+            break 'seg;
         }
         // Zero-overhead loop-back on fall-through (§3.4): `insns[to - 1]` is followed by LEND.
         if lend_idx as usize + 1 == to && self.loop_back() {
@@ -1074,11 +1491,12 @@ impl Cpu {
             if self.lbeg == pc0
                 && !self.irq_check
                 && lim.max_pane <= self.win_limit
-                && self.insns + insns.len() as u64 <= lim.insn_end
+                && self.insns + insns.len() as u64 <= lim.run.insn_end
                 && self.cycles < lim.cycle_limit
                 && bus.code_generation() == lim.generation
             {
-                hooks.block_start(pc0, self.cycles, self.insns);
+                // Memory traffic stays charged as it was until the block is left (`general_block`).
+                let _ = hooks.block_start(pc0, self.cycles, self.insns);
                 if lim.fetch {
                     bus.block_fetch(pc0, lim.bytes);
                 }
@@ -1097,7 +1515,7 @@ impl Cpu {
         match insns.last() {
             Some(last) => {
                 self.pc = pc0.wrapping_add(last.off as u32 + last.len as u32);
-                (false, last.idx as u32 + 1, last.cum_cost as u32)
+                (false, last.idx as u32 + 1, last.cum_cost as u64)
             }
             None => {
                 self.pc = pc0;
@@ -1106,9 +1524,21 @@ impl Cpu {
         }
         };
         self.insns = self.insns.wrapping_add(end_n as u64);
-        self.cycles = self.cycles.wrapping_add(end_cyc as u64);
-        stopped
+        self.cycles = self.cycles.wrapping_add(end_cyc);
+        if stopped {
+            BlockExit::Stop
+        } else {
+            BlockExit::Next
+        }
     }
+}
+
+/// Why a data access failed.
+#[derive(Clone, Copy)]
+enum DataFault {
+    /// Not aligned to its size, on a core that raises the alignment exception.
+    Misaligned { addr: u32 },
+    Bus(BusFault, AccessKind),
 }
 
 /// Result of an out-of-line instruction.

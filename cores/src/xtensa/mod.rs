@@ -22,20 +22,23 @@
 //! }
 //! ```
 //!
-//! Engine notes: instructions are decoded once into blocks (ending at control flow, special-register
-//! writes and exceptions, at most 64 instructions) cached by start PC, looked up through a
-//! direct-mapped table that holds a copy of the block (no hashing on the hot path); the cache is
-//! flushed when `XtensaBus::code_generation` changes or on `invalidate*`. Interrupts, timers, bus
-//! stalls and cycle budgets are checked between blocks; instruction budgets are exact. Window
-//! overflow checks are done per instruction only in blocks that name a register pane beyond the
-//! current limit; the zero-overhead loop check compares against LEND only when it lies in the block.
-//! Cores without the windowed-register option run a variant of the block loop without window
-//! arithmetic (a<i> is AR[i]); on windowed cores WINDOWBASE is kept in a local for the block. Whether a
-//! block's fetch is priced (`XtensaBus::fetch_priced`) is decided once at decode, so blocks in
-//! unpriced memory skip `block_fetch`.
-//! [`EspBus`] finds the mapping of an access through a table of 4 KiB pages (one load), and
-//! [`XtensaBackend`] leaves plain jumps within the observer's `quiet_jumps` range unreported (the
-//! profiler's current function), so the observer runs at calls, returns and function changes.
+//! Engine notes (details at the top of [`exec`]): instructions are decoded once into blocks (ending
+//! at control flow, special-register writes and exceptions, at most 64 instructions) cached by start
+//! PC, looked up through a direct-mapped table that holds the block descriptors (no hashing on the
+//! hot path); the cache is flushed when `XtensaBus::code_generation` changes or on `invalidate*`.
+//! Interrupts, timers, bus stalls and cycle budgets are checked between blocks; instruction budgets
+//! are exact. Most blocks take the plain path, which goes on from block to block itself (through
+//! untaken branches within a superblock, into the target after a taken branch or jump) for as long
+//! as the run loop would have nothing else to do; breakpoints, priced fetch, per-instruction window
+//! checks (blocks that name a pane beyond the current limit), LEND inside a block and budget cuts
+//! take the general path. Register windows are kept rotated in `Cpu::ar` (a<i> is `ar[i]`); cores
+//! without the windowed-register option and zero-overhead loops run a variant without that code.
+//! Whether a block's fetch is priced (`XtensaBus::fetch_priced`) is decided once at decode.
+//! [`EspBus`] finds the mapping of an access through a table of 4 KiB pages (one load) and counts
+//! accesses that cost nothing per mapping, handing the counts to the memory system when the
+//! charged owner changes and at the end of each run; [`XtensaBackend`] leaves plain jumps within
+//! the observer's `quiet_jumps` range unreported (the profiler's current function), so the observer
+//! runs at calls, returns and function changes.
 
 pub mod backend;
 pub mod bus;

@@ -1440,6 +1440,125 @@ fn self_modifying_code_invalidates_blocks() {
     assert_eq!(m.a(2), 2);
 }
 
+/// `FlatMemory` whose instruction fetch costs nothing: blocks then take the engine's plain path
+/// (`FlatMemory` reports its fetch as priced, which sends every block the general way).
+struct FreeFetch(FlatMemory);
+
+impl XtensaBus for FreeFetch {
+    fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
+        self.0.read(addr, size)
+    }
+    fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+        self.0.write(addr, size, value)
+    }
+    fn fetch(&mut self, addr: u32) -> Result<u32, BusFault> {
+        self.0.fetch(addr)
+    }
+    fn fetch_priced(&self, _pc: u32) -> bool {
+        false
+    }
+    fn code_generation(&self) -> u64 {
+        self.0.code_generation()
+    }
+}
+
+/// Hooks that hear of blocks outside `[quiet.0, quiet.1)` and after calls, returns and exceptions.
+struct QuietRange {
+    quiet: (u32, u32),
+    flow: bool,
+    told: Vec<(u32, u64, u64)>,
+}
+
+impl XtensaHooks for QuietRange {
+    fn block_start(&mut self, pc: u32, cycles: u64, insns: u64) -> bool {
+        if self.skips_block_start(pc) {
+            return false;
+        }
+        self.flow = false;
+        self.told.push((pc, cycles, insns));
+        true
+    }
+    fn skips_block_start(&self, pc: u32) -> bool {
+        !self.flow && pc >= self.quiet.0 && pc < self.quiet.1
+    }
+    fn call(&mut self, _from: u32, _return_to: u32, _to: u32, _window: u32) {
+        self.flow = true;
+    }
+    fn ret(&mut self, _from: u32, _to: u32) {
+        self.flow = true;
+    }
+    fn exception(&mut self, _cause: u32, _pc: u32, _vector: u32) {
+        self.flow = true;
+    }
+    fn exception_return(&mut self, _from: u32, _to: u32) {
+        self.flow = true;
+    }
+}
+
+#[test]
+fn plain_path_runs_exactly_as_the_general_path() {
+    // Loops of branches taken and not, loads, stores and CCOUNT reads, a zero-overhead loop, a call,
+    // under a timer interrupt whose handler re-arms it, run in slices of instruction and cycle
+    // budgets: the plain path (superblocks, going on from block to block) must end every slice
+    // where the general path does.
+    let mut a = Asm::new(CODE);
+    a.movi(3, 200).movi(2, 3);
+    a.movi(6, 150).wsr(6, 240).movi(7, 1 << 6).wsr(7, 228);
+    let top = a.here();
+    a.l32i(4, 5, 0).addi(4, 4, 3).s32i(4, 5, 0);
+    let skip = a.label();
+    a.beqz(2, skip);
+    a.addi(2, 2, -1);
+    a.bind(skip);
+    a.rsr(8, 234).addi(3, 3, -1);
+    let again = a.label();
+    a.beqz(3, again);
+    a.j(top);
+    a.bind(again);
+    let end = a.label();
+    a.movi(9, 5).loop_(8, 9, end).addi(10, 10, 2).l32i(11, 5, 0);
+    a.bind(end);
+    let func = a.label();
+    a.call(0, func).movi(3, 50);
+    let back = a.label();
+    a.j(back);
+    a.align4();
+    a.bind(func);
+    a.addi(12, 12, 1).ret();
+    a.bind(back);
+    a.j(top);
+    let program = a.finish();
+    let mut h = Asm::new(VEC + 0x300); // level-1 interrupts: the kernel vector
+    h.rsr(13, 234).addi(13, 13, 100).wsr(13, 240).rfe();
+    let handler = h.finish();
+
+    let state = |x: &Xtensa| (x.cpu.pc, x.cpu.cycles, x.cpu.insns, x.cpu.physical_ar(), x.cpu.lcount);
+    let slices = [(37, u64::MAX), (1, u64::MAX), (500, 90), (u64::MAX, 1000), (64, 64), (65, 7), (3000, 5000)];
+    let mut runs = Vec::new();
+    for free_fetch in [false, true] {
+        let mut m = machine(s3());
+        m.mem.load(CODE, &program);
+        m.mem.load(VEC + 0x300, &handler);
+        m.mem.load(DATA, &[1, 2, 3, 4]);
+        m.x.cpu.set_ar(5, DATA);
+        m.x.cpu.pc = CODE;
+        let mut hooks = QuietRange { quiet: (CODE, CODE + 0x30), flow: true, told: Vec::new() };
+        let mut bus = FreeFetch(std::mem::take(&mut m.mem));
+        let mut ends = Vec::new();
+        for &(insns, cycles) in &slices {
+            let stop = if free_fetch {
+                m.x.run(&mut bus, &mut hooks, insns, cycles)
+            } else {
+                m.x.run(&mut bus.0, &mut hooks, insns, cycles)
+            };
+            ends.push((stop, state(&m.x)));
+        }
+        assert!(m.x.cpu.exccause == cause::LEVEL1_INTERRUPT, "the timer interrupt was taken");
+        runs.push((ends, hooks.told, bus.0.peek(DATA, 4)));
+    }
+    assert!(runs[0] == runs[1], "plain and general paths differ");
+}
+
 #[test]
 fn insn_budget_is_exact_and_hooks_fire() {
     struct H {
@@ -1448,10 +1567,11 @@ fn insn_budget_is_exact_and_hooks_fire() {
         rets: u32,
     }
     impl XtensaHooks for H {
-        fn block_start(&mut self, pc: u32, _c: u64, _i: u64) {
+        fn block_start(&mut self, pc: u32, _c: u64, _i: u64) -> bool {
             self.blocks.push(pc);
+            true
         }
-        fn call(&mut self, _f: u32, _t: u32, _w: u32) {
+        fn call(&mut self, _f: u32, _r: u32, _t: u32, _w: u32) {
             self.calls += 1;
         }
         fn ret(&mut self, _f: u32, _t: u32) {
