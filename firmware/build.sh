@@ -13,8 +13,9 @@
 #   build/host/<program>          the portable programs built for the host
 #   build/host/<program>.out      their stdout = expected console output
 #   build/host/<program>.rc       their exit status
-#   ../examples/mps2-an386-demo.elf   the quick-start example (DWARF stripped,
-#                                     symbols kept); rewritten only if changed
+#   ../examples/mps2-an386-demo.elf   the quick-start examples (DWARF stripped,
+#   ../examples/esp32s3-demo.elf      symbols kept); rewritten only if changed
+#   ../examples/esp32s3-tigris.elf    (the TiGrIS 1D tiled reference model, windowed)
 set -euo pipefail
 
 FW_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -337,6 +338,15 @@ XT_LIBDIR="$BUILD/xtensa-libc"
 
 XT_LDFLAGS=()
 
+xt_example() {   # <elf> <example>: the ELF without DWARF into examples/, rewritten only if changed
+    local stripped="$BUILD/$(basename "$2")"
+    "$XT_OBJCOPY" --strip-debug "$1" "$stripped"
+    if ! cmp -s "$stripped" "$2"; then
+        cp "$stripped" "$2"
+        echo "updated ${2#$ROOT/} ($(stat -c %s "$2") bytes)"
+    fi
+}
+
 xt_rom_printf() {   # <elf>: ESP32-S3 program calling ets_printf at its ROM address (facts/xtensa.md §5.3)
     XT_CFLAGS+=(-mlongcalls)
     XT_LDFLAGS=(-Wl,--defsym=ets_printf=0x400005d0)
@@ -428,11 +438,7 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
         job "$b membench (call0)" xt_membench "$b"
     done
     wait_jobs
-    "$XT_OBJCOPY" --strip-debug "$BUILD/esp32s3/demo-windowed.elf" "$BUILD/esp32s3-demo.elf"
-    if ! cmp -s "$BUILD/esp32s3-demo.elf" "$XT_EXAMPLE"; then
-        cp "$BUILD/esp32s3-demo.elf" "$XT_EXAMPLE"
-        echo "updated ${XT_EXAMPLE#$ROOT/} ($(stat -c %s "$XT_EXAMPLE") bytes)"
-    fi
+    xt_example "$BUILD/esp32s3/demo-windowed.elf" "$XT_EXAMPLE"
     echo "built Xtensa firmware for ${XT_BOARDS[*]} -> ${BUILD#$ROOT/}/<board>/"
 else
     echo "build.sh: note: $XT_CC not found; Xtensa firmware skipped (sudo apt-get install gcc-xtensa-lx106)" >&2
@@ -547,6 +553,9 @@ if command -v python3 >/dev/null 2>&1; then
         fi
     done
     wait_jobs
+    if [ "$tg_xt" = 1 ]; then
+        xt_example "$BUILD/esp32s3/tigris_tiled-windowed.elf" "$ROOT/examples/esp32s3-tigris.elf"
+    fi
     echo "built $tg_n TiGrIS reference ELF files and ${#TG_MODES[@]} host runs in $((SECONDS - tg_start)) s"
 else
     echo "build.sh: note: python3 not found; TiGrIS reference firmware (firmware/tigris) skipped" >&2
