@@ -122,6 +122,27 @@ impl Diff {
         }
     }
 
+    /// Lists of equal length whose elements agree on `keys` (their key, our key); returns each pair
+    /// with its path for further checks.
+    fn same_fields<'v>(
+        &mut self,
+        name: &str,
+        theirs: &'v [Value],
+        ours: &'v [Value],
+        keys: &[(&str, &str)],
+    ) -> Vec<(String, &'v Value, &'v Value)> {
+        self.same(&format!("{name}.len"), &theirs.len().into(), &ours.len().into());
+        let mut pairs = Vec::new();
+        for (i, (a, b)) in theirs.iter().zip(ours).enumerate() {
+            let path = format!("{name}[{i}]");
+            for (k, ok) in keys {
+                self.field(&path, a, k, b, ok);
+            }
+            pairs.push((path, a, b));
+        }
+        pairs
+    }
+
     /// Equal JSON values; numbers compare by value (an f32 scale prints the same either way).
     fn same(&mut self, path: &str, theirs: &Value, ours: &Value) {
         let equal = match (theirs, ours) {
@@ -235,46 +256,38 @@ fn compare(name: &str, t: &Value, o: &Value) {
     }
 
     let (tt, ot) = (list(p, "tensors"), list(o, "tensors"));
-    d.same("tensors.len", &tt.len().into(), &ot.len().into());
-    for (i, (a, b)) in tt.iter().zip(ot).enumerate() {
-        let path = format!("tensors[{i}]");
-        for (k, ok) in [
-            ("name", "name"),
-            ("size_bytes", "size_bytes"),
-            ("shape", "shape"),
-            ("dtype", "dtype"),
-            ("flags", "flags"),
-            ("quant_param_idx", "quant_param"),
-            ("iface_dtype", "iface_dtype_code"),
-            ("interface_dtype", "interface_dtype"),
-            ("layout", "layout"),
-        ] {
-            d.field(&path, a, k, b, ok);
-        }
+    let tensor_keys = [
+        ("name", "name"),
+        ("size_bytes", "size_bytes"),
+        ("shape", "shape"),
+        ("dtype", "dtype"),
+        ("flags", "flags"),
+        ("quant_param_idx", "quant_param"),
+        ("iface_dtype", "iface_dtype_code"),
+        ("interface_dtype", "interface_dtype"),
+        ("layout", "layout"),
+    ];
+    for (path, a, b) in d.same_fields("tensors", tt, ot, &tensor_keys) {
         d.same(&format!("{path}.ndim"), &a["ndim"], &b["shape"].as_array().map_or(0, Vec::len).into());
     }
 
     let (to, oo) = (list(p, "ops"), list(o, "ops"));
-    d.same("ops.len", &to.len().into(), &oo.len().into());
-    for (i, (a, b)) in to.iter().zip(oo).enumerate() {
-        let path = format!("ops[{i}]");
-        for (k, ok) in [
-            ("name", "name"),
-            ("op_type", "type_code"),
-            ("type", "type"),
-            ("inputs", "inputs"),
-            ("outputs", "outputs"),
-            ("stage", "stage"),
-            ("spatial", "spatial"),
-            ("weight_idx", "weight"),
-            ("bias_idx", "bias"),
-            ("fused_act", "fused_act"),
-            ("fused_activation", "fused_activation"),
-            ("act_min", "act_min"),
-            ("act_max", "act_max"),
-        ] {
-            d.field(&path, a, k, b, ok);
-        }
+    let op_keys = [
+        ("name", "name"),
+        ("op_type", "type_code"),
+        ("type", "type"),
+        ("inputs", "inputs"),
+        ("outputs", "outputs"),
+        ("stage", "stage"),
+        ("spatial", "spatial"),
+        ("weight_idx", "weight"),
+        ("bias_idx", "bias"),
+        ("fused_act", "fused_act"),
+        ("fused_activation", "fused_activation"),
+        ("act_min", "act_min"),
+        ("act_max", "act_max"),
+    ];
+    for (path, a, b) in d.same_fields("ops", to, oo, &op_keys) {
         let (ta, oa) = (list(a, "attributes"), list(b, "attributes"));
         d.same(&format!("{path}.attributes.len"), &ta.len().into(), &oa.len().into());
         for (j, (x, y)) in ta.iter().zip(oa).enumerate() {
@@ -292,10 +305,11 @@ fn compare(name: &str, t: &Value, o: &Value) {
     }
 
     let (ts, os) = (list(p, "stages"), list(o, "stages"));
-    d.same("stages.len", &ts.len().into(), &os.len().into());
-    for (i, (a, b)) in ts.iter().zip(os).enumerate() {
-        let path = format!("stages[{i}]");
-        for (k, ok) in [
+    d.same_fields(
+        "stages",
+        ts,
+        os,
+        &[
             ("peak_bytes", "peak_bytes"),
             ("ops", "ops"),
             ("inputs", "inputs"),
@@ -305,10 +319,8 @@ fn compare(name: &str, t: &Value, o: &Value) {
             ("chain_len", "chain_len"),
             ("chain_tile_h", "chain_tile_h"),
             ("flags", "flags"),
-        ] {
-            d.field(&path, a, k, b, ok);
-        }
-    }
+        ],
+    );
 
     // Tile plans: every field inspect reports (schema 10 adds the raw band fields and the summary it
     // re-derives, which we derive too).
@@ -330,36 +342,34 @@ fn compare(name: &str, t: &Value, o: &Value) {
 
     d.same("weight_blocks_compression", &p["weight_blocks_compression"], &o["weight_blocks"]["compression_code"]);
     let (tb, ob) = (list(p, "weight_blocks"), list(&o["weight_blocks"], "blocks"));
-    d.same("weight_blocks.len", &tb.len().into(), &ob.len().into());
-    for (i, (a, b)) in tb.iter().zip(ob).enumerate() {
-        let path = format!("weight_blocks[{i}]");
-        for (k, ok) in [
+    d.same_fields(
+        "weight_blocks",
+        tb,
+        ob,
+        &[
             ("stage_idx", "stage"),
             ("first_weight_idx", "first_weight"),
             ("num_weights", "num_weights"),
             ("blob_offset", "blob_offset"),
             ("compressed_size", "compressed_size"),
             ("uncompressed_size", "uncompressed_size"),
-        ] {
-            d.field(&path, a, k, b, ok);
-        }
-    }
+        ],
+    );
 
     d.field("state", &p["state"], "bytes", &o["state"], "bytes");
     let (te, oe) = (list(&p["state"], "entries"), list(&o["state"], "entries"));
-    d.same("state.entries.len", &te.len().into(), &oe.len().into());
-    for (i, (a, b)) in te.iter().zip(oe).enumerate() {
-        let path = format!("state.entries[{i}]");
-        for (k, ok) in [
+    d.same_fields(
+        "state.entries",
+        te,
+        oe,
+        &[
             ("input", "input"),
             ("output", "output"),
             ("offset", "offset"),
             ("bytes", "size_bytes"),
             ("initial", "size_bytes"),
-        ] {
-            d.field(&path, a, k, b, ok);
-        }
-    }
+        ],
+    );
 
     let (tg, og) = (list(p, "subgraphs"), list(o, "subgraphs"));
     d.same_lists("subgraphs", tg, og);
