@@ -68,20 +68,12 @@ fn tigris_panel(report: &Report, time: TimeScale, run_end: u64) -> Option<TimePa
         return None;
     }
     let region = tigris.arenas.as_ref().and_then(|arenas| arenas.slow_region.as_deref()).unwrap_or("slow memory");
-    Some(TimePanel {
-        caption: Some(format!(
-            "TiGrIS slow arena ({}) from trace events, averaged over {}-cycle intervals",
-            label(region, 24),
-            interval
-        )),
+    Some(traffic_panel(
+        format!("TiGrIS slow arena ({}) from trace events, averaged over {}-cycle intervals", label(region, 24), interval),
         time,
-        x_end: time.at(run_end),
-        y_name: "traffic".to_string(),
-        quantity: Quantity::BytesPerTime,
+        run_end,
         series,
-        levels: Vec::new(),
-        bands: Vec::new(),
-    })
+    ))
 }
 
 /// Rates per interval of a counter known at some cycles: (cycle, running total). The runtime reports a
@@ -131,11 +123,18 @@ fn region_panel(report: &Report, time: TimeScale, run_end: u64) -> Option<TimePa
     if series.is_empty() {
         return None;
     }
-    Some(TimePanel {
-        caption: Some(format!(
-            "Memory regions other than SRAM, from timeline samples ({} cycles apart)",
-            timeline.interval_cycles
-        )),
+    Some(traffic_panel(
+        format!("Memory regions other than SRAM, from timeline samples ({} cycles apart)", timeline.interval_cycles),
+        time,
+        run_end,
+        series,
+    ))
+}
+
+/// A panel of traffic rates over the whole run.
+fn traffic_panel(caption: String, time: TimeScale, run_end: u64, series: Vec<StepSeries>) -> TimePanel {
+    TimePanel {
+        caption: Some(caption),
         time,
         x_end: time.at(run_end),
         y_name: "traffic".to_string(),
@@ -143,7 +142,7 @@ fn region_panel(report: &Report, time: TimeScale, run_end: u64) -> Option<TimePa
         series,
         levels: Vec::new(),
         bands: Vec::new(),
-    })
+    }
 }
 
 /// (cycle, running total) of one region's bytes read or written, from reset.
