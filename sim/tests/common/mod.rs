@@ -87,3 +87,17 @@ pub fn rom_available(name: &str) -> bool {
         .lines()
         .any(|l| l.starts_with("mask ROM: /") && l.ends_with(name))
 }
+
+/// A third-party firmware fixture from `../shared/fixtures/` beside the checkout, or None (with a
+/// message saying the test is skipped) when that folder or the file is absent.
+pub fn fixture(path: &str) -> Option<String> {
+    let p = root().join("../shared/fixtures").join(path);
+    if p.is_file() {
+        return Some(p.to_string_lossy().into_owned());
+    }
+    eprintln!(
+        "skipped: fixture {} is absent (third-party firmware lives in ../shared/fixtures/)",
+        p.display()
+    );
+    None
+}
