@@ -75,6 +75,8 @@ pub fn run(board: &str, elf: &str, extra: &[&str]) -> (i32, serde_json::Value, S
     )
 }
 
+// Each test file includes this module; not all of them use every helper.
+#[allow(dead_code)]
 /// Whether the simulator finds the mask-ROM ELF `name` (as `boards show` reports it).
 pub fn rom_available(name: &str) -> bool {
     let board = if name.starts_with("esp32s3") {
@@ -88,6 +90,7 @@ pub fn rom_available(name: &str) -> bool {
         .any(|l| l.starts_with("mask ROM: /") && l.ends_with(name))
 }
 
+#[allow(dead_code)]
 /// A third-party firmware fixture from `../shared/fixtures/` beside the checkout, or None (with a
 /// message saying the test is skipped) when that folder or the file is absent.
 pub fn fixture(path: &str) -> Option<String> {
