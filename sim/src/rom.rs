@@ -109,8 +109,9 @@ fn search_dirs() -> Vec<PathBuf> {
             .flat_map(|index| subdirs(index, "espflash-"))
             .map(|d| d.join("resources").join("roms"))
             .collect();
-        found.sort_by(|a, b| {
-            version_key(b.parent().unwrap_or(b)).cmp(&version_key(a.parent().unwrap_or(a)))
+        // Newest espflash version first across registry indexes (`espflash-X.Y.Z/resources/roms`).
+        found.sort_by_key(|p| {
+            std::cmp::Reverse(p.ancestors().nth(2).map(version_key).unwrap_or_default())
         });
         if found.is_empty() {
             dirs.push(
