@@ -76,9 +76,8 @@ cpu_flags() {
         mps2-an386|stm32f446re|nrf52840)
             echo "-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard -DCORE_CORTEX_M4" ;;
         mps2-an500|stm32h753)
-            # Single-precision FPU: Unicorn's Cortex-M7 model raises an undefined-instruction
-            # exception on double-precision VFP instructions (e.g. vcvt.f64.f32), so doubles stay in software.
-            echo "-mcpu=cortex-m7 -mfpu=fpv5-sp-d16 -mfloat-abi=hard -DCORE_CORTEX_M7" ;;
+            # Double-precision FPU, as real M7 projects (and the TiGrIS benchmarks) build.
+            echo "-mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard -DCORE_CORTEX_M7" ;;
         rp2040)
             echo "-mcpu=cortex-m0plus -mfloat-abi=soft -DCORE_CORTEX_M0PLUS" ;;
         rp2350)

@@ -23,6 +23,9 @@ pub enum Flow {
     ExceptionEntry { number: u32 },
     /// Return from an exception handler.
     ExceptionReturn,
+    /// The handler that just ended is followed at once by the handler of exception `number`, without
+    /// returning to the code both preempted (Cortex-M tail-chaining).
+    TailChain { number: u32 },
 }
 
 /// Receives one event per executed basic block. `cycles` and `instructions` are the core's totals
@@ -186,6 +189,11 @@ pub trait Core {
     /// The stack pointer (r13 on Cortex-M).
     fn stack_pointer(&self) -> u32 {
         self.register(13)
+    }
+    /// The exceptions being handled now, innermost first: the exception's name and the return address
+    /// its frame holds, where the code it preempted resumes (backtraces through exception frames).
+    fn exception_frames(&self) -> Vec<(String, u32)> {
+        Vec::new()
     }
     /// Bytes of the call instruction that precedes a return address (backtraces).
     fn call_instruction_bytes(&self) -> u32 {

@@ -357,12 +357,31 @@ impl Machine<'_> {
         path.iter().map(|&i| self.function_name(i)).collect::<Vec<_>>().join(";")
     }
 
-    /// Innermost first: the PC, then the call sites on the profiler's shadow stack (at most 8).
+    /// Innermost first: the PC, then the call sites on the profiler's shadow stack and, for a frame
+    /// an exception entered, the address it preempted with the exception's name (at most 16 lines).
     fn backtrace(&self, pc: u32, profiler: &Profiler) -> Vec<String> {
-        let mut backtrace = vec![format!("#0 0x{pc:08x} {}", self.symbols.describe(pc).unwrap_or("??".into()))];
-        for (i, (_, ret)) in profiler.call_stack().iter().filter(|(_, r)| *r != 0).take(8).enumerate() {
-            let call_site = ret.wrapping_sub(self.core.call_instruction_bytes());
-            backtrace.push(format!("#{} 0x{call_site:08x} {}", i + 1, self.symbols.describe(call_site).unwrap_or("??".into())));
+        let describe = |a: u32| self.symbols.describe(a).unwrap_or("??".into());
+        let frame = |(name, at): (String, u32)| {
+            format!("0x{at:08x} {} (exception frame: {name})", describe(at))
+        };
+        let mut backtrace = vec![format!("#0 0x{pc:08x} {}", describe(pc))];
+        let stack = profiler.call_stack();
+        let mut exceptions = self.core.exception_frames().into_iter();
+        // A handler that stopped the run at its first block has no frame on the profiler's stack yet.
+        let unseen = exceptions
+            .len()
+            .saturating_sub(stack.iter().filter(|f| f.2).count());
+        let mut lines: Vec<String> = exceptions.by_ref().take(unseen).map(frame).collect();
+        for (_, ret, exception) in stack {
+            if exception {
+                lines.extend(exceptions.next().map(frame));
+            } else if ret != 0 {
+                let call_site = ret.wrapping_sub(self.core.call_instruction_bytes());
+                lines.push(format!("0x{call_site:08x} {}", describe(call_site)));
+            }
+        }
+        for line in lines.into_iter().take(16) {
+            backtrace.push(format!("#{} {line}", backtrace.len()));
         }
         backtrace
     }
@@ -379,7 +398,14 @@ impl Machine<'_> {
         } else {
             f.detail.clone()
         };
-        let backtrace = self.backtrace(f.pc, profiler);
+        // Inside a handler (one spinning on a fault), the trace starts where the core is now and runs
+        // through the exception frames down to the faulting code.
+        let start = if self.core.exception_frames().is_empty() {
+            f.pc
+        } else {
+            self.core.pc()
+        };
+        let backtrace = self.backtrace(start, profiler);
         traces::FaultReport {
             kind,
             pc: f.pc,

@@ -10,7 +10,7 @@ use crate::{
 };
 
 pub(crate) const TOP_KEYS: &[&str] = &["name", "summary", "vector_table"];
-pub(crate) const CORE_KEYS: &[&str] = &["kind", "clock_hz", "fpu"];
+pub(crate) const CORE_KEYS: &[&str] = &["kind", "clock_hz", "fpu", "priority_bits"];
 pub(crate) const CONSOLE_KEYS: &[&str] = &["uart_data", "uart_status", "uart_status_ready"];
 pub(crate) const REGION_KEYS: &[&str] = &[
     "kind", "base", "size", "access", "aliases", "wait_states", "write_wait_states", "wait_states_by_clock",
@@ -40,6 +40,7 @@ struct CoreFile {
     clock_hz: u64,
     #[serde(default)]
     fpu: bool,
+    priority_bits: Option<u8>,
 }
 
 #[derive(Deserialize)]
@@ -112,6 +113,16 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         let line = text.find("clock_hz").map(|o| line_of(text, o)).unwrap_or(1);
         return Err(invalid(line, "core.clock_hz must be greater than 0".into()));
     }
+    if let Some(bits) = file.core.priority_bits.filter(|b| !(1..=8).contains(b)) {
+        let line = text
+            .find("priority_bits")
+            .map(|o| line_of(text, o))
+            .unwrap_or(1);
+        return Err(invalid(
+            line,
+            format!("core.priority_bits is {bits}; an NVIC priority byte implements 1 to 8 bits"),
+        ));
+    }
     if file.regions.is_empty() {
         return Err(invalid(1, "the board has no [[regions]]".into()));
     }
@@ -165,7 +176,12 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         name: file.name,
         summary: file.summary,
         origin: origin.to_string(),
-        core: CoreSpec { kind: file.core.kind, clock_hz: file.core.clock_hz, fpu: file.core.fpu },
+        core: CoreSpec {
+            kind: file.core.kind,
+            clock_hz: file.core.clock_hz,
+            fpu: file.core.fpu,
+            priority_bits: file.core.priority_bits,
+        },
         regions: regions.into_iter().map(|(_, r)| r).collect(),
         caches,
         console,

@@ -288,6 +288,13 @@ pub(crate) fn exception_return_cycles(kind: CoreKind) -> u32 {
     if kind == CoreKind::CortexM0Plus { 12 } else { 10 }
 }
 
+/// Cycles from the end of one handler to the first instruction of a tail-chained one.
+/// ASSUMPTION (the same published Arm figures): 6 on M3/M4/M7/M33, which skip unstacking and
+/// stacking and only fetch the vector; M0+ the same.
+pub(crate) fn tail_chain_cycles(_kind: CoreKind) -> u32 {
+    6
+}
+
 /// Static cost of a divide the simulator cannot see the operands of (code that was not in the
 /// ELF's executable segments). ASSUMPTION: 7, the middle of the TRM's 2-12 range.
 pub(crate) const DIV_UNKNOWN_OPERANDS: u32 = 7;
