@@ -62,6 +62,9 @@ PORTABLE=(sort crc32 matmul recursion strings_float demo exit_code)
 TIMING_BOARDS=(mps2-an386 mps2-an500 stm32f446re rp2040)
 CONSOLE_BOARDS=(mps2-an386 stm32f446re)
 IRQ_BOARDS=(mps2-an386 stm32f446re rp2040)
+# Every fault kind taken by the firmware's own handlers, on an M4, M7, M0+ and M33.
+FAULT_KINDS_BOARDS=(mps2-an386 stm32h753 rp2040 rp2350)
+FPU_DP_BOARDS=(stm32h753 mps2-an500)
 FAULT_BOARDS=(mps2-an386)
 FAULTS=(fault_bad_address fault_undefined fault_stack_overflow fault_unhandled_irq
         fault_endless_loop fault_busy_loop)
@@ -150,9 +153,9 @@ link_elf_ld() {   # <board> <linker script> <objdir> <elf> <startup object> <sou
         "$objdir/$startup" "$objdir/syscalls.o" "$@" -lm -o "$elf"
 }
 
-build_host() {   # <program>
-    local p=$1 out="$BUILD/host"
-    "$HOSTCC" "${HOST_FLAGS[@]}" "$FW_DIR/programs/$p.c" -o "$out/$p" -lm
+build_host() {   # <program> [<source> [extra flags...]]: programs/<program>.c unless a source is given
+    local p=$1 src=${2:-$FW_DIR/programs/$1.c} out="$BUILD/host"
+    "$HOSTCC" "${HOST_FLAGS[@]}" "${@:3}" "$src" -o "$out/$p" -lm
     local rc=0
     "$out/$p" >"$out/$p.out" || rc=$?
     echo "$rc" >"$out/$p.rc"
@@ -170,6 +173,7 @@ done
 for p in "${PORTABLE[@]}"; do
     job "host $p" build_host "$p"
 done
+job "host double_fp" build_host double_fp "$FW_DIR/fpu/double_fp.c" -frounding-math
 wait_jobs
 
 for b in "${BOARDS[@]}"; do
@@ -193,6 +197,17 @@ for b in "${IRQ_BOARDS[@]}"; do
     for p in systick svc pendsv; do
         job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/interrupts/$p.c"
     done
+done
+job "mps2-an386 storm" link_elf mps2-an386 "$BUILD/obj/mps2-an386" "$BUILD/mps2-an386/storm.elf" startup.o \
+    "$FW_DIR/interrupts/storm.c"
+# Double precision on the FPv5-D16 of the Cortex-M7 (fpu/double_fp.c; expected output = the host's).
+for b in "${FPU_DP_BOARDS[@]}"; do
+    job "$b double_fp" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/double_fp.elf" startup.o -frounding-math \
+        "$FW_DIR/fpu/double_fp.c"
+done
+for b in "${FAULT_KINDS_BOARDS[@]}"; do
+    mkdir -p "$BUILD/$b"
+    job "$b fault_kinds" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/fault_kinds.elf" startup.o "$FW_DIR/faults/fault_kinds.c"
 done
 for b in "${MEMBENCH_BOARDS[@]}"; do
     job "$b membench" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/membench.elf" startup.o \

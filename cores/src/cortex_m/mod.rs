@@ -11,8 +11,7 @@ mod ppb;
 pub mod timing;
 
 use crate::{Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Flow, Stop};
-use capstone::arch::arm::{ArchExtraMode, ArchMode};
-use capstone::prelude::*;
+use capstone::Capstone;
 use exceptions::ActiveException;
 use ppb::Ppb;
 use std::collections::{HashMap, HashSet};
@@ -381,9 +380,7 @@ impl<'a> CortexM<'a> {
             CoreKind::CortexM33 => (unicorn_engine::ArmCpuModel::CORTEX_M33, 0x410F_D213, false),
             other => return Err(CoreError::Engine(format!("{} is not a Cortex-M core", other.name()))),
         };
-        let mut cs_builder = Capstone::new().arm().mode(ArchMode::Thumb).detail(true);
-        cs_builder = cs_builder.extra_mode([ArchExtraMode::MClass].into_iter());
-        let cs = cs_builder.build().map_err(engine("capstone"))?;
+        let cs = timing::disassembler(kind).map_err(engine("capstone"))?;
         let mem = MemorySystem::new(board);
         let fetch_regions = mem.watched_ranges();
         let state = State {
@@ -482,14 +479,17 @@ impl<'a> CortexM<'a> {
                 // Peripheral space: plain storage, except the console UART page.
                 let mut start = r.base as u64;
                 let end = r.base as u64 + size;
+                // Not executable: the default memory map makes peripheral and device space
+                // execute-never (ARMv7-M ARM B3.1), so a fetch there is a MemManage fault.
+                let prot = Prot(Prot::READ.0 | Prot::WRITE.0);
                 if let Some(page) = uart_page.filter(|p| r.contains(*p)) {
                     if page as u64 > start {
-                        self.uc.mem_map(start, page as u64 - start, Prot::ALL).map_err(engine("map"))?;
+                        self.uc.mem_map(start, page as u64 - start, prot).map_err(engine("map"))?;
                     }
                     start = page as u64 + 0x1000;
                 }
                 if end > start {
-                    self.uc.mem_map(start, end - start, Prot::ALL).map_err(engine("map"))?;
+                    self.uc.mem_map(start, end - start, prot).map_err(engine("map"))?;
                 }
                 continue;
             }
@@ -713,6 +713,13 @@ impl<'a> CortexM<'a> {
                 .add_code_hook(addr as u64, addr as u64, move |uc, _, _| {
                     let dividend = uc.reg_read(rn).unwrap_or(0) as u32;
                     let divisor = uc.reg_read(rm).unwrap_or(0) as u32;
+                    if divisor == 0 && uc.get_data().ppb.ccr & ppb::CCR_DIV_0_TRP != 0 {
+                        // DIVBYZERO UsageFault (ARMv7-M ARM B3.2.8): the divide does not execute.
+                        uc.get_data_mut().pending = Pending::Usage(exceptions::DIVBYZERO);
+                        let _ = uc.reg_write(RegisterARM::PC, (addr | 1) as u64);
+                        let _ = uc.emu_stop();
+                        return;
+                    }
                     let extra = timing::divide_cycles(dividend, divisor, signed) as u64 - 2;
                     let st = uc.get_data_mut();
                     st.cycles += extra;
@@ -1166,6 +1173,9 @@ impl CortexM<'_> {
     /// A UsageFault with CFSR bit `status` at `pc`. INVSTATE is raised at the target of the
     /// interworking branch that cleared the Thumb bit, so the report names that branch.
     fn usage_fault(&mut self, status: u32, pc: u32) -> Result<Option<Stop>, CoreError> {
+        // The engine calls an instruction it meets in Arm state undefined: that is INVSTATE.
+        let arm_state = self.reg(RegisterARM::XPSR) & (1 << 24) == 0;
+        let status = if status == exceptions::UNDEFINSTR && arm_state { exceptions::INVSTATE } else { status };
         let (kind, at, detail) = if status == exceptions::INVSTATE {
             let st = self.uc.get_data();
             let branch = if st.current_block == pc {

@@ -38,6 +38,11 @@ pub(crate) enum Class {
     FpMac,
     FpDiv,
     FpSqrt,
+    /// Double-precision multiply, multiply-accumulate, divide and square root (FPv5-D16 on the M7).
+    FpDoubleMul,
+    FpDoubleMac,
+    FpDoubleDiv,
+    FpDoubleSqrt,
     FpLoad { double: bool },
     FpMultiple { regs: u8, double: bool },
     FpMovePair,
@@ -110,6 +115,10 @@ fn class_of(name: &str, list_len: u8, double_fp: bool) -> Class {
         "svc" => Class::Svc,
         "bkpt" => Class::Bkpt,
         "udf" => Class::Undefined,
+        "vmul" | "vnmul" if double_fp => Class::FpDoubleMul,
+        "vmla" | "vmls" | "vnmla" | "vnmls" | "vfma" | "vfms" | "vfnma" | "vfnms" if double_fp => Class::FpDoubleMac,
+        "vdiv" if double_fp => Class::FpDoubleDiv,
+        "vsqrt" if double_fp => Class::FpDoubleSqrt,
         "vmla" | "vmls" | "vnmla" | "vnmls" | "vfma" | "vfms" | "vfnma" | "vfnms" => Class::FpMac,
         "vdiv" => Class::FpDiv,
         "vsqrt" => Class::FpSqrt,
@@ -120,6 +129,17 @@ fn class_of(name: &str, list_len: u8, double_fp: bool) -> Class {
         _ if base.starts_with('v') => Class::FpSimple,
         _ => Class::Alu,
     }
+}
+
+/// The disassembler for a core: Thumb, M-profile; on the M7 and M33 with the ARMv8 feature set too,
+/// without which capstone decodes no double-precision VFP (FPv5) instruction.
+pub(crate) fn disassembler(kind: CoreKind) -> Result<Capstone, capstone::Error> {
+    use capstone::arch::arm::{ArchExtraMode, ArchMode};
+    use capstone::arch::BuildsCapstone;
+    use capstone::arch::BuildsCapstoneExtraMode;
+    let v8 = matches!(kind, CoreKind::CortexM7 | CoreKind::CortexM33);
+    let modes: &[ArchExtraMode] = if v8 { &[ArchExtraMode::MClass, ArchExtraMode::V8] } else { &[ArchExtraMode::MClass] };
+    Capstone::new().arm().mode(ArchMode::Thumb).extra_mode(modes.iter().copied()).detail(true).build()
 }
 
 /// Decode one instruction into the facts the timing model needs.
@@ -431,6 +451,13 @@ fn cost_m7(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::SysReg => 2,
         Class::FpDiv => 16,
         Class::FpSqrt => 14,
+        // Double precision (facts §2d, measured on an STM32H743): vmul.f64 5, vfma.f64 7 (6 when
+        // chained, not modelled), vdiv.f64 30 cycles; vadd/vsub.f64 1 like single precision.
+        // ASSUMPTION: vsqrt.f64 28, twice vsqrt.f32 as vdiv.f64 is about twice vdiv.f32.
+        Class::FpDoubleMul => 5,
+        Class::FpDoubleMac => 7,
+        Class::FpDoubleDiv => 30,
+        Class::FpDoubleSqrt => 28,
         Class::FpMultiple { regs, double } => (regs as u32 * if double { 2 } else { 1 }).div_ceil(2),
         _ => 1,
     };
@@ -485,5 +512,24 @@ mod tests {
         assert_eq!(divide_cycles(0xFFFF_FFFF, 1, false), 12);
         assert_eq!(divide_cycles(100, 7, false), 4); // 3 quotient bits... 7 bits - 3 bits + 1 = 5 -> 2 + 2
         assert_eq!(divide_cycles(-100i32 as u32, 7, true), 4);
+    }
+
+    /// FPv5-D16 double-precision arithmetic gets the M7's double-precision costs, single precision
+    /// keeps its own.
+    #[test]
+    fn m7_prices_double_precision_apart_from_single() {
+        let cs = disassembler(CoreKind::CortexM7).unwrap();
+        let cost_of = |bytes: [u8; 4]| {
+            let insns = cs.disasm_all(&bytes, 0x100).unwrap();
+            cost(CoreKind::CortexM7, &decode(&cs, insns.iter().next().unwrap()), None)
+        };
+        // vdiv.f64 d0, d1, d2; vdiv.f32 s0, s1, s2; vmul.f64 d0, d1, d2; vfma.f64 d0, d1, d2;
+        // vsqrt.f64 d0, d1; vadd.f64 d0, d1, d2
+        assert_eq!(cost_of([0x81, 0xee, 0x02, 0x0b]), 30);
+        assert_eq!(cost_of([0x80, 0xee, 0x81, 0x0a]), 16);
+        assert_eq!(cost_of([0x21, 0xee, 0x02, 0x0b]), 5);
+        assert_eq!(cost_of([0xa1, 0xee, 0x02, 0x0b]), 7);
+        assert_eq!(cost_of([0xb1, 0xee, 0xc1, 0x0b]), 28);
+        assert_eq!(cost_of([0x31, 0xee, 0x02, 0x0b]), 1);
     }
 }
