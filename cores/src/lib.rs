@@ -61,6 +61,9 @@ pub struct Entry {
     pub sp: u32,
     /// Where the exception vectors are, when the firmware image says (Cortex-M VTOR).
     pub vector_table: Option<u32>,
+    /// Started at a function (`--entry`) rather than at reset: its return ends the run with
+    /// [`Stop::Returned`].
+    pub return_ends_run: bool,
 }
 
 /// Limits of one `run` call; the core stops at the first block boundary past either.
@@ -130,6 +133,8 @@ pub enum Stop {
     /// the simulator emulates at high level). Complete it with [`Core::return_from_call`].
     Trap { pc: u32 },
     Fault(Fault),
+    /// The function the run started at (see [`Entry::return_ends_run`]) returned `value`.
+    Returned { value: u32 },
 }
 
 /// The calling convention of a core's semihosting requests.

@@ -139,38 +139,42 @@ impl Machine<'_> {
 
     /// Start state: the vector table's initial SP and reset vector, or `--entry SYMBOL`.
     fn find_entry(path: &str, fw: &Firmware, board: &Board, symbol: Option<&str>) -> Result<Entry> {
-        let table = entry_vector_table(fw, board);
         let top_of_ram = board
             .regions
             .iter()
             .find(|r| r.kind == RegionKind::Sram && r.access.write)
             .map(|r| (r.end() & !7) as u32)
             .unwrap_or(0);
+        let function = |name: &str| {
+            fw.symbols.iter().find(|s| s.name == name && s.is_function).map(|s| s.addr).with_context(|| {
+                format!("{path}: --entry {name}: no function symbol of that name in the ELF")
+            })
+        };
         if !board.core.kind.is_cortex_m() {
             // Xtensa: no vector table to read; the start code sets up its own stack, and a1 starts at
             // the top of the first RAM region as a boot loader would leave it.
             let pc = match symbol {
-                Some(name) => fw.symbols.iter().find(|s| s.name == name && s.is_function).map(|s| s.addr).with_context(
-                    || format!("{path}: --entry {name}: no function symbol of that name in the ELF"),
-                )?,
+                Some(name) => function(name)?,
                 None => fw.entry,
             };
-            return Ok(Entry { pc, sp: top_of_ram, vector_table: None });
+            return Ok(Entry { pc, sp: top_of_ram, vector_table: None, return_ends_run: false });
         }
+        let table = entry_vector_table(fw, board);
         let sp_from_table = table.and_then(|t| read_word(fw, t));
         if let Some(name) = symbol {
-            let s = fw.symbols.iter().find(|s| s.name == name && s.is_function).with_context(|| {
-                format!("{path}: --entry {name}: no function symbol of that name in the ELF")
-            })?;
-            return Ok(Entry { pc: s.addr, sp: sp_from_table.unwrap_or(top_of_ram), vector_table: table });
+            let pc = function(name)?;
+            let sp = sp_from_table.unwrap_or(top_of_ram);
+            return Ok(Entry { pc, sp, vector_table: table, return_ends_run: true });
         }
         match (table, sp_from_table, table.and_then(|t| read_word(fw, t + 4))) {
-            (Some(_), Some(sp), Some(reset)) if reset & 1 == 1 => Ok(Entry { pc: reset & !1, sp, vector_table: table }),
+            (Some(_), Some(sp), Some(reset)) if reset & 1 == 1 => {
+                Ok(Entry { pc: reset & !1, sp, vector_table: table, return_ends_run: false })
+            }
             (Some(t), _, reset) => bail!(
                 "{path}: the vector table at 0x{t:08x} has no Thumb reset vector (word 1 = {}); use --entry SYMBOL",
                 reset.map(|r| format!("0x{r:08x}")).unwrap_or("outside the loaded image".into())
             ),
-            (None, _, _) => Ok(Entry { pc: fw.entry & !1, sp: top_of_ram, vector_table: None }),
+            (None, _, _) => Ok(Entry { pc: fw.entry & !1, sp: top_of_ram, vector_table: None, return_ends_run: false }),
         }
     }
 
@@ -258,6 +262,10 @@ impl Machine<'_> {
                 Stop::Fault(f) => {
                     fault = Some(f);
                     outcome = traces::Outcome::Fault;
+                    break;
+                }
+                Stop::Returned { value } => {
+                    outcome = traces::Outcome::Exited { code: value as i32 };
                     break;
                 }
                 Stop::Budget | Stop::Semihosting | Stop::Trap { .. } => {}
@@ -564,7 +572,7 @@ impl Machine<'_> {
                         bail!("stopped at 0x{pc:08x}, an address no emulated function claims");
                     }
                 }
-                Stop::Budget => return Ok(()),
+                Stop::Budget | Stop::Returned { .. } => return Ok(()),
                 Stop::Fault(f) => bail!("firmware fault: {}", f.detail),
             }
         }
@@ -588,8 +596,12 @@ fn build_core<'a>(board: &Board, firmware: &Firmware, memory_stats: bool) -> Res
     Ok(Box::new(core))
 }
 
+/// Where the vector table is: the ELF's vector section, else the board's (where its boot code leaves
+/// VTOR, e.g. after the RP2040's boot2), else address 0, VTOR's reset value (ARMv7-M ARM B3.2.5),
+/// whichever first holds a Thumb reset vector in the image (a table found by no name).
 fn entry_vector_table(fw: &Firmware, board: &Board) -> Option<u32> {
-    fw.vector_section.or(board.vector_table)
+    let has_reset_vector = |t: u32| read_word(fw, t.wrapping_add(4)).is_some_and(|r| r & 1 == 1 && read_word(fw, r & !1).is_some());
+    fw.vector_section.or_else(|| [board.vector_table, Some(0)].into_iter().flatten().find(|&t| has_reset_vector(t)))
 }
 
 fn flush(live: &mut Option<Box<dyn Write + Send>>, bytes: &[u8], keep: &mut Vec<u8>) {

@@ -98,3 +98,25 @@ fn m7_double_precision_matches_the_host_bit_for_bit() {
         assert_eq!(r["console"].as_str().unwrap(), want, "{board}");
     }
 }
+
+/// `--entry FUNC` starts at a function; its return ends the run with its return value.
+#[test]
+fn entry_function_return_ends_the_run_with_its_value() {
+    let (code, r, _) = run("mps2-an386", &elf("mps2-an386", "entry_return"), &["--entry", "answer"]);
+    assert_eq!(code, 42, "{}", r["outcome"]);
+    assert_eq!(r["outcome"]["kind"], "exited");
+    assert!(r["functions"].as_array().unwrap().iter().any(|f| f["name"] == "times"), "{}", r["functions"]);
+    // Without --entry the same image runs its reset handler and main.
+    let (code, _, _) = run("mps2-an386", &elf("mps2-an386", "entry_return"), &[]);
+    assert_eq!(code, 1);
+}
+
+/// An image whose vector table has no section name and whose ELF entry is the table itself starts
+/// from the table at VTOR's reset value, 0.
+#[test]
+fn a_vector_table_without_a_name_is_found_at_vtors_reset_value() {
+    let (code, r, _) = run("mps2-an386", &elf("mps2-an386", "exit_code_unnamed_vectors"), &[]);
+    assert_eq!(code, 42, "{}", r["outcome"]);
+    let entry = r["firmware"]["entry"].as_u64().unwrap();
+    assert!(entry != 0 && entry < 0x400, "started at 0x{entry:x}, the reset vector, not at the table");
+}

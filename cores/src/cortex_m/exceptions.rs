@@ -298,6 +298,9 @@ impl CortexM<'_> {
     pub(super) fn return_from_exception(&mut self) -> Result<Option<Stop>, CoreError> {
         let exc_return = self.pc() | 1;
         let Some(active) = self.active.pop() else {
+            if self.return_ends_run && exc_return == super::RESET_LR {
+                return Ok(Some(Stop::Returned { value: self.reg(RegisterARM::R0) }));
+            }
             let branch = self.uc.get_data().block_last;
             let target = exc_return & !1;
             let cause = Fault {

@@ -22,6 +22,9 @@ use unicorn_engine::{Arch, HookType, MemType, Mode, Prot, RegisterARM, Unicorn};
 
 /// EXC_RETURN values live at the top of the address space; a branch there ends a handler.
 const EXC_RETURN_MIN: u32 = 0xFFFF_FF00;
+/// LR at reset (ARMv7-M ARM B1.5.5: "UNKNOWN"; 0xFFFFFFFF as the Arm cores leave it): a return
+/// there from the function a run started at ends the run.
+const RESET_LR: u32 = 0xFFFF_FFFF;
 /// Unicorn's exception numbers seen by the interrupt hook (QEMU target/arm/cpu.h EXCP_*).
 const EXCP_UDEF: u32 = 1;
 const EXCP_SWI: u32 = 2;
@@ -169,6 +172,8 @@ pub struct CortexM<'a> {
     /// Host memory behind every region, kept alive for Unicorn (regions with aliases share it).
     _backing: Vec<Box<[u8]>>,
     fpu: bool,
+    /// A return to the reset LR (0xFFFFFFFF) ends the run: started with `--entry`.
+    return_ends_run: bool,
 }
 
 fn engine<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> CoreError + '_ {
@@ -432,6 +437,7 @@ impl<'a> CortexM<'a> {
             active: Vec::new(),
             _backing: Vec::new(),
             fpu: board.core.fpu,
+            return_ends_run: false,
         };
         core.map_memory(board)?;
         match code {
@@ -932,8 +938,9 @@ impl Core for CortexM<'_> {
         if let Some(table) = entry.vector_table {
             self.uc.get_data_mut().ppb.vtor = table;
         }
+        self.return_ends_run = entry.return_ends_run;
         self.set_reg(RegisterARM::SP, entry.sp)?;
-        self.set_reg(RegisterARM::LR, 0xFFFF_FFFF)?;
+        self.set_reg(RegisterARM::LR, RESET_LR)?;
         self.set_reg(RegisterARM::PC, entry.pc & !1)?;
         Ok(())
     }
@@ -1273,7 +1280,7 @@ mod tests {
         let mut core = CortexM::new(&board, &[(at, code.to_vec())], count_all_memory).unwrap();
         core.write_memory(at, code).unwrap();
         core.write_memory(0x0800_0800, &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
-        core.reset(Entry { pc: at, sp: 0x2000_8000, vector_table: None }).unwrap();
+        core.reset(Entry { pc: at, sp: 0x2000_8000, vector_table: None, return_ends_run: false }).unwrap();
         let stop = core.run(Budget { cycles: 1 << 20, instructions: 1 << 20 }, &mut NoObserver).unwrap();
         let flash = core.memory().regions.iter().find(|r| r.spec.name == "flash").unwrap().counters;
         (stop, core.cycles(), core.instructions(), flash, core.register(6), core.register(7))
