@@ -61,6 +61,7 @@ BOARDS=(mps2-an386 mps2-an500 stm32f446re stm32h753 nrf52840 rp2040 rp2350)
 PORTABLE=(sort crc32 matmul recursion strings_float demo exit_code)
 TIMING_BOARDS=(mps2-an386 mps2-an500 stm32f446re rp2040)
 CONSOLE_BOARDS=(mps2-an386 stm32f446re)
+RTT_BOARDS=(mps2-an386 stm32f446re rp2040 stm32h753)
 IRQ_BOARDS=(mps2-an386 stm32f446re rp2040)
 # Every fault kind taken by the firmware's own handlers, on an M4, M7, M0+ and M33.
 FAULT_KINDS_BOARDS=(mps2-an386 stm32h753 rp2040 rp2350)
@@ -192,6 +193,9 @@ for b in "${CONSOLE_BOARDS[@]}"; do
     for p in console_uart console_itm semihost_files; do
         job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/console/$p.c"
     done
+done
+for b in "${RTT_BOARDS[@]}"; do
+    job "$b console_rtt" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/console_rtt.elf" startup.o "$FW_DIR/console/console_rtt.c"
 done
 for b in "${IRQ_BOARDS[@]}"; do
     for p in systick svc pendsv; do

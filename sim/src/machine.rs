@@ -4,6 +4,7 @@
 use crate::elf::{self, Firmware, SymbolMap};
 use crate::hle::Hle;
 use crate::profiler::Profiler;
+use crate::rtt::Rtt;
 use crate::semihost::{Effect, Semihosting};
 use crate::tigris::runtime::TigrisRuntime;
 use anyhow::{bail, Context, Result};
@@ -99,6 +100,8 @@ pub struct Machine<'a> {
     hle: Hle,
     /// The TiGrIS runtime observer, when the firmware links the runtime.
     tigris: Option<TigrisRuntime>,
+    /// The SEGGER RTT console, when the firmware has a `_SEGGER_RTT` control block.
+    rtt: Option<Rtt>,
     file_name: String,
     sha256: String,
 }
@@ -134,7 +137,8 @@ impl Machine<'_> {
         }
         let file_name = std::path::Path::new(path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let sha256 = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-        Ok(Machine { board, firmware, symbols, core, entry, hle, tigris, file_name, sha256 })
+        let rtt = Rtt::find(&firmware.symbols);
+        Ok(Machine { board, firmware, symbols, core, entry, hle, tigris, rtt, file_name, sha256 })
     }
 
     /// Start state: the vector table's initial SP and reset vector, or `--entry SYMBOL`.
@@ -197,6 +201,17 @@ impl Machine<'_> {
             };
             let stop = self.core.run(budget, &mut profiler).map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
             let mut out = self.core.take_console();
+            if let Some(rtt) = &self.rtt {
+                match rtt.drain(self.core.as_mut()) {
+                    Ok(bytes) => out.extend(bytes),
+                    Err(e) => {
+                        flush(&mut opts.live_console, &out, &mut console);
+                        fault = Some(bad_pointer(self.core.pc(), "SEGGER RTT control block", e));
+                        outcome = traces::Outcome::Fault;
+                        break;
+                    }
+                }
+            }
             if self.core.cycles() >= sampler.next_at {
                 sampler.take(self.sample(&profiler));
             }

@@ -4,11 +4,13 @@ mod bench;
 mod bench_memory;
 mod check;
 mod compare;
+mod coredump;
 mod elf;
 mod hle;
 mod live;
 mod machine;
 mod profiler;
+mod rtt;
 mod semihost;
 mod summary;
 mod tigris;
@@ -128,6 +130,10 @@ struct RunArgs {
     /// Show the live terminal view while the firmware runs (plain output when stdout is not a terminal).
     #[arg(long)]
     tui: bool,
+    /// Cortex-M: when the run ends, write the core's registers and RAM as a probe-rs core dump
+    /// (MessagePack, probe-rs's `CoreDump`) to this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "tui")]
+    core_dump: Option<String>,
     /// With --tui: pause before the first slice, to step through the run (`n`: next tile).
     #[arg(long, requires = "tui")]
     paused: bool,
@@ -232,7 +238,11 @@ fn run_plain(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
     let line = live::ProgressLine::default();
     let console: Option<Box<dyn std::io::Write + Send>> = if args.quiet { None } else { Some(Box::new(live::ConsoleOut(line.clone()))) };
     let mut progress = std::io::stderr().is_terminal().then(|| live::ProgressMonitor::new(line, clock_hz));
-    machine.run(run_options(args, console), progress.as_mut().map(|p| p as &mut dyn machine::RunMonitor))
+    let report = machine.run(run_options(args, console), progress.as_mut().map(|p| p as &mut dyn machine::RunMonitor))?;
+    if let Some(path) = &args.core_dump {
+        coredump::CoreDump::capture(machine.core.as_ref(), &machine.board)?.write(path)?;
+    }
+    Ok(report)
 }
 
 /// The simulation on its own thread (the core lives there), the terminal view on this one.

@@ -120,3 +120,17 @@ fn a_vector_table_without_a_name_is_found_at_vtors_reset_value() {
     let entry = r["firmware"]["entry"].as_u64().unwrap();
     assert!(entry != 0 && entry < 0x400, "started at 0x{entry:x}, the reset vector, not at the table");
 }
+
+/// SEGGER RTT: the simulator reads the up buffer as a probe does and advances RdOff, so a firmware
+/// whose buffer is smaller than its text (blocking mode) finishes.
+#[test]
+fn segger_rtt_reaches_the_console() {
+    let want = "console_rtt: hello over SEGGER RTT\n\
+                console_rtt: a line longer than the 64-byte up buffer, so the firmware waits for the reader\n\
+                console_rtt: done\n";
+    for board in ["mps2-an386", "stm32f446re", "rp2040", "stm32h753"] {
+        let (code, r, _) = run(board, &elf(board, "console_rtt"), &[]);
+        assert_eq!(code, 0, "{board}: {}", r["outcome"]);
+        assert_eq!(r["console"].as_str().unwrap(), want, "{board}");
+    }
+}
