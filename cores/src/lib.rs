@@ -131,10 +131,14 @@ pub enum Stop {
     Semihosting,
     /// Execution reached an address registered with [`Core::set_traps`], before running it (a call
     /// the simulator emulates at high level). Complete it with [`Core::return_from_call`].
-    Trap { pc: u32 },
+    Trap {
+        pc: u32,
+    },
     Fault(Fault),
     /// The function the run started at (see [`Entry::return_ends_run`]) returned `value`.
-    Returned { value: u32 },
+    Returned {
+        value: u32,
+    },
 }
 
 /// The calling convention of a core's semihosting requests.
@@ -180,6 +184,29 @@ pub trait Core {
     fn memory_mut(&mut self) -> &mut MemorySystem;
     /// Console bytes the firmware wrote to devices (UART, ITM) since the last call.
     fn take_console(&mut self) -> Vec<u8>;
+    /// What the core noticed since the last call that is worth a warning but is no fault (a poll of
+    /// a peripheral register without progress): the PC it concerns and the text.
+    fn take_warnings(&mut self) -> Vec<(u32, String)> {
+        Vec::new()
+    }
+    /// Run the function at `addr` with `args` to its return, before the firmware starts (the ROM
+    /// calls a chip's boot code makes before it hands over), on the stack at `sp`, within
+    /// `max_instructions`. Returns its return value; registers other than memory are left as reset.
+    fn call_function(
+        &mut self,
+        addr: u32,
+        _args: &[u32],
+        _sp: u32,
+        _max_instructions: u64,
+    ) -> Result<u32, CoreError> {
+        Err(CoreError::Engine(format!(
+            "this core cannot call the function at 0x{addr:08x} before the start"
+        )))
+    }
+    /// Notes on the whole run so far for the report (accesses the core let through, ...).
+    fn run_notes(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Disassembly of the instruction at `addr`, if it can be read and decoded.
     fn disassemble(&self, addr: u32) -> Option<String>;
 
@@ -189,7 +216,9 @@ pub trait Core {
     }
     /// Write general register `n` (semihosting replies that return more than one value).
     fn set_register(&mut self, n: usize, _value: u32) -> Result<(), CoreError> {
-        Err(CoreError::Engine(format!("this core does not support writing register {n} from the simulator")))
+        Err(CoreError::Engine(format!(
+            "this core does not support writing register {n} from the simulator"
+        )))
     }
     /// The stack pointer (r13 on Cortex-M).
     fn stack_pointer(&self) -> u32 {
@@ -209,7 +238,9 @@ pub trait Core {
         if addrs.is_empty() {
             return Ok(());
         }
-        Err(CoreError::Engine("this core does not support high-level emulation traps".into()))
+        Err(CoreError::Engine(
+            "this core does not support high-level emulation traps".into(),
+        ))
     }
     /// Argument `i` (0-based) of the call stopped at a trap, in the core's calling convention.
     fn call_argument(&self, i: u32) -> u32 {
@@ -224,6 +255,8 @@ pub trait Core {
     /// Complete the call stopped at a trap without running it: return `value` to the caller and
     /// charge `cycles` for the emulated function.
     fn return_from_call(&mut self, _value: u32, _cycles: u64) -> Result<(), CoreError> {
-        Err(CoreError::Engine("this core does not support high-level emulation traps".into()))
+        Err(CoreError::Engine(
+            "this core does not support high-level emulation traps".into(),
+        ))
     }
 }

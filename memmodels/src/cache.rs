@@ -17,7 +17,9 @@ pub enum Lookup {
     Hit,
     /// The line was not present. When it was allocated, `evicted_dirty` is the address of a dirty line it
     /// replaced, which must be written back.
-    Miss { evicted_dirty: Option<u32> },
+    Miss {
+        evicted_dirty: Option<u32>,
+    },
 }
 
 /// An entry is `line number + 1` in the low 31 bits (0 = empty) and the dirty flag in bit 31; lines are
@@ -67,12 +69,15 @@ impl Cache {
         }
         self.counters.misses += 1;
         if !allocate {
-            return Lookup::Miss { evicted_dirty: None };
+            return Lookup::Miss {
+                evicted_dirty: None,
+            };
         }
         let victim = entries[ways - 1];
         entries.rotate_right(1);
         entries[0] = key | dirty;
-        let evicted_dirty = (victim & DIRTY != 0).then(|| ((victim & !DIRTY) - 1) << self.line_shift);
+        let evicted_dirty =
+            (victim & DIRTY != 0).then(|| ((victim & !DIRTY) - 1) << self.line_shift);
         if evicted_dirty.is_some() {
             self.counters.writebacks += 1;
         }
@@ -101,12 +106,33 @@ mod tests {
     fn lru_evicts_the_least_recent_line() {
         // 2 ways, 1 set, 16-byte lines.
         let mut c = cache(32, 2, Replacement::Lru);
-        assert_eq!(c.access(0x00, true, false), Lookup::Miss { evicted_dirty: None });
-        assert_eq!(c.access(0x10, true, false), Lookup::Miss { evicted_dirty: None });
+        assert_eq!(
+            c.access(0x00, true, false),
+            Lookup::Miss {
+                evicted_dirty: None
+            }
+        );
+        assert_eq!(
+            c.access(0x10, true, false),
+            Lookup::Miss {
+                evicted_dirty: None
+            }
+        );
         assert_eq!(c.access(0x04, true, false), Lookup::Hit);
-        assert_eq!(c.access(0x20, true, false), Lookup::Miss { evicted_dirty: None }, "evicts 0x10");
+        assert_eq!(
+            c.access(0x20, true, false),
+            Lookup::Miss {
+                evicted_dirty: None
+            },
+            "evicts 0x10"
+        );
         assert_eq!(c.access(0x00, true, false), Lookup::Hit);
-        assert_eq!(c.access(0x10, true, false), Lookup::Miss { evicted_dirty: None });
+        assert_eq!(
+            c.access(0x10, true, false),
+            Lookup::Miss {
+                evicted_dirty: None
+            }
+        );
         assert_eq!((c.counters.hits, c.counters.misses), (2, 4));
     }
 
@@ -118,7 +144,12 @@ mod tests {
         assert_eq!(c.access(0x00, true, false), Lookup::Hit);
         c.access(0x20, true, false); // evicts 0x00, filled first
         assert_eq!(c.access(0x10, true, false), Lookup::Hit);
-        assert_eq!(c.access(0x00, true, false), Lookup::Miss { evicted_dirty: None });
+        assert_eq!(
+            c.access(0x00, true, false),
+            Lookup::Miss {
+                evicted_dirty: None
+            }
+        );
     }
 
     #[test]
@@ -126,11 +157,34 @@ mod tests {
         let mut c = cache(32, 2, Replacement::Lru);
         c.access(0x100, true, true); // store miss allocates a dirty line
         c.access(0x210, true, false);
-        assert_eq!(c.access(0x320, true, false), Lookup::Miss { evicted_dirty: Some(0x100) });
+        assert_eq!(
+            c.access(0x320, true, false),
+            Lookup::Miss {
+                evicted_dirty: Some(0x100)
+            }
+        );
         assert_eq!(c.counters.writebacks, 1);
-        assert_eq!(c.access(0x430, true, false), Lookup::Miss { evicted_dirty: None }, "0x210 was clean");
-        assert_eq!(c.access(0x500, false, true), Lookup::Miss { evicted_dirty: None }, "no allocation");
-        assert_eq!(c.access(0x500, true, false), Lookup::Miss { evicted_dirty: None }, "still absent");
+        assert_eq!(
+            c.access(0x430, true, false),
+            Lookup::Miss {
+                evicted_dirty: None
+            },
+            "0x210 was clean"
+        );
+        assert_eq!(
+            c.access(0x500, false, true),
+            Lookup::Miss {
+                evicted_dirty: None
+            },
+            "no allocation"
+        );
+        assert_eq!(
+            c.access(0x500, true, false),
+            Lookup::Miss {
+                evicted_dirty: None
+            },
+            "still absent"
+        );
     }
 
     #[test]
@@ -140,7 +194,13 @@ mod tests {
         c.access(0x00, true, false);
         c.access(0x10, true, false);
         assert_eq!(c.access(0x00, true, false), Lookup::Hit);
-        assert_eq!(c.access(0x20, true, false), Lookup::Miss { evicted_dirty: None }, "set 0 again");
+        assert_eq!(
+            c.access(0x20, true, false),
+            Lookup::Miss {
+                evicted_dirty: None
+            },
+            "set 0 again"
+        );
         assert_eq!(c.access(0x10, true, false), Lookup::Hit, "set 1 untouched");
     }
 }

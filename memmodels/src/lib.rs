@@ -5,6 +5,7 @@
 //! docs/memory-models.md; every figure comes from the board file.
 
 mod cache;
+pub mod periph;
 
 pub use cache::{Cache, CacheCounters, Lookup};
 use tigris_targets::{Board, Region, RegionKind, WritePolicy};
@@ -94,12 +95,18 @@ pub struct RegionModel {
 impl RegionModel {
     fn new(spec: Region, board: &Board) -> Self {
         let core_hz = board.core.clock_hz;
-        let fetch_unit = spec.icache.map(|c| board.caches[c].line_bytes).unwrap_or(spec.bus_bytes);
+        let fetch_unit = spec
+            .icache
+            .map(|c| board.caches[c].line_bytes)
+            .unwrap_or(spec.bus_bytes);
         let mut m = RegionModel {
             counters: RegionCounters::default(),
             traffic_counted: true,
             bus_ratio: core_hz.div_ceil(spec.bus_clock_hz).max(1) as u32,
-            spi_ratio_q16: spec.spi.map(|s| (core_hz << 16).div_ceil(s.clock_hz)).unwrap_or(0),
+            spi_ratio_q16: spec
+                .spi
+                .map(|s| (core_hz << 16).div_ceil(s.clock_hz))
+                .unwrap_or(0),
             fetch_unit,
             last_fetch_unit: None,
             uncached_read: [0; 3],
@@ -132,7 +139,11 @@ impl RegionModel {
                 ((clocks * self.spi_ratio_q16).div_ceil(1 << 16)).max(1) as u32
             }
             None => {
-                let ws = if write { self.spec.write_wait_states } else { self.spec.read_wait_states };
+                let ws = if write {
+                    self.spec.write_wait_states
+                } else {
+                    self.spec.read_wait_states
+                };
                 bytes.div_ceil(self.spec.bus_bytes) * (ws + 1) * self.bus_ratio
             }
         }
@@ -140,7 +151,12 @@ impl RegionModel {
 
     /// Whether data accesses to this region cost anything beyond the core's own cycles.
     pub fn prices_data(&self) -> bool {
-        self.spec.dcache.is_some() || self.uncached_read.iter().chain(&self.uncached_write).any(|&c| c > 0)
+        self.spec.dcache.is_some()
+            || self
+                .uncached_read
+                .iter()
+                .chain(&self.uncached_write)
+                .any(|&c| c > 0)
     }
 
     /// Whether instruction fetch from this region can stall the core.
@@ -205,7 +221,12 @@ macro_rules! count {
 
 impl MemorySystem {
     pub fn new(board: &Board) -> Self {
-        let regions: Vec<RegionModel> = board.regions.iter().cloned().map(|r| RegionModel::new(r, board)).collect();
+        let regions: Vec<RegionModel> = board
+            .regions
+            .iter()
+            .cloned()
+            .map(|r| RegionModel::new(r, board))
+            .collect();
         let aliases = board
             .regions
             .iter()
@@ -214,7 +235,14 @@ impl MemorySystem {
             .collect();
         let caches = board.caches.iter().cloned().map(Cache::new).collect();
         let by_owner = vec![OwnerCounters::default(); regions.len()];
-        MemorySystem { regions, caches, aliases, owner_base: 0, by_owner, watches: Vec::new() }
+        MemorySystem {
+            regions,
+            caches,
+            aliases,
+            owner_base: 0,
+            by_owner,
+            watches: Vec::new(),
+        }
     }
 
     /// Index of the region holding `addr` (aliases included).
@@ -222,7 +250,10 @@ impl MemorySystem {
         if let Some(i) = self.regions.iter().position(|r| r.spec.contains(addr)) {
             return Some(i);
         }
-        self.aliases.iter().find(|(base, size, _)| addr.wrapping_sub(*base) < *size && addr >= *base).map(|a| a.2)
+        self.aliases
+            .iter()
+            .find(|(base, size, _)| addr.wrapping_sub(*base) < *size && addr >= *base)
+            .map(|a| a.2)
     }
 
     /// Regions a core must watch for data accesses: `(start, end_inclusive, index)` for every mapping
@@ -247,8 +278,23 @@ impl MemorySystem {
         let n = self.regions.len();
         self.owner_base = owner * n;
         if self.owner_base + n > self.by_owner.len() {
-            self.by_owner.resize(self.owner_base + n, OwnerCounters::default());
+            self.by_owner
+                .resize(self.owner_base + n, OwnerCounters::default());
         }
+    }
+
+    /// Zero every counter (regions, caches, owners), keeping the caches' contents: what ran before
+    /// (the ROM's boot calls) is not part of the run's profile.
+    pub fn reset_counters(&mut self) {
+        self.regions
+            .iter_mut()
+            .for_each(|r| r.counters = RegionCounters::default());
+        self.caches
+            .iter_mut()
+            .for_each(|c| c.counters = CacheCounters::default());
+        self.by_owner
+            .iter_mut()
+            .for_each(|c| *c = OwnerCounters::default());
     }
 
     /// Non-zero counters per `(owner, region)`.
@@ -307,7 +353,12 @@ impl MemorySystem {
     /// Watch `[start, start + len)`: every data access inside is counted in `watches[returned index]`
     /// (for a core that reports all accesses there, see `RegionModel::traffic_counted`).
     pub fn watch(&mut self, start: u32, len: u32) -> usize {
-        self.watches.push(Watch { start, len, counters: WatchCounters::default(), read_log: None });
+        self.watches.push(Watch {
+            start,
+            len,
+            counters: WatchCounters::default(),
+            read_log: None,
+        });
         self.watches.len() - 1
     }
 
@@ -320,7 +371,11 @@ impl MemorySystem {
 
     /// The addresses read inside a logging watch since the last call.
     pub fn take_read_log(&mut self, index: usize) -> Vec<u32> {
-        self.watches[index].read_log.as_mut().map(std::mem::take).unwrap_or_default()
+        self.watches[index]
+            .read_log
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     pub fn watch_counters(&self, index: usize) -> WatchCounters {
@@ -358,13 +413,24 @@ impl MemorySystem {
     fn uncached_data_access(&mut self, region: usize, size: u32, write: bool) -> u32 {
         let r = &self.regions[region];
         let i = (size >> 1).min(2) as usize;
-        let stall = if write { r.uncached_write[i] } else { r.uncached_read[i] };
+        let stall = if write {
+            r.uncached_write[i]
+        } else {
+            r.uncached_read[i]
+        };
         count!(self, region, |c| c.add_access(size, write, stall));
         stall
     }
 
     /// A data access through the region's D-cache, with the cache's write policy.
-    fn cached_data_access(&mut self, region: usize, cache: usize, addr: u32, size: u32, write: bool) -> u32 {
+    fn cached_data_access(
+        &mut self,
+        region: usize,
+        cache: usize,
+        addr: u32,
+        size: u32,
+        write: bool,
+    ) -> u32 {
         let policy = self.caches[cache].spec.write_policy;
         let i = (size >> 1).min(2) as usize;
         let (lookup, mut stall) = match (write, policy) {
@@ -374,7 +440,9 @@ impl MemorySystem {
                 let l = self.caches[cache].access(addr, false, false);
                 (Some(l), self.regions[region].uncached_write[i])
             }
-            (true, WritePolicy::WriteBack) => (Some(self.caches[cache].access(addr, true, true)), 0),
+            (true, WritePolicy::WriteBack) => {
+                (Some(self.caches[cache].access(addr, true, true)), 0)
+            }
             (false, _) => (Some(self.caches[cache].access(addr, true, false)), 0),
         };
         let allocating = !write || policy == WritePolicy::WriteBack;

@@ -28,7 +28,11 @@ fn prefetch_hides_wait_states_of_straight_line_code() {
     let f = region(&m, "flash");
     m.regions[f].spec.icache = None;
     assert_eq!(m.fetch(f, 0x0800_0000, 0), 5, "first line: non-sequential");
-    assert_eq!(m.fetch(f, 0x0800_0010, 8), 0, "8 cycles in the previous line hide all of 5 + 1");
+    assert_eq!(
+        m.fetch(f, 0x0800_0010, 8),
+        0,
+        "8 cycles in the previous line hide all of 5 + 1"
+    );
     assert_eq!(m.fetch(f, 0x0800_0020, 4), 2, "4 cycles hide 4 of 6");
     assert_eq!(m.fetch(f, 0x0800_0100, 4), 5, "a branch is not sequential");
 }
@@ -50,7 +54,11 @@ fn art_cache_hits_cost_nothing() {
     let c = m.regions[f].counters;
     assert_eq!((c.icache_hits, c.icache_misses), (1, 1));
     assert_eq!(m.data_access(f, 0x0800_1000, 4, false), 5);
-    assert_eq!(m.data_access(f, 0x0800_1004, 4, false), 0, "same 16-byte line");
+    assert_eq!(
+        m.data_access(f, 0x0800_1004, 4, false),
+        0,
+        "same 16-byte line"
+    );
 }
 
 #[test]
@@ -62,9 +70,21 @@ fn xip_miss_is_one_spi_transaction_and_the_cache_is_shared_by_fetch_and_data() {
     assert_eq!(m.regions[xip].transfer_cycles(8, false), 56);
     assert_eq!(m.fetch(xip, 0x1000_0000, 0), 55);
     assert_eq!(m.fetch(xip, 0x1000_0004, 0), 0);
-    assert_eq!(m.data_access(xip, 0x1000_0006, 2, false), 0, "the line fetched as code serves data");
+    assert_eq!(
+        m.data_access(xip, 0x1000_0006, 2, false),
+        0,
+        "the line fetched as code serves data"
+    );
     assert_eq!(m.data_access(xip, 0x1000_0100, 4, false), 55);
-    assert_eq!(m.caches[0].counters, CacheCounters { hits: 2, misses: 2, writebacks: 0, stall_cycles: 110 });
+    assert_eq!(
+        m.caches[0].counters,
+        CacheCounters {
+            hits: 2,
+            misses: 2,
+            writebacks: 0,
+            stall_cycles: 110
+        }
+    );
 }
 
 #[test]
@@ -73,9 +93,21 @@ fn esp32s3_psram_line_fills_and_write_backs_follow_the_spi_phases() {
     // read 1 + 2 + 9 + 16 = 28 clocks = 84 cycles; write-back 1 + 2 + 4 + 16 = 23 clocks = 69 cycles.
     let mut m = system("esp32s3", &[]);
     let p = region(&m, "psram");
-    assert_eq!(m.data_access(p, 0x3D00_0000, 4, false), 83, "read miss: fill");
-    assert_eq!(m.data_access(p, 0x3D00_0004, 4, true), 0, "store hit in a write-back cache");
-    assert_eq!(m.data_access(p, 0x3D00_1000, 4, true), 83, "store miss allocates: fill");
+    assert_eq!(
+        m.data_access(p, 0x3D00_0000, 4, false),
+        83,
+        "read miss: fill"
+    );
+    assert_eq!(
+        m.data_access(p, 0x3D00_0004, 4, true),
+        0,
+        "store hit in a write-back cache"
+    );
+    assert_eq!(
+        m.data_access(p, 0x3D00_1000, 4, true),
+        83,
+        "store miss allocates: fill"
+    );
     // Fill the rest of the set of 0x3D000000 (32 KiB, 8 ways: 128 sets, so lines 4 KiB apart share a
     // set) with 6 more lines: the ninth line evicts the dirty 0x3D000000 (least recently used).
     let mut stalls = Vec::new();
@@ -83,7 +115,11 @@ fn esp32s3_psram_line_fills_and_write_backs_follow_the_spi_phases() {
         stalls.push(m.data_access(p, 0x3D00_0000 + k * 0x1000, 4, false));
     }
     assert!(stalls.iter().all(|&s| s == 83), "{stalls:?}");
-    assert_eq!(m.data_access(p, 0x3D00_8000, 4, false), 83 + 69, "evicts the dirty 0x3D000000");
+    assert_eq!(
+        m.data_access(p, 0x3D00_8000, 4, false),
+        83 + 69,
+        "evicts the dirty 0x3D000000"
+    );
     let c = m.regions[p].counters;
     assert_eq!((c.dcache_misses, c.dcache_hits, c.writebacks), (9, 1, 1));
     assert_eq!(c.stall_cycles, 9 * 83 + 69);
@@ -102,20 +138,36 @@ fn flash_rodata_and_psram_share_the_dcache() {
     // One DCache of 8 ways: 8 PSRAM lines in one set evict a flash line of that set.
     let mut m = system("esp32s3", &[]);
     let (f, p) = (region(&m, "flash_drom"), region(&m, "psram"));
-    assert_eq!(m.data_access(f, 0x3C00_0000, 4, false), 251, "quad flash: 84 clocks x 3 - 1");
+    assert_eq!(
+        m.data_access(f, 0x3C00_0000, 4, false),
+        251,
+        "quad flash: 84 clocks x 3 - 1"
+    );
     for k in 0..8u32 {
         m.data_access(p, 0x3D00_0000 + k * 0x1000, 4, false);
     }
-    assert_eq!(m.data_access(f, 0x3C00_0000, 4, false), 251, "evicted by PSRAM lines");
+    assert_eq!(
+        m.data_access(f, 0x3C00_0000, 4, false),
+        251,
+        "evicted by PSRAM lines"
+    );
 }
 
 #[test]
 fn m7_l1_caches_serve_several_regions_and_tcm_bypasses_them() {
     let mut m = system("stm32h753", &[]);
-    let (axi, dtcm, flash) = (region(&m, "axi_sram"), region(&m, "dtcm"), region(&m, "flash"));
+    let (axi, dtcm, flash) = (
+        region(&m, "axi_sram"),
+        region(&m, "dtcm"),
+        region(&m, "flash"),
+    );
     // AXI SRAM: 64-bit bus at half the core clock: 4 beats x 2 cycles = 8, 7 beyond the core's own.
     assert_eq!(m.data_access(axi, 0x2400_0000, 4, false), 7);
-    assert_eq!(m.data_access(axi, 0x2400_0010, 4, true), 0, "write-back hit");
+    assert_eq!(
+        m.data_access(axi, 0x2400_0010, 4, true),
+        0,
+        "write-back hit"
+    );
     assert_eq!(m.data_access(dtcm, 0x2000_0000, 4, false), 0);
     assert!(!m.regions[dtcm].prices_data());
     // Flash: one 256-bit read of 5 AXI clocks = 10 core cycles.
@@ -126,12 +178,26 @@ fn m7_l1_caches_serve_several_regions_and_tcm_bypasses_them() {
 
 #[test]
 fn write_through_stores_pay_the_memory_and_do_not_allocate() {
-    let mut m = system("stm32h753", &["l1d.write_policy=\"write-through\"", "axi_sram.write_wait_states=1"]);
+    let mut m = system(
+        "stm32h753",
+        &[
+            "l1d.write_policy=\"write-through\"",
+            "axi_sram.write_wait_states=1",
+        ],
+    );
     let axi = region(&m, "axi_sram");
     // One 4-byte write of (1 + 1) AXI clocks = 4 core cycles, 3 beyond the core's own.
     assert_eq!(m.data_access(axi, 0x2400_0000, 4, true), 3);
-    assert_eq!(m.data_access(axi, 0x2400_0000, 4, false), 7, "the store did not allocate");
-    assert_eq!(m.data_access(axi, 0x2400_0000, 4, true), 3, "a store hit still goes to memory");
+    assert_eq!(
+        m.data_access(axi, 0x2400_0000, 4, false),
+        7,
+        "the store did not allocate"
+    );
+    assert_eq!(
+        m.data_access(axi, 0x2400_0000, 4, true),
+        3,
+        "a store hit still goes to memory"
+    );
 }
 
 #[test]
@@ -143,7 +209,10 @@ fn accesses_are_charged_to_the_current_owner() {
     m.set_owner(5);
     m.data_access(p, 0x3D00_0004, 4, false);
     m.data_access(p, 0x3D00_0040, 2, true);
-    let rows: Vec<_> = m.owner_counters().map(|(o, r, c)| (o, r, c.reads, c.writes, c.stall_cycles)).collect();
+    let rows: Vec<_> = m
+        .owner_counters()
+        .map(|(o, r, c)| (o, r, c.reads, c.writes, c.stall_cycles))
+        .collect();
     assert_eq!(rows, vec![(3, p, 1, 0, 83), (5, p, 1, 1, 83)]);
 }
 
@@ -191,7 +260,10 @@ fn watched_ranges_count_their_traffic_and_high_water() {
     m.data_access(p, 0x3D00_01F0, 2, true); // another line: write-allocate fill, 83 more
     m.data_access(s, 0x3FC9_0000, 4, true); // elsewhere
     let c = m.watch_counters(w);
-    assert_eq!((c.reads, c.writes, c.read_bytes, c.write_bytes), (1, 1, 4, 2));
+    assert_eq!(
+        (c.reads, c.writes, c.read_bytes, c.write_bytes),
+        (1, 1, 4, 2)
+    );
     assert_eq!((c.stall_cycles, c.high_water), (2 * 83, 0xF2));
 }
 

@@ -25,7 +25,7 @@ pub const DEFAULT_XTENSA_ELF: &str = "examples/esp32s3-demo.elf";
 
 /// Seconds of one complete run of the firmware on the simulator, and its instruction count.
 fn timed_run(path: &str, board: &str, profiled: bool) -> Result<(f64, u64)> {
-    let mut m = Machine::load(path, tigris_targets::load(board)?, None, false)?;
+    let mut m = Machine::load(path, tigris_targets::load(board)?, &Default::default())?;
     let symbols = SymbolMap::new(&m.firmware.symbols);
     let mut profiler = Profiler::new(&symbols);
     let start = Instant::now();
@@ -39,12 +39,13 @@ fn timed_run(path: &str, board: &str, profiled: bool) -> Result<(f64, u64)> {
 
 /// Seconds of one complete run on Unicorn with no hooks but semihosting.
 fn timed_unicorn(path: &str, board: &str) -> Result<f64> {
-    let m = Machine::load(path, tigris_targets::load(board)?, None, false)?;
+    let m = Machine::load(path, tigris_targets::load(board)?, &Default::default())?;
     let mut raw = CortexM::bare(&m.board).map_err(|e| anyhow::anyhow!("{e}"))?;
     for s in &m.firmware.segments {
         let mut image = s.data.clone();
         image.resize(s.mem_size as usize, 0);
-        raw.write_memory(s.addr, &image).map_err(|e| anyhow::anyhow!("{e}"))?;
+        raw.write_memory(s.addr, &image)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     raw.reset(m.entry).map_err(|e| anyhow::anyhow!("{e}"))?;
     let start = Instant::now();
@@ -72,9 +73,15 @@ pub fn run(elf: Option<&str>, board: &str, repeat: u32) -> Result<()> {
     let mips = |t: f64| n as f64 / t / 1e6;
     println!("{path} on {board}: {n} instructions per run, fastest of {repeat} runs each");
     println!("  unicorn, no hooks:            {:>8.1} MIPS", mips(t_raw));
-    println!("  tigris-sim, cycle model:      {:>8.1} MIPS", mips(t_model));
+    println!(
+        "  tigris-sim, cycle model:      {:>8.1} MIPS",
+        mips(t_model)
+    );
     println!("  tigris-sim, model + profiler: {:>8.1} MIPS", mips(t_prof));
-    println!("  ratio profiled / unicorn:     {:>8.2}  (target: at least 0.5)", t_raw / t_prof);
+    println!(
+        "  ratio profiled / unicorn:     {:>8.2}  (target: at least 0.5)",
+        t_raw / t_prof
+    );
     Ok(())
 }
 
@@ -91,13 +98,14 @@ fn timed_report_runs(path: &str, board: &str, repeat: u32) -> Result<(f64, Refer
     let mut best = f64::MAX;
     let mut reference = None;
     for _ in 0..repeat {
-        let mut m = Machine::load(path, tigris_targets::load(board)?, None, false)?;
+        let mut m = Machine::load(path, tigris_targets::load(board)?, &Default::default())?;
         let opts = RunOptions {
             max_cycles: u64::MAX,
             max_instructions: u64::MAX,
             timeout: None,
             allow_host_fs: false,
             live_console: None,
+            trace_instructions: false,
         };
         let start = Instant::now();
         let report = m.run(opts, None)?;
@@ -106,7 +114,11 @@ fn timed_report_runs(path: &str, board: &str, repeat: u32) -> Result<(f64, Refer
             Outcome::Exited { code } => Some(code),
             _ => None,
         };
-        reference = Some(Reference { instructions: report.totals.instructions, console: report.console, exit_code });
+        reference = Some(Reference {
+            instructions: report.totals.instructions,
+            console: report.console,
+            exit_code,
+        });
     }
     Ok((best, reference.expect("at least one run")))
 }
@@ -162,7 +174,11 @@ const QEMU: &str = "qemu-system-xtensa";
 
 /// Run `qemu-system-xtensa` with `args`, feeding `stdin`; its stdout and exit status (None when it
 /// could not be started or did not finish within `timeout`, in which case it is killed).
-fn qemu_output(args: &[&str], stdin: &str, timeout: Duration) -> Option<(std::process::ExitStatus, Vec<u8>, f64)> {
+fn qemu_output(
+    args: &[&str],
+    stdin: &str,
+    timeout: Duration,
+) -> Option<(std::process::ExitStatus, Vec<u8>, f64)> {
     let start = Instant::now();
     let mut child = Command::new(QEMU)
         .args(args)
@@ -199,14 +215,22 @@ fn qemu_output(args: &[&str], stdin: &str, timeout: Duration) -> Option<(std::pr
 
 /// QEMU's version line, or None when it is not installed.
 fn qemu_version() -> Option<String> {
-    let out = Command::new(QEMU).arg("--version").stdin(Stdio::null()).output().ok()?;
+    let out = Command::new(QEMU)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     Some(text.lines().next().unwrap_or("").trim().to_string())
 }
 
 /// The core configurations (`-cpu help`), in QEMU's order.
 fn qemu_cpus() -> Vec<String> {
-    let Ok(out) = Command::new(QEMU).args(["-cpu", "help"]).stdin(Stdio::null()).output() else {
+    let Ok(out) = Command::new(QEMU)
+        .args(["-cpu", "help"])
+        .stdin(Stdio::null())
+        .output()
+    else {
         return Vec::new();
     };
     String::from_utf8_lossy(&out.stdout)
@@ -220,7 +244,9 @@ fn qemu_cpus() -> Vec<String> {
 /// Memory ranges `[start, end]` of the `sim` machine with core `cpu` (`info mtree` on the monitor,
 /// before any guest code runs).
 fn qemu_memory(cpu: &str) -> Option<Vec<(u64, u64, String)>> {
-    let args = ["-M", "sim", "-cpu", cpu, "-S", "-display", "none", "-serial", "none", "-monitor", "stdio"];
+    let args = [
+        "-M", "sim", "-cpu", cpu, "-S", "-display", "none", "-serial", "none", "-monitor", "stdio",
+    ];
     let (_, out, _) = qemu_output(&args, "info mtree\nquit\n", Duration::from_secs(20))?;
     let text = String::from_utf8_lossy(&out);
     let mut ranges = Vec::new();
@@ -234,9 +260,15 @@ fn qemu_memory(cpu: &str) -> Option<Vec<(u64, u64, String)>> {
         if !in_memory || !l.contains("(prio") || !l.contains(", ram)") {
             continue;
         }
-        let Some((span, rest)) = l.split_once(' ') else { continue };
-        let Some((a, b)) = span.split_once('-') else { continue };
-        let (Ok(a), Ok(b)) = (u64::from_str_radix(a, 16), u64::from_str_radix(b, 16)) else { continue };
+        let Some((span, rest)) = l.split_once(' ') else {
+            continue;
+        };
+        let Some((a, b)) = span.split_once('-') else {
+            continue;
+        };
+        let (Ok(a), Ok(b)) = (u64::from_str_radix(a, 16), u64::from_str_radix(b, 16)) else {
+            continue;
+        };
         let name = rest.rsplit(": ").next().unwrap_or("").trim().to_string();
         ranges.push((a, b, name));
     }
@@ -246,7 +278,9 @@ fn qemu_memory(cpu: &str) -> Option<Vec<(u64, u64, String)>> {
 /// Time from process start to exit of QEMU doing nothing (`-S`, monitor `quit`): its start-up and
 /// tear-down, included in every run below.
 fn qemu_startup(cpu: &str, repeat: u32) -> Option<f64> {
-    let args = ["-M", "sim", "-cpu", cpu, "-S", "-display", "none", "-serial", "none", "-monitor", "stdio"];
+    let args = [
+        "-M", "sim", "-cpu", cpu, "-S", "-display", "none", "-serial", "none", "-monitor", "stdio",
+    ];
     let mut best = f64::MAX;
     for _ in 0..repeat {
         let (_, _, t) = qemu_output(&args, "quit\n", Duration::from_secs(20))?;
@@ -263,11 +297,17 @@ fn qemu_section(path: &str, board: &str, repeat: u32, reference: &Reference) -> 
     let n = reference.instructions;
     let mips = |t: f64| n as f64 / t / 1e6;
     println!("  {version}: -M sim -semihosting, the ELF loaded with -device loader (which sets the entry),");
-    println!("    timed from process start to exit, so QEMU's start-up and tear-down are included;");
+    println!(
+        "    timed from process start to exit, so QEMU's start-up and tear-down are included;"
+    );
     println!("    MIPS = our instruction count / that time. Core configurations:");
     let segments = {
-        let m = Machine::load(path, tigris_targets::load(board)?, None, false)?;
-        m.firmware.segments.iter().map(|s| (s.addr as u64, s.addr as u64 + s.mem_size.max(1) as u64 - 1)).collect::<Vec<_>>()
+        let m = Machine::load(path, tigris_targets::load(board)?, &Default::default())?;
+        m.firmware
+            .segments
+            .iter()
+            .map(|s| (s.addr as u64, s.addr as u64 + s.mem_size.max(1) as u64 - 1))
+            .collect::<Vec<_>>()
     };
     let loader = format!("loader,file={path},cpu-num=0");
     let mut any = false;
@@ -276,8 +316,10 @@ fn qemu_section(path: &str, board: &str, repeat: u32, reference: &Reference) -> 
             println!("    {cpu:<18} cannot: QEMU did not start with this core");
             continue;
         };
-        let uncovered =
-            segments.iter().find(|(a, b)| !memory.iter().any(|(s, e, _)| *s <= *a && *b <= *e)).copied();
+        let uncovered = segments
+            .iter()
+            .find(|(a, b)| !memory.iter().any(|(s, e, _)| *s <= *a && *b <= *e))
+            .copied();
         if let Some((a, b)) = uncovered {
             println!("    {cpu:<18} cannot: its sim machine has no memory at 0x{a:08x}..0x{b:08x} (a segment of the ELF)");
             continue;
@@ -285,26 +327,47 @@ fn qemu_section(path: &str, board: &str, repeat: u32, reference: &Reference) -> 
         // A generous limit: QEMU is not expected to be much slower than the simulator.
         let limit = Duration::from_secs(30);
         let args = [
-            "-M", "sim", "-cpu", &cpu, "-semihosting", "-display", "none", "-serial", "none", "-monitor", "none",
-            "-device", &loader,
+            "-M",
+            "sim",
+            "-cpu",
+            &cpu,
+            "-semihosting",
+            "-display",
+            "none",
+            "-serial",
+            "none",
+            "-monitor",
+            "none",
+            "-device",
+            &loader,
         ];
         let mut best = f64::MAX;
         let mut verdict = None;
         for _ in 0..repeat {
             match qemu_output(&args, "", limit) {
                 None => {
-                    verdict = Some(format!("did not exit within {} s (killed)", limit.as_secs()));
+                    verdict = Some(format!(
+                        "did not exit within {} s (killed)",
+                        limit.as_secs()
+                    ));
                     break;
                 }
                 Some((status, out, t)) => {
                     let console = String::from_utf8_lossy(&out);
                     if status.code() != reference.exit_code {
-                        let code = status.code().map(|c| c.to_string()).unwrap_or_else(|| "none (signal)".into());
-                        verdict = Some(format!("exited with status {code}, the firmware's is not that"));
+                        let code = status
+                            .code()
+                            .map(|c| c.to_string())
+                            .unwrap_or_else(|| "none (signal)".into());
+                        verdict = Some(format!(
+                            "exited with status {code}, the firmware's is not that"
+                        ));
                         break;
                     }
                     if console != reference.console {
-                        verdict = Some("exited, but its console output differs from the simulator's".into());
+                        verdict = Some(
+                            "exited, but its console output differs from the simulator's".into(),
+                        );
                         break;
                     }
                     best = best.min(t);
@@ -316,7 +379,11 @@ fn qemu_section(path: &str, board: &str, repeat: u32, reference: &Reference) -> 
             continue;
         }
         any = true;
-        print!("    {cpu:<18} works:  {:>8.1} MIPS  ({:.1} ms", mips(best), best * 1e3);
+        print!(
+            "    {cpu:<18} works:  {:>8.1} MIPS  ({:.1} ms",
+            mips(best),
+            best * 1e3
+        );
         match qemu_startup(&cpu, repeat) {
             Some(s) if s < best => println!(
                 "; start-up and tear-down alone {:.1} ms, without them {:.1} MIPS)",

@@ -14,11 +14,31 @@ use tigris_targets::Board;
 
 /// (board, firmware, what it exercises)
 const CASES: &[(&str, &str, &str)] = &[
-    ("esp32s3", "examples/esp32s3-demo.elf", "SRAM-only code and data"),
-    ("esp32s3", "firmware/build/esp32s3/membench.elf", "memory kernels: PSRAM and flash through the DCache"),
-    ("stm32h753", "firmware/build/stm32h753/demo.elf", "DTCM data, code from flash through the L1 I-cache"),
-    ("stm32h753", "firmware/build/stm32h753/membench.elf", "memory kernels: AXI SRAM, SRAM1-3, flash through the L1 caches"),
-    ("mps2-an386", "examples/mps2-an386-demo.elf", "zero-wait-state SRAM only (nothing priced)"),
+    (
+        "esp32s3",
+        "examples/esp32s3-demo.elf",
+        "SRAM-only code and data",
+    ),
+    (
+        "esp32s3",
+        "firmware/build/esp32s3/membench.elf",
+        "memory kernels: PSRAM and flash through the DCache",
+    ),
+    (
+        "stm32h753",
+        "firmware/build/stm32h753/demo.elf",
+        "DTCM data, code from flash through the L1 I-cache",
+    ),
+    (
+        "stm32h753",
+        "firmware/build/stm32h753/membench.elf",
+        "memory kernels: AXI SRAM, SRAM1-3, flash through the L1 caches",
+    ),
+    (
+        "mps2-an386",
+        "examples/mps2-an386-demo.elf",
+        "zero-wait-state SRAM only (nothing priced)",
+    ),
 ];
 
 /// The board with every region priced as zero-wait-state memory and no caches.
@@ -36,7 +56,7 @@ pub fn flat(board: &Board) -> Board {
 fn fastest(path: &str, board: &Board, repeat: u32) -> Result<(f64, u64)> {
     let mut best = (0.0f64, 0);
     for _ in 0..repeat.max(1) {
-        let mut m = Machine::load(path, board.clone(), None, false)?;
+        let mut m = Machine::load(path, board.clone(), &Default::default())?;
         let symbols = SymbolMap::new(&m.firmware.symbols);
         let mut profiler = Profiler::new(&symbols);
         let start = Instant::now();

@@ -44,7 +44,6 @@ pub struct CheckArgs {
     junit: Option<String>,
 }
 
-
 /// One set of budgets: the whole run (`[run]`, command line) or one `[[stage]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -126,7 +125,9 @@ fn line_of(text: &str, offset: usize) -> usize {
 /// Budgets given as floats must be finite and not negative.
 fn check_real(origin: &str, key: &str, v: Option<f64>) -> Result<()> {
     match v {
-        Some(x) if !(x.is_finite() && x >= 0.0) => bail!("{origin}: {key} must be a non-negative number, not {x}"),
+        Some(x) if !(x.is_finite() && x >= 0.0) => {
+            bail!("{origin}: {key} must be a non-negative number, not {x}")
+        }
         _ => Ok(()),
     }
 }
@@ -136,14 +137,24 @@ fn evaluate(r: &Report, scope: &Scope, l: &Limits, out: &mut Vec<Verdict>) -> Re
     check_real(&scope.origin, "max_ms", l.max_ms)?;
     check_real(&scope.origin, "max_halo_share", l.max_halo_share)?;
     let tigris = |key: &str| -> Result<&tigris_traces::TigrisProfile> {
-        let key = if scope.origin == CLI { format!("--{}", key.replace('_', "-")) } else { key.to_string() };
+        let key = if scope.origin == CLI {
+            format!("--{}", key.replace('_', "-"))
+        } else {
+            key.to_string()
+        };
         r.tigris.as_ref().ok_or_else(|| {
             anyhow!("{}: {key} is a TiGrIS limit, but the report has no `tigris` object (the firmware did not run the TiGrIS runtime)", scope.origin)
         })
     };
     // Over several entries of a stage (several inferences) the worst one counts.
-    let stage_max = |f: &dyn Fn(&TigrisStage) -> f64| scope.stages.as_ref().map(|s| s.iter().map(|st| f(st)).fold(0.0, f64::max));
-    let stage_stalls = |s: &TigrisStage| s.figures.stalls.iter().map(|c| c.cycles).sum::<u64>() as f64;
+    let stage_max = |f: &dyn Fn(&TigrisStage) -> f64| {
+        scope
+            .stages
+            .as_ref()
+            .map(|s| s.iter().map(|st| f(st)).fold(0.0, f64::max))
+    };
+    let stage_stalls =
+        |s: &TigrisStage| s.figures.stalls.iter().map(|c| c.cycles).sum::<u64>() as f64;
     let ms_per_cycle = 1e3 / r.board.clock_hz as f64;
     let mut push = |what: &str, measured: f64, budget: f64, show: &dyn Fn(f64) -> String| {
         out.push(Verdict {
@@ -154,7 +165,11 @@ fn evaluate(r: &Report, scope: &Scope, l: &Limits, out: &mut Vec<Verdict>) -> Re
         });
     };
     // Whole-run TiGrIS figures say so; a stage's label already does.
-    let t = if scope.stages.is_some() { "" } else { "TiGrIS " };
+    let t = if scope.stages.is_some() {
+        ""
+    } else {
+        "TiGrIS "
+    };
     let count = |v: f64| thousands(v as u64);
     let size = |v: f64| bytes(v as u64);
     if let Some(b) = l.max_cycles {
@@ -162,7 +177,8 @@ fn evaluate(r: &Report, scope: &Scope, l: &Limits, out: &mut Vec<Verdict>) -> Re
         push("cycles", m, b as f64, &count);
     }
     if let Some(b) = l.max_ms {
-        let m = stage_max(&|s| s.figures.cycles as f64 * ms_per_cycle).unwrap_or(r.totals.seconds * 1e3);
+        let m = stage_max(&|s| s.figures.cycles as f64 * ms_per_cycle)
+            .unwrap_or(r.totals.seconds * 1e3);
         push("simulated ms", m, b, &|v| format!("{v:.3} ms"));
     }
     if let Some(b) = l.max_stall_cycles {
@@ -170,17 +186,31 @@ fn evaluate(r: &Report, scope: &Scope, l: &Limits, out: &mut Vec<Verdict>) -> Re
         push("memory stall cycles", m, b as f64, &count);
     }
     if let Some(Size(b)) = l.max_fast_peak {
-        let m = stage_max(&|s| s.figures.fast_peak as f64).map_or_else(|| tigris("max_fast_peak").map(|t| t.total.fast_peak as f64), Ok)?;
+        let m = stage_max(&|s| s.figures.fast_peak as f64).map_or_else(
+            || tigris("max_fast_peak").map(|t| t.total.fast_peak as f64),
+            Ok,
+        )?;
         push(&format!("{t}fast peak"), m, b as f64, &size);
     }
     if let Some(Size(b)) = l.max_slow_bytes {
         let slow = |f: &TigrisFigures| (f.slow_read_bytes + f.slow_write_bytes) as f64;
-        let m = stage_max(&|s| slow(&s.figures)).map_or_else(|| tigris("max_slow_bytes").map(|t| slow(&t.total)), Ok)?;
-        push(&format!("{t}slow bytes (read + written)"), m, b as f64, &size);
+        let m = stage_max(&|s| slow(&s.figures))
+            .map_or_else(|| tigris("max_slow_bytes").map(|t| slow(&t.total)), Ok)?;
+        push(
+            &format!("{t}slow bytes (read + written)"),
+            m,
+            b as f64,
+            &size,
+        );
     }
     if let Some(b) = l.max_halo_share {
-        let m = stage_max(&|s| halo_share(&s.figures)).map_or_else(|| tigris("max_halo_share").map(|t| halo_share(&t.total)), Ok)?;
-        push(&format!("{t}halo share"), m, b, &|v| format!("{:.2}%", v * 100.0));
+        let m = stage_max(&|s| halo_share(&s.figures)).map_or_else(
+            || tigris("max_halo_share").map(|t| halo_share(&t.total)),
+            Ok,
+        )?;
+        push(&format!("{t}halo share"), m, b, &|v| {
+            format!("{:.2}%", v * 100.0)
+        });
     }
     Ok(())
 }
@@ -192,19 +222,28 @@ pub fn verdicts(r: &Report, cli: Limits, limits: Option<(&str, &str)>) -> Result
         .map(|(name, text)| {
             toml::from_str(text).map_err(|e| {
                 let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
-                anyhow!("{name}:{line}: {}", e.message().trim().replace("unknown field", "unknown key"))
+                anyhow!(
+                    "{name}:{line}: {}",
+                    e.message().trim().replace("unknown field", "unknown key")
+                )
             })
         })
         .transpose()?;
     let mut run = cli;
     let mut run_origin = CLI.to_string();
-    if let (Some(spanned), Some((name, text))) = (file.as_ref().and_then(|f| f.run.as_ref()), limits) {
+    if let (Some(spanned), Some((name, text))) =
+        (file.as_ref().and_then(|f| f.run.as_ref()), limits)
+    {
         let l = spanned.get_ref();
         let origin = format!("{name}:{}", line_of(text, spanned.span().start));
         if l.stage.is_some() || l.path.is_some() {
             bail!("{origin}: `stage` and `path` belong in a [[stage]] table, not in [run]");
         }
-        run_origin = if run.is_empty() { origin } else { format!("command line and {origin}") };
+        run_origin = if run.is_empty() {
+            origin
+        } else {
+            format!("command line and {origin}")
+        };
         run = run.or(l);
     }
     let stages = file.as_ref().map_or(&[][..], |f| &f.stage[..]);
@@ -218,29 +257,68 @@ pub fn verdicts(r: &Report, cli: Limits, limits: Option<(&str, &str)>) -> Result
         Outcome::Limit { limit, .. } => (format!("stopped by the {limit} limit"), false),
         Outcome::Fault => ("faulted".to_string(), false),
     };
-    let mut out = vec![Verdict { name: "run outcome".into(), measured: outcome, budget: "exited with code 0".into(), pass: clean }];
-    evaluate(r, &Scope { label: String::new(), stages: None, origin: run_origin }, &run, &mut out)?;
+    let mut out = vec![Verdict {
+        name: "run outcome".into(),
+        measured: outcome,
+        budget: "exited with code 0".into(),
+        pass: clean,
+    }];
+    evaluate(
+        r,
+        &Scope {
+            label: String::new(),
+            stages: None,
+            origin: run_origin,
+        },
+        &run,
+        &mut out,
+    )?;
 
     for spanned in stages {
         let (name, text) = limits.expect("stages come from a limits file");
         let origin = format!("{name}:{}", line_of(text, spanned.span().start));
         let l = spanned.get_ref();
-        let index = l.stage.ok_or_else(|| anyhow!("{origin}: a [[stage]] needs `stage = INDEX`"))?;
+        let index = l
+            .stage
+            .ok_or_else(|| anyhow!("{origin}: a [[stage]] needs `stage = INDEX`"))?;
         if l.is_empty() {
             bail!("{origin}: the [[stage]] of stage {index} sets no limit");
         }
         let t = r.tigris.as_ref().ok_or_else(|| {
             anyhow!("{origin}: a limit for stage {index}, but the report has no `tigris` object (the firmware did not run the TiGrIS runtime)")
         })?;
-        let matching: Vec<&TigrisStage> =
-            t.stages.iter().filter(|s| s.stage == index && !matches!(&l.path, Some(p) if *p != s.path)).collect();
+        let matching: Vec<&TigrisStage> = t
+            .stages
+            .iter()
+            .filter(|s| s.stage == index && !matches!(&l.path, Some(p) if *p != s.path))
+            .collect();
         if matching.is_empty() {
-            let have: Vec<String> = t.stages.iter().map(|s| format!("{} {}", s.stage, s.path)).collect();
-            let path = l.path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default();
-            bail!("{origin}: stage {index}{path} is not in the report (its stages: {})", have.join(", "));
+            let have: Vec<String> = t
+                .stages
+                .iter()
+                .map(|s| format!("{} {}", s.stage, s.path))
+                .collect();
+            let path = l
+                .path
+                .as_ref()
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default();
+            bail!(
+                "{origin}: stage {index}{path} is not in the report (its stages: {})",
+                have.join(", ")
+            );
         }
         let label = format!("stage {index} {} ", matching[0].path);
-        evaluate(r, &Scope { label, stages: Some(matching), origin }, l, &mut out)?;
+        evaluate(
+            r,
+            &Scope {
+                label,
+                stages: Some(matching),
+                origin,
+            },
+            l,
+            &mut out,
+        )?;
     }
     Ok(out)
 }
@@ -248,14 +326,39 @@ pub fn verdicts(r: &Report, cli: Limits, limits: Option<(&str, &str)>) -> Result
 /// The table printed on stdout.
 pub fn text(r: &Report, verdicts: &[Verdict]) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "tigris-sim check: {} on {}", r.firmware.file, r.board.name);
-    let w = verdicts.iter().map(|v| v.name.len()).max().unwrap_or(0).max(5);
-    let _ = writeln!(o, "  {:<w$}  {:>20}  {:>20}  result", "limit", "measured", "budget");
+    let _ = writeln!(
+        o,
+        "tigris-sim check: {} on {}",
+        r.firmware.file, r.board.name
+    );
+    let w = verdicts
+        .iter()
+        .map(|v| v.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    let _ = writeln!(
+        o,
+        "  {:<w$}  {:>20}  {:>20}  result",
+        "limit", "measured", "budget"
+    );
     for v in verdicts {
-        let _ = writeln!(o, "  {:<w$}  {:>20}  {:>20}  {}", v.name, v.measured, v.budget, if v.pass { "PASS" } else { "FAIL" });
+        let _ = writeln!(
+            o,
+            "  {:<w$}  {:>20}  {:>20}  {}",
+            v.name,
+            v.measured,
+            v.budget,
+            if v.pass { "PASS" } else { "FAIL" }
+        );
     }
     let failed = verdicts.iter().filter(|v| !v.pass).count();
-    let _ = writeln!(o, "{} limits: {} passed, {failed} failed", verdicts.len(), verdicts.len() - failed);
+    let _ = writeln!(
+        o,
+        "{} limits: {} passed, {failed} failed",
+        verdicts.len(),
+        verdicts.len() - failed
+    );
     o
 }
 
@@ -279,19 +382,32 @@ fn xml_escape(s: &str) -> String {
 /// JUnit XML: one testsuite, one testcase per limit, a `<failure>` for each limit exceeded.
 pub fn junit(r: &Report, verdicts: &[Verdict]) -> String {
     let failed = verdicts.iter().filter(|v| !v.pass).count();
-    let suite = xml_escape(&format!("tigris-sim check: {} on {}", r.firmware.file, r.board.name));
+    let suite = xml_escape(&format!(
+        "tigris-sim check: {} on {}",
+        r.firmware.file, r.board.name
+    ));
     let class = xml_escape(&format!("tigris-sim.{}", r.firmware.file));
     let mut o = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(o, "<testsuites name=\"tigris-sim check\" tests=\"{}\" failures=\"{failed}\" errors=\"0\">", verdicts.len());
+    let _ = writeln!(
+        o,
+        "<testsuites name=\"tigris-sim check\" tests=\"{}\" failures=\"{failed}\" errors=\"0\">",
+        verdicts.len()
+    );
     let _ = writeln!(o, "  <testsuite name=\"{suite}\" tests=\"{}\" failures=\"{failed}\" errors=\"0\" skipped=\"0\">", verdicts.len());
     for v in verdicts {
         let name = xml_escape(&v.name);
         if v.pass {
             let _ = writeln!(o, "    <testcase classname=\"{class}\" name=\"{name}\"/>");
         } else {
-            let msg = xml_escape(&format!("{}: measured {}, budget {}", v.name, v.measured, v.budget));
+            let msg = xml_escape(&format!(
+                "{}: measured {}, budget {}",
+                v.name, v.measured, v.budget
+            ));
             let _ = writeln!(o, "    <testcase classname=\"{class}\" name=\"{name}\">");
-            let _ = writeln!(o, "      <failure message=\"{msg}\" type=\"budget\">{msg}</failure>");
+            let _ = writeln!(
+                o,
+                "      <failure message=\"{msg}\" type=\"budget\">{msg}</failure>"
+            );
             let _ = writeln!(o, "    </testcase>");
         }
     }
@@ -303,11 +419,21 @@ pub fn junit(r: &Report, verdicts: &[Verdict]) -> String {
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let report = crate::views::load_report(&args.report)?;
     let limits = match &args.limits {
-        Some(path) => Some((path.as_str(), std::fs::read_to_string(path).with_context(|| format!("cannot read limits file {path}"))?)),
+        Some(path) => Some((
+            path.as_str(),
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read limits file {path}"))?,
+        )),
         None => None,
     };
     let size = |opt: &Option<String>, option: &str| -> Result<Option<Size>> {
-        opt.as_deref().map(|t| tigris_targets::parse_size(t).map(Size).map_err(|e| anyhow!("--{option}: {e}"))).transpose()
+        opt.as_deref()
+            .map(|t| {
+                tigris_targets::parse_size(t)
+                    .map(Size)
+                    .map_err(|e| anyhow!("--{option}: {e}"))
+            })
+            .transpose()
     };
     let cli = Limits {
         max_cycles: args.max_cycles,
@@ -320,10 +446,15 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     };
     let verdicts = verdicts(&report, cli, limits.as_ref().map(|(p, t)| (*p, t.as_str())))?;
     if let Some(path) = &args.junit {
-        std::fs::write(path, junit(&report, &verdicts)).with_context(|| format!("cannot write {path}"))?;
+        std::fs::write(path, junit(&report, &verdicts))
+            .with_context(|| format!("cannot write {path}"))?;
     }
     let _ = std::io::Write::write_all(&mut std::io::stdout(), text(&report, &verdicts).as_bytes());
-    Ok(if verdicts.iter().all(|v| v.pass) { ExitCode::SUCCESS } else { ExitCode::from(EXIT_FAIL) })
+    Ok(if verdicts.iter().all(|v| v.pass) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FAIL)
+    })
 }
 
 #[cfg(test)]
@@ -339,7 +470,10 @@ pub(crate) mod tests {
             fast_peak,
             slow_read_bytes: slow,
             slow_write_bytes: slow,
-            stalls: vec![RegionCycles { region: "psram".into(), cycles: cycles / 100 }],
+            stalls: vec![RegionCycles {
+                region: "psram".into(),
+                cycles: cycles / 100,
+            }],
             halo_load_cycles: cycles / 20,
             ..figures(cycles)
         }
@@ -347,7 +481,9 @@ pub(crate) mod tests {
 
     /// 2.4 M cycles (10 ms at 240 MHz); stages 0 (normal, twice: two inferences) and 3 (tiled, 4 tiles).
     pub(crate) fn sample() -> Report {
-        let tiles = (0..4).map(|index| tile(index, 0, arena_figures(250_000, 6144, 0))).collect();
+        let tiles = (0..4)
+            .map(|index| tile(index, 0, arena_figures(250_000, 6144, 0)))
+            .collect();
         let stages = vec![
             stage(0, "normal", 0, arena_figures(100_000, 4096, 1024), vec![]),
             stage(3, "tiled", 0, arena_figures(1_000_000, 6144, 8192), tiles),
@@ -355,12 +491,38 @@ pub(crate) mod tests {
         ];
         let run = report(240_000_000, 2_400_000);
         Report {
-            firmware: Firmware { sha256: "ab".repeat(32), ..run.firmware },
-            board: BoardInfo { name: "esp32s3".into(), core: "xtensa-lx7".into(), ..run.board },
-            totals: Totals { instructions: 2_000_000, cpi: 1.2, stall_cycles: 5_000, ..run.totals },
-            functions: vec![function("conv", 2_000_000, 2_000_000, 1), function("main", 400_000, 400_000, 1)],
-            regions: vec![region("sram1", "sram"), RegionProfile { stall_cycles: 5_000, ..region("psram", "sram") }],
-            tigris: Some(TigrisProfile { runs: 2, events: 40, total: arena_figures(1_220_000, 6144, 10240), ..tigris(stages, vec![]) }),
+            firmware: Firmware {
+                sha256: "ab".repeat(32),
+                ..run.firmware
+            },
+            board: BoardInfo {
+                name: "esp32s3".into(),
+                core: "xtensa-lx7".into(),
+                ..run.board
+            },
+            totals: Totals {
+                instructions: 2_000_000,
+                cpi: 1.2,
+                stall_cycles: 5_000,
+                ..run.totals
+            },
+            functions: vec![
+                function("conv", 2_000_000, 2_000_000, 1),
+                function("main", 400_000, 400_000, 1),
+            ],
+            regions: vec![
+                region("sram1", "sram"),
+                RegionProfile {
+                    stall_cycles: 5_000,
+                    ..region("psram", "sram")
+                },
+            ],
+            tigris: Some(TigrisProfile {
+                runs: 2,
+                events: 40,
+                total: arena_figures(1_220_000, 6144, 10240),
+                ..tigris(stages, vec![])
+            }),
             ..run
         }
     }
@@ -374,7 +536,10 @@ pub(crate) mod tests {
     }
 
     fn failed(v: &[Verdict]) -> Vec<&str> {
-        v.iter().filter(|v| !v.pass).map(|v| v.name.as_str()).collect()
+        v.iter()
+            .filter(|v| !v.pass)
+            .map(|v| v.name.as_str())
+            .collect()
     }
 
     #[test]
@@ -392,17 +557,40 @@ pub(crate) mod tests {
         let v = check(&r, at, None).unwrap();
         assert_eq!(v.len(), 7, "{v:?}");
         assert!(v.iter().all(|v| v.pass), "{v:?}");
-        assert_eq!((v[1].measured.as_str(), v[1].budget.as_str()), ("2,400,000", "2,400,000"));
-        let over = Limits { max_cycles: Some(2_399_999), max_fast_peak: Some(Size(6143)), max_slow_bytes: Some(Size(20479)), ..cli() };
+        assert_eq!(
+            (v[1].measured.as_str(), v[1].budget.as_str()),
+            ("2,400,000", "2,400,000")
+        );
+        let over = Limits {
+            max_cycles: Some(2_399_999),
+            max_fast_peak: Some(Size(6143)),
+            max_slow_bytes: Some(Size(20479)),
+            ..cli()
+        };
         let v = check(&r, over, None).unwrap();
-        assert_eq!(failed(&v), ["cycles", "TiGrIS fast peak", "TiGrIS slow bytes (read + written)"]);
+        assert_eq!(
+            failed(&v),
+            [
+                "cycles",
+                "TiGrIS fast peak",
+                "TiGrIS slow bytes (read + written)"
+            ]
+        );
     }
 
     #[test]
     fn a_run_that_did_not_exit_cleanly_fails() {
         let mut r = sample();
         r.outcome = Outcome::Fault;
-        let v = check(&r, Limits { max_cycles: Some(u64::MAX), ..cli() }, None).unwrap();
+        let v = check(
+            &r,
+            Limits {
+                max_cycles: Some(u64::MAX),
+                ..cli()
+            },
+            None,
+        )
+        .unwrap();
         assert_eq!(failed(&v), ["run outcome"]);
         assert_eq!(v[0].measured, "faulted");
     }
@@ -414,10 +602,20 @@ pub(crate) mod tests {
         let names: Vec<&str> = v.iter().map(|v| v.name.as_str()).collect();
         assert_eq!(
             names,
-            ["run outcome", "stage 0 normal cycles", "stage 0 normal fast peak", "stage 3 tiled simulated ms", "stage 3 tiled memory stall cycles", "stage 3 tiled halo share"]
+            [
+                "run outcome",
+                "stage 0 normal cycles",
+                "stage 0 normal fast peak",
+                "stage 3 tiled simulated ms",
+                "stage 3 tiled memory stall cycles",
+                "stage 3 tiled halo share"
+            ]
         );
         // Stage 0 ran 100,000 then 120,000 cycles; 1 M cycles at 240 MHz are 4.167 ms; the halo took 5%.
-        assert_eq!(failed(&v), ["stage 0 normal cycles", "stage 3 tiled halo share"]);
+        assert_eq!(
+            failed(&v),
+            ["stage 0 normal cycles", "stage 3 tiled halo share"]
+        );
         assert_eq!(v[1].measured, "120,000");
         assert_eq!(v[3].measured, "4.167 ms");
     }
@@ -425,7 +623,15 @@ pub(crate) mod tests {
     #[test]
     fn the_command_line_wins_over_the_file() {
         let file = "[run]\nmax_cycles = 1\nmax_ms = 100\n";
-        let v = check(&sample(), Limits { max_cycles: Some(3_000_000), ..cli() }, Some(file)).unwrap();
+        let v = check(
+            &sample(),
+            Limits {
+                max_cycles: Some(3_000_000),
+                ..cli()
+            },
+            Some(file),
+        )
+        .unwrap();
         assert!(v.iter().all(|v| v.pass), "{v:?}");
         assert_eq!(v.len(), 3);
     }
@@ -438,11 +644,26 @@ pub(crate) mod tests {
             err("[run]\nmax_ms = 3\n\n[[stage]]\nstage = 3\nmax_cylces = 4\n"),
             "limits.toml:6: unknown key `max_cylces`, expected one of `stage`, `path`, `max_cycles`, `max_ms`, `max_stall_cycles`, `max_fast_peak`, `max_slow_bytes`, `max_halo_share`"
         );
-        assert_eq!(err("[[stage]]\nstage = 3\nmax_fast_peak = \"64Q\"\n"), "limits.toml:3: `64Q` is not a size (examples: 4096, \"16K\", \"4M\")");
-        assert_eq!(err("\n[[stage]]\nmax_ms = 1\n"), "limits.toml:2: a [[stage]] needs `stage = INDEX`");
-        assert_eq!(err("[[stage]]\nstage = 3\n"), "limits.toml:1: the [[stage]] of stage 3 sets no limit");
-        assert_eq!(err("[run]\nstage = 1\n"), "limits.toml:1: `stage` and `path` belong in a [[stage]] table, not in [run]");
-        assert_eq!(err("[run]\nmax_halo_share = -0.1\n"), "limits.toml:1: max_halo_share must be a non-negative number, not -0.1");
+        assert_eq!(
+            err("[[stage]]\nstage = 3\nmax_fast_peak = \"64Q\"\n"),
+            "limits.toml:3: `64Q` is not a size (examples: 4096, \"16K\", \"4M\")"
+        );
+        assert_eq!(
+            err("\n[[stage]]\nmax_ms = 1\n"),
+            "limits.toml:2: a [[stage]] needs `stage = INDEX`"
+        );
+        assert_eq!(
+            err("[[stage]]\nstage = 3\n"),
+            "limits.toml:1: the [[stage]] of stage 3 sets no limit"
+        );
+        assert_eq!(
+            err("[run]\nstage = 1\n"),
+            "limits.toml:1: `stage` and `path` belong in a [[stage]] table, not in [run]"
+        );
+        assert_eq!(
+            err("[run]\nmax_halo_share = -0.1\n"),
+            "limits.toml:1: max_halo_share must be a non-negative number, not -0.1"
+        );
         assert_eq!(
             err("[[stage]]\nstage = 3\npath = \"chain\"\nmax_ms = 1\n"),
             "limits.toml:1: stage 3 (chain) is not in the report (its stages: 0 normal, 3 tiled, 0 normal)"
@@ -454,33 +675,86 @@ pub(crate) mod tests {
     fn tigris_limits_need_a_tigris_object() {
         let mut r = sample();
         r.tigris = None;
-        let e = check(&r, Limits { max_fast_peak: Some(Size(1)), ..cli() }, None).unwrap_err().to_string();
+        let e = check(
+            &r,
+            Limits {
+                max_fast_peak: Some(Size(1)),
+                ..cli()
+            },
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("command line: --max-fast-peak is a TiGrIS limit, but the report has no `tigris` object"), "{e}");
-        let e = check(&r, cli(), Some("[[stage]]\nstage = 0\nmax_cycles = 1\n")).unwrap_err().to_string();
-        assert!(e.starts_with("limits.toml:1: a limit for stage 0, but the report has no `tigris` object"), "{e}");
+        let e = check(&r, cli(), Some("[[stage]]\nstage = 0\nmax_cycles = 1\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "limits.toml:1: a limit for stage 0, but the report has no `tigris` object"
+            ),
+            "{e}"
+        );
         // Limits that need no TiGrIS figures still work.
-        assert!(check(&r, Limits { max_ms: Some(11.0), ..cli() }, None).is_ok());
+        assert!(check(
+            &r,
+            Limits {
+                max_ms: Some(11.0),
+                ..cli()
+            },
+            None
+        )
+        .is_ok());
     }
 
     #[test]
     fn junit_has_one_testcase_per_limit_and_escapes() {
         let mut r = sample();
         r.firmware.file = "a<b>&\"c'.elf".into();
-        let v = check(&r, Limits { max_cycles: Some(1), max_ms: Some(100.0), ..cli() }, None).unwrap();
+        let v = check(
+            &r,
+            Limits {
+                max_cycles: Some(1),
+                max_ms: Some(100.0),
+                ..cli()
+            },
+            None,
+        )
+        .unwrap();
         let x = junit(&r, &v);
         assert!(x.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"tigris-sim check\" tests=\"3\" failures=\"1\""), "{x}");
         assert_eq!(x.matches("<testcase ").count(), 3);
         assert_eq!(x.matches("<failure ").count(), 1);
-        assert!(x.contains("classname=\"tigris-sim.a&lt;b&gt;&amp;&quot;c&apos;.elf\""), "{x}");
-        assert!(x.contains("message=\"cycles: measured 2,400,000, budget 1\""), "{x}");
+        assert!(
+            x.contains("classname=\"tigris-sim.a&lt;b&gt;&amp;&quot;c&apos;.elf\""),
+            "{x}"
+        );
+        assert!(
+            x.contains("message=\"cycles: measured 2,400,000, budget 1\""),
+            "{x}"
+        );
         assert_eq!(xml_escape("x\u{1}y\tz"), "x?y\tz");
     }
 
     #[test]
     fn text_lists_every_limit_with_its_result() {
         let r = sample();
-        let t = text(&r, &check(&r, Limits { max_cycles: Some(1), ..cli() }, None).unwrap());
-        assert!(t.contains("cycles") && t.contains("2,400,000") && t.contains("FAIL"), "{t}");
+        let t = text(
+            &r,
+            &check(
+                &r,
+                Limits {
+                    max_cycles: Some(1),
+                    ..cli()
+                },
+                None,
+            )
+            .unwrap(),
+        );
+        assert!(
+            t.contains("cycles") && t.contains("2,400,000") && t.contains("FAIL"),
+            "{t}"
+        );
         assert!(t.ends_with("2 limits: 1 passed, 1 failed\n"), "{t}");
     }
 }

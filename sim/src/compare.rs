@@ -43,7 +43,12 @@ struct Row {
 }
 
 fn row(label: impl Into<String>, kind: Kind, a: Option<f64>, b: Option<f64>) -> Row {
-    Row { label: label.into(), kind, a, b }
+    Row {
+        label: label.into(),
+        kind,
+        a,
+        b,
+    }
 }
 
 fn value(kind: Kind, v: f64) -> String {
@@ -69,8 +74,17 @@ fn table(o: &mut String, title: &str, rows: &[Row]) {
     if rows.is_empty() {
         return;
     }
-    let w = rows.iter().map(|r| r.label.len()).max().unwrap_or(0).max(title.len());
-    let _ = writeln!(o, "\n{title:<w$}  {:>16}  {:>16}  {:>16}  {:>8}", "A", "B", "B - A", "diff%");
+    let w = rows
+        .iter()
+        .map(|r| r.label.len())
+        .max()
+        .unwrap_or(0)
+        .max(title.len());
+    let _ = writeln!(
+        o,
+        "\n{title:<w$}  {:>16}  {:>16}  {:>16}  {:>8}",
+        "A", "B", "B - A", "diff%"
+    );
     for r in rows {
         let show = |v: Option<f64>| v.map_or("-".to_string(), |v| value(r.kind, v));
         let (diff, pct) = match (r.a, r.b) {
@@ -84,7 +98,16 @@ fn table(o: &mut String, title: &str, rows: &[Row]) {
             }
             _ => (String::new(), String::new()),
         };
-        let _ = writeln!(o, "  {:<w$}{:>16}  {:>16}  {:>16}  {:>8}", r.label, show(r.a), show(r.b), diff, pct, w = w);
+        let _ = writeln!(
+            o,
+            "  {:<w$}{:>16}  {:>16}  {:>16}  {:>8}",
+            r.label,
+            show(r.a),
+            show(r.b),
+            diff,
+            pct,
+            w = w
+        );
     }
 }
 
@@ -99,11 +122,36 @@ fn outcome(r: &Report) -> String {
 fn stage_rows(prefix: &str, a: Option<&TigrisFigures>, b: Option<&TigrisFigures>) -> Vec<Row> {
     let get = |f: Option<&TigrisFigures>, g: &dyn Fn(&TigrisFigures) -> f64| f.map(g);
     vec![
-        row(format!("{prefix} cycles"), Kind::Count, get(a, &|f| f.cycles as f64), get(b, &|f| f.cycles as f64)),
-        row(format!("{prefix} fast peak"), Kind::Bytes, get(a, &|f| f.fast_peak as f64), get(b, &|f| f.fast_peak as f64)),
-        row(format!("{prefix} loaded"), Kind::Bytes, get(a, &|f| f.load_bytes as f64), get(b, &|f| f.load_bytes as f64)),
-        row(format!("{prefix} spilled"), Kind::Bytes, get(a, &|f| f.spill_bytes as f64), get(b, &|f| f.spill_bytes as f64)),
-        row(format!("{prefix} halo share"), Kind::Share, get(a, &halo_share), get(b, &halo_share)),
+        row(
+            format!("{prefix} cycles"),
+            Kind::Count,
+            get(a, &|f| f.cycles as f64),
+            get(b, &|f| f.cycles as f64),
+        ),
+        row(
+            format!("{prefix} fast peak"),
+            Kind::Bytes,
+            get(a, &|f| f.fast_peak as f64),
+            get(b, &|f| f.fast_peak as f64),
+        ),
+        row(
+            format!("{prefix} loaded"),
+            Kind::Bytes,
+            get(a, &|f| f.load_bytes as f64),
+            get(b, &|f| f.load_bytes as f64),
+        ),
+        row(
+            format!("{prefix} spilled"),
+            Kind::Bytes,
+            get(a, &|f| f.spill_bytes as f64),
+            get(b, &|f| f.spill_bytes as f64),
+        ),
+        row(
+            format!("{prefix} halo share"),
+            Kind::Share,
+            get(a, &halo_share),
+            get(b, &halo_share),
+        ),
     ]
 }
 
@@ -126,27 +174,50 @@ fn tigris(o: &mut String, a: &Report, b: &Report) {
         (None, None) => return,
         (Some(ta), Some(tb)) => (ta, tb),
         (ta, _) => {
-            let _ = writeln!(o, "\nTiGrIS: only run {} ran the TiGrIS runtime", if ta.is_some() { "A" } else { "B" });
+            let _ = writeln!(
+                o,
+                "\nTiGrIS: only run {} ran the TiGrIS runtime",
+                if ta.is_some() { "A" } else { "B" }
+            );
             return;
         }
     };
     let mut rows = stage_rows("total", Some(&ta.total), Some(&tb.total));
     let (ka, kb) = (keyed(&ta.stages), keyed(&tb.stages));
     let mut notes = Vec::new();
-    let name = |(stage, path, n): (u16, &str, usize)| if n > 1 { format!("stage {stage} {path} #{n}") } else { format!("stage {stage} {path}") };
+    let name = |(stage, path, n): (u16, &str, usize)| {
+        if n > 1 {
+            format!("stage {stage} {path} #{n}")
+        } else {
+            format!("stage {stage} {path}")
+        }
+    };
     for (key, sa) in &ka {
         let Some((_, sb)) = kb.iter().find(|(k, _)| k == key) else {
             notes.push(format!("{} only in A", name(*key)));
             continue;
         };
-        rows.extend(stage_rows(&name(*key), Some(&sa.figures), Some(&sb.figures)));
+        rows.extend(stage_rows(
+            &name(*key),
+            Some(&sa.figures),
+            Some(&sb.figures),
+        ));
         for t in &sa.tiles {
             if let Some(u) = sb.tiles.iter().find(|u| u.index == t.index) {
-                rows.extend(stage_rows(&format!("{} tile {}", name(*key), t.index), Some(&t.figures), Some(&u.figures)));
+                rows.extend(stage_rows(
+                    &format!("{} tile {}", name(*key), t.index),
+                    Some(&t.figures),
+                    Some(&u.figures),
+                ));
             }
         }
         if sa.tiles.len() != sb.tiles.len() {
-            notes.push(format!("{}: {} tiles in A, {} in B (tiles compared by index)", name(*key), sa.tiles.len(), sb.tiles.len()));
+            notes.push(format!(
+                "{}: {} tiles in A, {} in B (tiles compared by index)",
+                name(*key),
+                sa.tiles.len(),
+                sb.tiles.len()
+            ));
         }
     }
     for (key, _) in kb.iter().filter(|(k, _)| !ka.iter().any(|(j, _)| j == k)) {
@@ -174,12 +245,24 @@ pub fn text(a: &Report, b: &Report, top: usize) -> String {
         );
     }
     if a.firmware.sha256 != b.firmware.sha256 {
-        let _ = writeln!(o, "note: different firmware (sha256 differs): {} and {}", a.firmware.file, b.firmware.file);
+        let _ = writeln!(
+            o,
+            "note: different firmware (sha256 differs): {} and {}",
+            a.firmware.file, b.firmware.file
+        );
     }
     if a.board.name != b.board.name {
-        let _ = writeln!(o, "note: different boards: {} and {}", a.board.name, b.board.name);
+        let _ = writeln!(
+            o,
+            "note: different boards: {} and {}",
+            a.board.name, b.board.name
+        );
     } else if a.board.clock_hz != b.board.clock_hz {
-        let _ = writeln!(o, "note: same board at different clocks: {} and {} Hz", a.board.clock_hz, b.board.clock_hz);
+        let _ = writeln!(
+            o,
+            "note: same board at different clocks: {} and {} Hz",
+            a.board.clock_hz, b.board.clock_hz
+        );
     }
     let (ca, cb) = (a.totals.cycles, b.totals.cycles);
     let verdict = match cb.cmp(&ca) {
@@ -187,7 +270,11 @@ pub fn text(a: &Report, b: &Report, top: usize) -> String {
         std::cmp::Ordering::Greater => format!("B is slower: {} more cycles", thousands(cb - ca)),
         std::cmp::Ordering::Equal => "B takes as many cycles as A".to_string(),
     };
-    let pct = if ca > 0 { format!(" ({:+.1}%)", 100.0 * (cb as f64 - ca as f64) / ca as f64) } else { String::new() };
+    let pct = if ca > 0 {
+        format!(" ({:+.1}%)", 100.0 * (cb as f64 - ca as f64) / ca as f64)
+    } else {
+        String::new()
+    };
     let _ = writeln!(o, "{verdict}{pct}");
 
     let (ta, tb) = (&a.totals, &b.totals);
@@ -197,17 +284,42 @@ pub fn text(a: &Report, b: &Report, top: usize) -> String {
         "totals",
         &[
             row("cycles", Kind::Count, f(ta.cycles), f(tb.cycles)),
-            row("simulated time", Kind::Ms, Some(ta.seconds * 1e3), Some(tb.seconds * 1e3)),
-            row("instructions", Kind::Count, f(ta.instructions), f(tb.instructions)),
+            row(
+                "simulated time",
+                Kind::Ms,
+                Some(ta.seconds * 1e3),
+                Some(tb.seconds * 1e3),
+            ),
+            row(
+                "instructions",
+                Kind::Count,
+                f(ta.instructions),
+                f(tb.instructions),
+            ),
             row("CPI", Kind::Cpi, Some(ta.cpi), Some(tb.cpi)),
-            row("memory stall cycles", Kind::Count, f(ta.stall_cycles), f(tb.stall_cycles)),
+            row(
+                "memory stall cycles",
+                Kind::Count,
+                f(ta.stall_cycles),
+                f(tb.stall_cycles),
+            ),
         ],
     );
 
     // Regions by name, A's order then B's others; regions that stalled in neither run are left out.
-    let stall = |r: &Report, name: &str| r.regions.iter().find(|g| g.name == name).map(|g| g.stall_cycles as f64);
+    let stall = |r: &Report, name: &str| {
+        r.regions
+            .iter()
+            .find(|g| g.name == name)
+            .map(|g| g.stall_cycles as f64)
+    };
     let mut names: Vec<&str> = a.regions.iter().map(|g| g.name.as_str()).collect();
-    names.extend(b.regions.iter().map(|g| g.name.as_str()).filter(|n| !a.regions.iter().any(|g| g.name == *n)));
+    names.extend(
+        b.regions
+            .iter()
+            .map(|g| g.name.as_str())
+            .filter(|n| !a.regions.iter().any(|g| g.name == *n)),
+    );
     let regions: Vec<Row> = names
         .into_iter()
         .map(|n| row(n, Kind::Count, stall(a, n), stall(b, n)))
@@ -219,14 +331,27 @@ pub fn text(a: &Report, b: &Report, top: usize) -> String {
 
     // Functions by name: the union of both top lists (a report lists them by self cycles), the larger
     // self cycles first.
-    let self_cycles = |r: &Report, name: &str| r.functions.iter().find(|g| g.name == name).map(|g| g.self_cycles as f64);
+    let self_cycles = |r: &Report, name: &str| {
+        r.functions
+            .iter()
+            .find(|g| g.name == name)
+            .map(|g| g.self_cycles as f64)
+    };
     let mut names: Vec<&str> = Vec::new();
-    for g in a.functions.iter().take(top).chain(b.functions.iter().take(top)) {
+    for g in a
+        .functions
+        .iter()
+        .take(top)
+        .chain(b.functions.iter().take(top))
+    {
         if !names.contains(&g.name.as_str()) {
             names.push(&g.name);
         }
     }
-    let mut functions: Vec<Row> = names.into_iter().map(|n| row(n, Kind::Count, self_cycles(a, n), self_cycles(b, n))).collect();
+    let mut functions: Vec<Row> = names
+        .into_iter()
+        .map(|n| row(n, Kind::Count, self_cycles(a, n), self_cycles(b, n)))
+        .collect();
     let larger = |r: &Row| r.a.unwrap_or(0.0).max(r.b.unwrap_or(0.0));
     functions.sort_by(|x, y| larger(y).total_cmp(&larger(x)));
     table(&mut o, "self cycles by function", &functions);
@@ -237,9 +362,22 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let (a, b) = (load_report(&args.a)?, load_report(&args.b)?);
     let _ = std::io::Write::write_all(&mut std::io::stdout(), text(&a, &b, args.top).as_bytes());
     if let Some(stem) = &args.plot {
-        let name = |path: &str| std::path::Path::new(path).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let (label_a, label_b) = (format!("A: {}", name(&args.a)), format!("B: {}", name(&args.b)));
-        for file in tigris_traces::plots::write_compare_plot(&a, &b, (&label_a, &label_b), std::path::Path::new(stem))? {
+        let name = |path: &str| {
+            std::path::Path::new(path)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let (label_a, label_b) = (
+            format!("A: {}", name(&args.a)),
+            format!("B: {}", name(&args.b)),
+        );
+        for file in tigris_traces::plots::write_compare_plot(
+            &a,
+            &b,
+            (&label_a, &label_b),
+            std::path::Path::new(stem),
+        )? {
             println!("wrote {}", file.display());
         }
     }
@@ -273,21 +411,48 @@ mod tests {
         tb.stages[1].tiles.truncate(3);
         tb.stages.remove(2);
         let t = text(&a, &b, 10);
-        assert!(t.contains("note: different firmware (sha256 differs)"), "{t}");
-        assert!(t.contains("note: different boards: esp32s3 and stm32h753"), "{t}");
-        assert!(t.contains("B is faster: 600,000 fewer cycles (-25.0%)"), "{t}");
-        let line = |label: &str| t.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("no {label} in {t}")).to_string();
-        assert!(line("stage 3 tiled cycles").ends_with("1,000,000           750,000          -250,000    -25.0%"), "{t}");
+        assert!(
+            t.contains("note: different firmware (sha256 differs)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("note: different boards: esp32s3 and stm32h753"),
+            "{t}"
+        );
+        assert!(
+            t.contains("B is faster: 600,000 fewer cycles (-25.0%)"),
+            "{t}"
+        );
+        let line = |label: &str| {
+            t.lines()
+                .find(|l| l.trim_start().starts_with(label))
+                .unwrap_or_else(|| panic!("no {label} in {t}"))
+                .to_string()
+        };
+        assert!(
+            line("stage 3 tiled cycles")
+                .ends_with("1,000,000           750,000          -250,000    -25.0%"),
+            "{t}"
+        );
         assert!(line("stage 3 tiled halo share").contains("5.00%"), "{t}");
-        assert!(line("stage 3 tiled tile 2 cycles").contains("250,000"), "{t}");
+        assert!(
+            line("stage 3 tiled tile 2 cycles").contains("250,000"),
+            "{t}"
+        );
         assert!(!t.contains("tile 3 cycles"), "{t}");
-        assert!(t.contains("note: stage 3 tiled: 4 tiles in A, 3 in B"), "{t}");
+        assert!(
+            t.contains("note: stage 3 tiled: 4 tiles in A, 3 in B"),
+            "{t}"
+        );
         assert!(t.contains("note: stage 0 normal #2 only in A"), "{t}");
         // Functions are matched by name; one missing from a run shows `-`.
         assert!(line("main").contains("400,000                 -"), "{t}");
         assert!(line("other").contains("-           400,000"), "{t}");
         assert!(line("psram").contains("5,000"), "{t}");
-        assert!(!t.contains("sram1"), "regions that stalled in neither run are left out: {t}");
+        assert!(
+            !t.contains("sram1"),
+            "regions that stalled in neither run are left out: {t}"
+        );
     }
 
     #[test]

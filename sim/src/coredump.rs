@@ -67,14 +67,27 @@ impl CoreDump {
             CoreKind::CortexM3 => CoreType::Armv7m,
             CoreKind::CortexM4 | CoreKind::CortexM7 => CoreType::Armv7em,
             CoreKind::CortexM33 => CoreType::Armv8m,
-            other => anyhow::bail!("--core-dump: probe-rs core dumps of a {} core are not supported", other.name()),
+            other => anyhow::bail!(
+                "--core-dump: probe-rs core dumps of a {} core are not supported",
+                other.name()
+            ),
         };
         // The order of `Core::registers`: r0-r12, sp, lr, pc, then xpsr.
-        let registers = core.registers().iter().enumerate().map(|(i, (_, v))| (i as u16, RegisterValue::U32(*v))).collect();
+        let registers = core
+            .registers()
+            .iter()
+            .enumerate()
+            .map(|(i, (_, v))| (i as u16, RegisterValue::U32(*v)))
+            .collect();
         let mut data = Vec::new();
-        for r in board.regions.iter().filter(|r| r.kind == RegionKind::Sram && r.access.write) {
+        for r in board
+            .regions
+            .iter()
+            .filter(|r| r.kind == RegionKind::Sram && r.access.write)
+        {
             let mut bytes = vec![0u8; r.size as usize];
-            core.read_memory(r.base, &mut bytes).with_context(|| format!("--core-dump: reading region `{}`", r.name))?;
+            core.read_memory(r.base, &mut bytes)
+                .with_context(|| format!("--core-dump: reading region `{}`", r.name))?;
             data.push((r.base as u64..r.base as u64 + r.size as u64, bytes));
         }
         Ok(CoreDump {

@@ -29,6 +29,8 @@ pub struct Firmware {
     pub entry: u32,
     /// Address of the section named `.isr_vector`, `.vectors` or `.vector_table`, if any.
     pub vector_section: Option<u32>,
+    /// Absolute symbols (`SHN_ABS`): the addresses of ROM functions an image links against.
+    pub absolute: Vec<Symbol>,
 }
 
 const ARM_MACHINE: u16 = header::EM_ARM;
@@ -54,8 +56,13 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
     if bytes.len() < 4 || &bytes[..4] != b"\x7fELF" {
         bail!("{path}: not an ELF file (no \\x7fELF magic)");
     }
-    let elf = Elf::parse(bytes).map_err(|e| anyhow::anyhow!("{path}: corrupt or truncated ELF: {e}"))?;
-    let want = if board.core.kind.is_cortex_m() { ARM_MACHINE } else { XTENSA_MACHINE };
+    let elf =
+        Elf::parse(bytes).map_err(|e| anyhow::anyhow!("{path}: corrupt or truncated ELF: {e}"))?;
+    let want = if board.core.kind.is_cortex_m() {
+        ARM_MACHINE
+    } else {
+        XTENSA_MACHINE
+    };
     if elf.header.e_machine != want || elf.is_64 || !elf.little_endian {
         bail!(
             "{path}: ELF for {} ({}-bit, {} endian), but board `{}` has a {} core that needs a 32-bit little-endian {} ELF",
@@ -82,7 +89,11 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
             )
         })?;
         if ph.p_filesz > ph.p_memsz || ph.p_paddr + ph.p_memsz > 1 << 32 {
-            bail!("{path}: segment {index} has inconsistent sizes (file 0x{:x}, memory 0x{:x})", ph.p_filesz, ph.p_memsz);
+            bail!(
+                "{path}: segment {index} has inconsistent sizes (file 0x{:x}, memory 0x{:x})",
+                ph.p_filesz,
+                ph.p_memsz
+            );
         }
         segments.push(Segment {
             index,
@@ -101,44 +112,90 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
     let mut symbols: Vec<Symbol> = elf
         .syms
         .iter()
-        .filter(|s| matches!(s.st_type(), sym::STT_FUNC | sym::STT_OBJECT) && s.st_value != 0 || s.st_type() == sym::STT_FUNC)
+        .filter(|s| {
+            matches!(s.st_type(), sym::STT_FUNC | sym::STT_OBJECT) && s.st_value != 0
+                || s.st_type() == sym::STT_FUNC
+        })
         .filter_map(|s| {
             let name = elf.strtab.get_at(s.st_name)?;
             if name.is_empty() {
                 return None;
             }
             let is_function = s.st_type() == sym::STT_FUNC;
-            let addr = if is_function { s.st_value as u32 & !1 } else { s.st_value as u32 };
-            Some(Symbol { name: name.to_string(), addr, size: s.st_size as u32, is_function })
+            let addr = if is_function {
+                s.st_value as u32 & !1
+            } else {
+                s.st_value as u32
+            };
+            Some(Symbol {
+                name: name.to_string(),
+                addr,
+                size: s.st_size as u32,
+                is_function,
+            })
         })
         .collect();
-    symbols.sort_by(|a, b| (a.addr, !a.is_function, &a.name).cmp(&(b.addr, !b.is_function, &b.name)));
+    symbols
+        .sort_by(|a, b| (a.addr, !a.is_function, &a.name).cmp(&(b.addr, !b.is_function, &b.name)));
     symbols.dedup_by(|a, b| a.addr == b.addr && a.is_function == b.is_function);
     let vector_section = elf
         .section_headers
         .iter()
-        .find(|sh| matches!(elf.shdr_strtab.get_at(sh.sh_name), Some(".isr_vector" | ".vectors" | ".vector_table")))
+        .find(|sh| {
+            matches!(
+                elf.shdr_strtab.get_at(sh.sh_name),
+                Some(".isr_vector" | ".vectors" | ".vector_table")
+            )
+        })
         .map(|sh| sh.sh_addr as u32);
-    Ok(Firmware { segments, symbols, entry: elf.entry as u32, vector_section })
+    let mut absolute: Vec<Symbol> = elf
+        .syms
+        .iter()
+        .filter(|s| s.st_shndx == goblin::elf::section_header::SHN_ABS as usize && s.st_value != 0)
+        .filter_map(|s| {
+            let name = elf.strtab.get_at(s.st_name).filter(|n| !n.is_empty())?;
+            Some(Symbol {
+                name: name.to_string(),
+                addr: s.st_value as u32,
+                size: 0,
+                is_function: false,
+            })
+        })
+        .collect();
+    absolute.sort_by(|a, b| (a.addr, &a.name).cmp(&(b.addr, &b.name)));
+    Ok(Firmware {
+        segments,
+        symbols,
+        entry: elf.entry as u32,
+        vector_section,
+        absolute,
+    })
 }
 
-/// A segment must lie inside one region of the board (its base or an alias).
+/// A segment must lie in the board's memory: inside one region (its base or an alias), or across
+/// regions that adjoin (ESP32-S3 IRAM runs from SRAM0 on into SRAM1's instruction view).
 fn check_segment(path: &str, s: &Segment, board: &Board) -> Result<()> {
     let last = s.addr as u64 + s.mem_size as u64 - 1;
-    let first = board.resolve(s.addr);
-    let end = board.resolve(last as u32);
-    match (first, end) {
-        (Some((a, _)), Some((b, _))) if a == b => Ok(()),
-        _ => bail!(
-            "{path}: segment {} (0x{:08x}-0x{:08x}, {} bytes) does not fit in one memory region of board `{}`.\nThe board's memory map:\n{}",
-            s.index,
-            s.addr,
-            last,
-            s.mem_size,
-            board.name,
-            board.memory_map()
-        ),
+    let mut at = s.addr as u64;
+    while at <= last {
+        let Some((i, canonical)) = board.resolve(at as u32) else {
+            break;
+        };
+        let r = &board.regions[i];
+        at += r.end() - canonical as u64;
     }
+    if at > last {
+        return Ok(());
+    }
+    bail!(
+        "{path}: segment {} (0x{:08x}-0x{:08x}, {} bytes) does not fit in the memory of board `{}`: no region holds 0x{at:08x}.\nThe board's memory map:\n{}",
+        s.index,
+        s.addr,
+        last,
+        s.mem_size,
+        board.name,
+        board.memory_map()
+    )
 }
 
 /// Function symbols in address order, for attributing a PC.
@@ -163,10 +220,21 @@ impl SymbolMap {
     /// Index of the function containing `addr`: the nearest symbol at or below it whose size covers
     /// it (a size of 0 covers up to the next symbol).
     pub fn lookup(&self, addr: u32) -> Option<usize> {
-        let i = self.functions.partition_point(|s| s.addr <= addr).checked_sub(1)?;
+        let i = self
+            .functions
+            .partition_point(|s| s.addr <= addr)
+            .checked_sub(1)?;
         let s = &self.functions[i];
-        let next = self.functions.get(i + 1).map(|n| n.addr).unwrap_or(u32::MAX);
-        let covers = if s.size > 0 { addr < s.addr.saturating_add(s.size) } else { addr < next };
+        let next = self
+            .functions
+            .get(i + 1)
+            .map(|n| n.addr)
+            .unwrap_or(u32::MAX);
+        let covers = if s.size > 0 {
+            addr < s.addr.saturating_add(s.size)
+        } else {
+            addr < next
+        };
         covers.then_some(i)
     }
 
@@ -176,7 +244,10 @@ impl SymbolMap {
         let end = if s.size > 0 {
             s.addr.saturating_add(s.size)
         } else {
-            self.functions.get(i + 1).map(|n| n.addr).unwrap_or(u32::MAX)
+            self.functions
+                .get(i + 1)
+                .map(|n| n.addr)
+                .unwrap_or(u32::MAX)
         };
         (s.addr, end)
     }
@@ -184,6 +255,10 @@ impl SymbolMap {
     /// `symbol+0xoff` for an address, when a function covers it.
     pub fn describe(&self, addr: u32) -> Option<String> {
         let s = &self.functions[self.lookup(addr)?];
-        Some(if addr == s.addr { s.name.clone() } else { format!("{}+0x{:x}", s.name, addr - s.addr) })
+        Some(if addr == s.addr {
+            s.name.clone()
+        } else {
+            format!("{}+0x{:x}", s.name, addr - s.addr)
+        })
     }
 }

@@ -2,10 +2,11 @@
 //! ROM of Espressif chips is not part of the ELF): the call is trapped at the ROM address, served
 //! here, and returns to the caller with a stated cycle cost.
 //!
-//! Emulated: `ets_printf` / `esp_rom_printf` (the ROM console printf), writing to the console.
+//! Emulated: `ets_printf` / `esp_rom_printf` (the ROM console printf), writing to the console,
+//! when the chip's real ROM (`crate::rom`) was not found.
 
-use crate::semihost::c_string;
 use crate::elf::Firmware;
+use crate::semihost::c_string;
 use tigris_cores::{Core, CoreError};
 use tigris_targets::{Board, CoreKind, RegionKind};
 
@@ -42,16 +43,23 @@ pub struct Hle {
 
 impl Hle {
     /// Traps for the board's ROM, at the addresses the ELF binds (`ets_printf`, `esp_rom_printf`)
-    /// when they lie in a ROM region, else at the ROM's documented address.
-    pub fn new(board: &Board, fw: &Firmware) -> Hle {
+    /// when they lie in a ROM region, else at the ROM's documented address. None when the real ROM
+    /// is loaded (`rom_loaded`): it runs instead.
+    pub fn new(board: &Board, fw: &Firmware, rom_loaded: bool) -> Hle {
         let mut traps = Vec::new();
-        if board.core.kind.is_cortex_m() {
+        if board.core.kind.is_cortex_m() || rom_loaded {
             return Hle { traps };
         }
-        let in_rom = |a: u32| board.regions.iter().any(|r| r.kind == RegionKind::Rom && r.contains(a));
+        let in_rom = |a: u32| {
+            board
+                .regions
+                .iter()
+                .any(|r| r.kind == RegionKind::Rom && r.contains(a))
+        };
         let mut printf: Vec<u32> = fw
             .symbols
             .iter()
+            .chain(&fw.absolute)
             .filter(|s| s.name == "ets_printf" || s.name == "esp_rom_printf")
             .map(|s| s.addr)
             .filter(|&a| in_rom(a))
@@ -70,8 +78,15 @@ impl Hle {
     }
 
     /// Serve the trapped call at `pc`; console bytes go to `out`. Returns false when `pc` is not a trap.
-    pub fn handle(&self, core: &mut dyn Core, pc: u32, out: &mut Vec<u8>) -> Result<bool, CoreError> {
-        let Some(&(_, f)) = self.traps.iter().find(|t| t.0 == pc) else { return Ok(false) };
+    pub fn handle(
+        &self,
+        core: &mut dyn Core,
+        pc: u32,
+        out: &mut Vec<u8>,
+    ) -> Result<bool, CoreError> {
+        let Some(&(_, f)) = self.traps.iter().find(|t| t.0 == pc) else {
+            return Ok(false);
+        };
         match f {
             Function::Printf => {
                 let (text, cycles) = rom_printf(core)?;
@@ -143,7 +158,11 @@ fn rom_printf(core: &dyn Core) -> Result<(Vec<u8>, u64), CoreError> {
             out.extend(&body);
             out.extend(std::iter::repeat_n(b' ', pad));
         } else if zero && conv != b's' && conv != b'c' {
-            let (sign, digits) = if body.first() == Some(&b'-') { (&body[..1], &body[1..]) } else { (&body[..0], &body[..]) };
+            let (sign, digits) = if body.first() == Some(&b'-') {
+                (&body[..1], &body[1..])
+            } else {
+                (&body[..0], &body[..])
+            };
             out.extend(sign);
             out.extend(std::iter::repeat_n(b'0', pad));
             out.extend(digits);

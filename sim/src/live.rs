@@ -4,8 +4,8 @@
 use crate::machine::{Control, RunMonitor, Tick};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tigris_traces::Report;
 use tigris_tui::{Command, Status, Update};
@@ -25,7 +25,11 @@ struct Speed {
 
 impl Speed {
     fn new() -> Self {
-        Speed { since: Instant::now(), instructions: 0, mips: 0.0 }
+        Speed {
+            since: Instant::now(),
+            instructions: 0,
+            mips: 0.0,
+        }
     }
 
     fn update(&mut self, instructions: u64) -> f64 {
@@ -71,10 +75,18 @@ impl TuiMonitor {
             wall_seconds: self.started.elapsed().as_secs_f64(),
             mips: self.speed.update(at.instructions),
             paused,
-            current_stack: report.timeline.as_ref().and_then(|t| t.samples.last()).map(|s| s.stack.clone()).unwrap_or_default(),
+            current_stack: report
+                .timeline
+                .as_ref()
+                .and_then(|t| t.samples.last())
+                .map(|s| s.stack.clone())
+                .unwrap_or_default(),
         };
         // A view that has gone away is not an error of the run.
-        let _ = self.updates.send(Update::Progress { report: Box::new(report), status });
+        let _ = self.updates.send(Update::Progress {
+            report: Box::new(report),
+            status,
+        });
         self.last_sent = Some(Instant::now());
     }
 
@@ -115,7 +127,9 @@ impl RunMonitor for TuiMonitor {
         while paused {
             self.send(at, live, true);
             // Wait for the view; a view that has gone away means stop.
-            let Ok(command) = self.commands.recv() else { return Control::Stop };
+            let Ok(command) = self.commands.recv() else {
+                return Control::Stop;
+            };
             if self.obey(command, &mut paused).is_none() {
                 return Control::Stop;
             }
@@ -151,16 +165,26 @@ pub struct ProgressMonitor {
 
 impl ProgressMonitor {
     pub fn new(line: ProgressLine, clock_hz: u64) -> Self {
-        ProgressMonitor { line, clock_hz, started: Instant::now(), last_drawn: Instant::now(), speed: Speed::new() }
+        ProgressMonitor {
+            line,
+            clock_hz,
+            started: Instant::now(),
+            last_drawn: Instant::now(),
+            speed: Speed::new(),
+        }
     }
 }
 
 impl RunMonitor for ProgressMonitor {
     fn tick(&mut self, at: &Tick, _live: &mut dyn FnMut() -> Report) -> Control {
-        if self.started.elapsed() >= PROGRESS_AFTER && self.last_drawn.elapsed() >= PROGRESS_PERIOD {
+        if self.started.elapsed() >= PROGRESS_AFTER && self.last_drawn.elapsed() >= PROGRESS_PERIOD
+        {
             let mips = self.speed.update(at.instructions);
             let ms = at.cycles as f64 * 1e3 / self.clock_hz as f64;
-            eprint!("\r\x1b[K  {:.1} M cycles, {ms:.3} ms simulated, {mips:.0} MIPS", at.cycles as f64 / 1e6);
+            eprint!(
+                "\r\x1b[K  {:.1} M cycles, {ms:.3} ms simulated, {mips:.0} MIPS",
+                at.cycles as f64 / 1e6
+            );
             self.line.0.store(true, Ordering::Relaxed);
             self.last_drawn = Instant::now();
         }
@@ -194,7 +218,11 @@ mod tests {
     use std::sync::mpsc::channel;
 
     fn tick(cycles: u64, event: Option<&'static str>) -> Tick {
-        Tick { cycles, instructions: cycles, tigris_event: event }
+        Tick {
+            cycles,
+            instructions: cycles,
+            tigris_event: event,
+        }
     }
 
     /// A report whose cycle count says which tick built it.
@@ -219,7 +247,10 @@ mod tests {
         let (update_tx, updates) = channel();
         let (commands, command_rx) = channel();
         let mut monitor = TuiMonitor::new(update_tx, command_rx, false);
-        assert_eq!(monitor.tick(&tick(1, None), &mut snapshot(1)), Control::Continue);
+        assert_eq!(
+            monitor.tick(&tick(1, None), &mut snapshot(1)),
+            Control::Continue
+        );
         assert_eq!(newest(&updates), (1, false), "the first tick shows the run");
         // The view: each time the run pauses, the next command of its script.
         let script_sender = commands.clone();
@@ -239,10 +270,24 @@ mod tests {
             paused_at
         });
         commands.send(Command::StepTile).unwrap();
-        assert_eq!(monitor.tick(&tick(2, Some("op")), &mut snapshot(2)), Control::Continue, "an OP does not end a tile");
-        assert_eq!(monitor.tick(&tick(3, Some("tile_begin")), &mut snapshot(3)), Control::Continue);
-        assert_eq!(monitor.tick(&tick(4, Some("tile_begin")), &mut snapshot(4)), Control::Continue, "stepping to a stage");
-        assert_eq!(monitor.tick(&tick(5, Some("stage_begin")), &mut snapshot(5)), Control::Stop);
+        assert_eq!(
+            monitor.tick(&tick(2, Some("op")), &mut snapshot(2)),
+            Control::Continue,
+            "an OP does not end a tile"
+        );
+        assert_eq!(
+            monitor.tick(&tick(3, Some("tile_begin")), &mut snapshot(3)),
+            Control::Continue
+        );
+        assert_eq!(
+            monitor.tick(&tick(4, Some("tile_begin")), &mut snapshot(4)),
+            Control::Continue,
+            "stepping to a stage"
+        );
+        assert_eq!(
+            monitor.tick(&tick(5, Some("stage_begin")), &mut snapshot(5)),
+            Control::Stop
+        );
         drop(monitor);
         assert_eq!(view.join().unwrap(), [3, 5]);
     }
@@ -261,11 +306,17 @@ mod tests {
             commands.send(Command::Resume).unwrap();
             (seen, commands)
         });
-        assert_eq!(monitor.tick(&tick(1, None), &mut snapshot(1)), Control::Continue);
+        assert_eq!(
+            monitor.tick(&tick(1, None), &mut snapshot(1)),
+            Control::Continue
+        );
         let (seen_paused, commands) = view.join().unwrap();
         assert!(seen_paused, "the view saw the paused start");
         commands.send(Command::Pause).unwrap();
         drop(commands);
-        assert_eq!(monitor.tick(&tick(2, None), &mut snapshot(2)), Control::Stop);
+        assert_eq!(
+            monitor.tick(&tick(2, None), &mut snapshot(2)),
+            Control::Stop
+        );
     }
 }

@@ -4,6 +4,7 @@
 use crate::elf::{self, Firmware, SymbolMap};
 use crate::hle::Hle;
 use crate::profiler::Profiler;
+use crate::rom;
 use crate::rtt::Rtt;
 use crate::semihost::{Effect, Semihosting};
 use crate::tigris::runtime::TigrisRuntime;
@@ -17,6 +18,23 @@ use tigris_cores::{Budget, Core, Entry, ExecObserver, Fault, FaultKind, Stop};
 use tigris_targets::{Board, RegionKind};
 use tigris_traces as traces;
 
+/// Options of loading a machine.
+#[derive(Default, Clone)]
+pub struct LoadOptions {
+    /// `--entry SYMBOL`: start at a function instead of the reset vector / ELF entry.
+    pub entry: Option<String>,
+    /// Count every data access, also to regions that cost nothing (slower on Cortex-M).
+    pub memory_stats: bool,
+    /// `--rom FILE`: the chip's mask-ROM ELF, instead of searching for it.
+    pub rom: Option<String>,
+    /// `--no-rom`: run without the chip's mask ROM even when it can be found.
+    pub no_rom: bool,
+    /// `--strict-mmio`: a poll of a peripheral register without progress stops the run.
+    pub strict_mmio: bool,
+    /// `--trace-mmio`: print every peripheral access on stderr.
+    pub trace_mmio: bool,
+}
+
 /// Options of one run.
 pub struct RunOptions {
     pub max_cycles: u64,
@@ -25,6 +43,8 @@ pub struct RunOptions {
     pub allow_host_fs: bool,
     /// Where console output goes as it happens (None: only into the report).
     pub live_console: Option<Box<dyn Write + Send>>,
+    /// `--trace-instructions`: run one instruction at a time and print each on stderr.
+    pub trace_instructions: bool,
 }
 
 /// Most cycles simulated between checks of the wall clock, console flushes and monitor ticks.
@@ -65,7 +85,11 @@ struct Sampler {
 
 impl Sampler {
     fn new() -> Self {
-        Sampler { interval: FIRST_SAMPLE_INTERVAL, next_at: FIRST_SAMPLE_INTERVAL, samples: Vec::new() }
+        Sampler {
+            interval: FIRST_SAMPLE_INTERVAL,
+            next_at: FIRST_SAMPLE_INTERVAL,
+            samples: Vec::new(),
+        }
     }
 
     /// Cycles the core may run before the next sample is due.
@@ -79,14 +103,18 @@ impl Sampler {
         if self.samples.len() > traces::MAX_SAMPLES {
             // Keep the samples taken at even multiples of the interval, then sample half as often.
             let interval = self.interval;
-            self.samples.retain(|s| (s.cycle / interval).is_multiple_of(2));
+            self.samples
+                .retain(|s| (s.cycle / interval).is_multiple_of(2));
             self.interval *= 2;
         }
         self.next_at = (cycle / self.interval + 1) * self.interval;
     }
 
     fn timeline(&self) -> traces::Timeline {
-        traces::Timeline { interval_cycles: self.interval, samples: self.samples.clone() }
+        traces::Timeline {
+            interval_cycles: self.interval,
+            samples: self.samples.clone(),
+        }
     }
 }
 
@@ -98,6 +126,8 @@ pub struct Machine<'a> {
     pub core: Box<dyn Core + 'a>,
     pub entry: Entry,
     hle: Hle,
+    /// The mask ROM loaded, or where it was looked for when the board needs one and none was found.
+    rom: Option<std::result::Result<std::path::PathBuf, rom::Search>>,
     /// The TiGrIS runtime observer, when the firmware links the runtime.
     tigris: Option<TigrisRuntime>,
     /// The SEGGER RTT console, when the firmware has a `_SEGGER_RTT` control block.
@@ -109,36 +139,107 @@ pub struct Machine<'a> {
 fn read_word(fw: &Firmware, addr: u32) -> Option<u32> {
     fw.segments.iter().find_map(|s| {
         let off = addr.checked_sub(s.addr)? as usize;
-        s.data.get(off..off + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        s.data
+            .get(off..off + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
     })
 }
 
 impl Machine<'_> {
-    /// `memory_stats`: count every data access, also to regions that cost nothing (slower on Cortex-M).
-    pub fn load(path: &str, board: Board, entry_symbol: Option<&str>, memory_stats: bool) -> Result<Self> {
+    pub fn load(path: &str, board: Board, options: &LoadOptions) -> Result<Self> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read firmware {path}"))?;
-        let firmware = elf::parse(path, &bytes, &board)?;
+        let mut firmware = elf::parse(path, &bytes, &board)?;
         // Watching the TiGrIS arenas needs every access reported (on Cortex-M, hooks on all regions).
         let tigris = TigrisRuntime::detect(&firmware, &board);
-        let mut core = build_core(&board, &firmware, memory_stats || tigris.is_some())?;
+        let mut core = build_core(
+            &board,
+            &firmware,
+            options.memory_stats || tigris.is_some(),
+            options,
+        )?;
+        let mut rom_stack = None;
+        let found = if options.no_rom {
+            None
+        } else {
+            rom::find(&board, options.rom.as_deref())?
+        };
+        let rom = match found {
+            Some(Ok(rom_path)) => {
+                let image = rom::read(&rom_path, &board)?;
+                rom_stack = image.stack_top;
+                for (addr, data) in &image.chunks {
+                    core.write_memory(*addr, data).map_err(|e| {
+                        anyhow::anyhow!(
+                            "{}: loading the ROM at 0x{addr:08x}: {e}",
+                            rom_path.display()
+                        )
+                    })?;
+                }
+                firmware.symbols.extend(image.symbols);
+                firmware.symbols.sort_by(|a, b| {
+                    (a.addr, !a.is_function, &a.name).cmp(&(b.addr, !b.is_function, &b.name))
+                });
+                firmware
+                    .symbols
+                    .dedup_by(|a, b| a.addr == b.addr && a.is_function == b.is_function);
+                Some(Ok(rom_path))
+            }
+            other => other,
+        };
         for s in &firmware.segments {
             let mut image = s.data.clone();
             image.resize(s.mem_size as usize, 0);
-            core.write_memory(s.addr, &image)
-                .map_err(|e| anyhow::anyhow!("{path}: loading segment {} at 0x{:08x}: {e}", s.index, s.addr))?;
+            core.write_memory(s.addr, &image).map_err(|e| {
+                anyhow::anyhow!(
+                    "{path}: loading segment {} at 0x{:08x}: {e}",
+                    s.index,
+                    s.addr
+                )
+            })?;
         }
         let symbols = SymbolMap::new(&firmware.symbols);
-        let entry = Self::find_entry(path, &firmware, &board, entry_symbol)?;
-        core.reset(entry).map_err(|e| anyhow::anyhow!("reset: {e}"))?;
-        let hle = Hle::new(&board, &firmware);
-        core.set_traps(&hle.addresses()).map_err(|e| anyhow::anyhow!("setting up ROM emulation: {e}"))?;
-        if let Some(t) = &tigris {
-            core.set_traps(&t.trap_addresses()).map_err(|e| anyhow::anyhow!("setting up TiGrIS observation: {e}"))?;
+        let mut entry = Self::find_entry(path, &firmware, &board, options.entry.as_deref())?;
+        if let (Some(sp), false) = (rom_stack, board.core.kind.is_cortex_m()) {
+            entry.sp = sp;
         }
-        let file_name = std::path::Path::new(path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-        let sha256 = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        core.reset(entry)
+            .map_err(|e| anyhow::anyhow!("reset: {e}"))?;
+        if let (Some(sp), Some(Ok(rom_path))) = (rom_stack, &rom) {
+            run_rom_init(core.as_mut(), &board, &firmware, sp, rom_path)?;
+            core.reset(entry)
+                .map_err(|e| anyhow::anyhow!("reset: {e}"))?;
+            core.memory_mut().reset_counters();
+        }
+        let rom_loaded = matches!(rom, Some(Ok(_)));
+        let hle = Hle::new(&board, &firmware, rom_loaded);
+        core.set_traps(&hle.addresses())
+            .map_err(|e| anyhow::anyhow!("setting up ROM emulation: {e}"))?;
+        if let Some(t) = &tigris {
+            core.set_traps(&t.trap_addresses())
+                .map_err(|e| anyhow::anyhow!("setting up TiGrIS observation: {e}"))?;
+        }
+        let file_name = std::path::Path::new(path)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let sha256 = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let rtt = Rtt::find(&firmware.symbols);
-        Ok(Machine { board, firmware, symbols, core, entry, hle, tigris, rtt, file_name, sha256 })
+        Ok(Machine {
+            board,
+            firmware,
+            symbols,
+            core,
+            entry,
+            hle,
+            rom,
+            tigris,
+            rtt,
+            file_name,
+            sha256,
+        })
     }
 
     /// Start state: the vector table's initial SP and reset vector, or `--entry SYMBOL`.
@@ -150,9 +251,13 @@ impl Machine<'_> {
             .map(|r| (r.end() & !7) as u32)
             .unwrap_or(0);
         let function = |name: &str| {
-            fw.symbols.iter().find(|s| s.name == name && s.is_function).map(|s| s.addr).with_context(|| {
-                format!("{path}: --entry {name}: no function symbol of that name in the ELF")
-            })
+            fw.symbols
+                .iter()
+                .find(|s| s.name == name && s.is_function)
+                .map(|s| s.addr)
+                .with_context(|| {
+                    format!("{path}: --entry {name}: no function symbol of that name in the ELF")
+                })
         };
         if !board.core.kind.is_cortex_m() {
             // Xtensa: no vector table to read; the start code sets up its own stack, and a1 starts at
@@ -161,14 +266,24 @@ impl Machine<'_> {
                 Some(name) => function(name)?,
                 None => fw.entry,
             };
-            return Ok(Entry { pc, sp: top_of_ram, vector_table: None, return_ends_run: false });
+            return Ok(Entry {
+                pc,
+                sp: top_of_ram,
+                vector_table: None,
+                return_ends_run: false,
+            });
         }
         let table = entry_vector_table(fw, board);
         let sp_from_table = table.and_then(|t| read_word(fw, t));
         if let Some(name) = symbol {
             let pc = function(name)?;
             let sp = sp_from_table.unwrap_or(top_of_ram);
-            return Ok(Entry { pc, sp, vector_table: table, return_ends_run: true });
+            return Ok(Entry {
+                pc,
+                sp,
+                vector_table: table,
+                return_ends_run: true,
+            });
         }
         match (table, sp_from_table, table.and_then(|t| read_word(fw, t + 4))) {
             (Some(_), Some(sp), Some(reset)) if reset & 1 == 1 => {
@@ -184,22 +299,46 @@ impl Machine<'_> {
 
     /// Run to completion or a limit; console output is streamed to `opts.live_console`, and
     /// `monitor` (if any) watches.
-    pub fn run(&mut self, mut opts: RunOptions, mut monitor: Option<&mut dyn RunMonitor>) -> Result<traces::Report> {
+    pub fn run(
+        &mut self,
+        mut opts: RunOptions,
+        mut monitor: Option<&mut dyn RunMonitor>,
+    ) -> Result<traces::Report> {
         let mut profiler = Profiler::new(&self.symbols);
         let mut semihosting = Semihosting::new(opts.allow_host_fs, self.board.core.clock_hz);
         let mut sampler = Sampler::new();
         let started = Instant::now();
         let mut console = Vec::new();
+        let mut warnings = Vec::new();
         let outcome;
         let mut fault = None;
         loop {
             let used_cycles = self.core.cycles();
             let used_insns = self.core.instructions();
-            let budget = Budget {
-                cycles: SLICE_CYCLES.min(sampler.budget(used_cycles)).min(opts.max_cycles.saturating_sub(used_cycles)),
+            let mut budget = Budget {
+                cycles: SLICE_CYCLES
+                    .min(sampler.budget(used_cycles))
+                    .min(opts.max_cycles.saturating_sub(used_cycles)),
                 instructions: opts.max_instructions.saturating_sub(used_insns),
             };
-            let stop = self.core.run(budget, &mut profiler).map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
+            if opts.trace_instructions {
+                budget.instructions = budget.instructions.min(1);
+                self.trace_instruction();
+            }
+            let stop = self
+                .core
+                .run(budget, &mut profiler)
+                .map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
+            for (pc, text) in self.core.take_warnings() {
+                let at = self
+                    .symbols
+                    .describe(pc)
+                    .map(|s| format!(" at 0x{pc:08x} {s}"))
+                    .unwrap_or_default();
+                let note = format!("{text}{at}");
+                eprintln!("warning: {note}");
+                warnings.push(note);
+            }
             let mut out = self.core.take_console();
             if let Some(rtt) = &self.rtt {
                 match rtt.drain(self.core.as_mut()) {
@@ -221,9 +360,15 @@ impl Machine<'_> {
                     match t.on_trap(self.core.as_mut(), pc) {
                         Ok(true) => {
                             flush(&mut opts.live_console, &out, &mut console);
-                            let event = self.tigris.as_ref().filter(|t| t.events_seen() > seen).and_then(|t| t.last_event_kind());
+                            let event = self
+                                .tigris
+                                .as_ref()
+                                .filter(|t| t.events_seen() > seen)
+                                .and_then(|t| t.last_event_kind());
                             if let (Some(m), Some(kind)) = (monitor.as_deref_mut(), event) {
-                                if self.tick(m, &profiler, &sampler, &console, Some(kind)) == Control::Stop {
+                                if self.tick(m, &profiler, &sampler, &console, Some(kind))
+                                    == Control::Stop
+                                {
                                     outcome = self.stopped(&profiler);
                                     break;
                                 }
@@ -247,7 +392,9 @@ impl Machine<'_> {
                             kind: FaultKind::Breakpoint,
                             pc,
                             address: None,
-                            detail: format!("stopped at 0x{pc:08x}, an address no emulated function claims"),
+                            detail: format!(
+                                "stopped at 0x{pc:08x}, an address no emulated function claims"
+                            ),
                         });
                     }
                     Err(e) => fault = Some(bad_pointer(pc, "emulated ROM call", e)),
@@ -311,9 +458,36 @@ impl Machine<'_> {
         }
         let fault_report = fault.map(|f| self.describe_fault(&f, &profiler));
         profiler.finish(self.core.cycles(), self.core.instructions());
-        let mut report = self.report(outcome, fault_report, &profiler, &console, sampler.timeline());
+        let mut report = self.report(
+            outcome,
+            fault_report,
+            &profiler,
+            &console,
+            sampler.timeline(),
+        );
         report.notes = semihosting.notes;
+        report.notes.extend(warnings);
+        report.notes.extend(self.core.run_notes());
         Ok(report)
+    }
+
+    /// One line of `--trace-instructions`: cycle, PC, symbol, instruction and the registers.
+    fn trace_instruction(&self) {
+        let pc = self.core.pc();
+        let regs: Vec<String> = self
+            .core
+            .registers()
+            .iter()
+            .take(16)
+            .map(|(n, v)| format!("{n}={v:x}"))
+            .collect();
+        eprintln!(
+            "insn {:>12} {pc:08x} {:<40} {:<28} {}",
+            self.core.cycles(),
+            self.symbols.describe(pc).unwrap_or_default(),
+            self.core.disassemble(pc).unwrap_or_default(),
+            regs.join(" ")
+        );
     }
 
     /// The outcome of a run a monitor stopped.
@@ -340,13 +514,23 @@ impl Machine<'_> {
         console: &[u8],
         event: Option<&'static str>,
     ) -> Control {
-        let at = Tick { cycles: self.core.cycles(), instructions: self.core.instructions(), tigris_event: event };
+        let at = Tick {
+            cycles: self.core.cycles(),
+            instructions: self.core.instructions(),
+            tigris_event: event,
+        };
         monitor.tick(&at, &mut || {
             let mut so_far = profiler.clone();
             so_far.finish(at.cycles, at.instructions);
             let mut timeline = sampler.timeline();
             timeline.samples.push(self.sample(profiler));
-            self.report(self.limit("running", profiler), None, &so_far, console, timeline)
+            self.report(
+                self.limit("running", profiler),
+                None,
+                &so_far,
+                console,
+                timeline,
+            )
         })
     }
 
@@ -354,7 +538,10 @@ impl Machine<'_> {
     fn sample(&self, profiler: &Profiler) -> traces::Sample {
         let regions = &self.core.memory().regions;
         let counted = |f: fn(&tigris_memmodels::RegionCounters) -> u64| {
-            regions.iter().map(|r| if r.traffic_counted { f(&r.counters) } else { 0 }).collect()
+            regions
+                .iter()
+                .map(|r| if r.traffic_counted { f(&r.counters) } else { 0 })
+                .collect()
         };
         traces::Sample {
             cycle: self.core.cycles(),
@@ -377,7 +564,10 @@ impl Machine<'_> {
 
     /// A call path as `outer;...;inner`.
     fn stack_names(&self, path: &[usize]) -> String {
-        path.iter().map(|&i| self.function_name(i)).collect::<Vec<_>>().join(";")
+        path.iter()
+            .map(|&i| self.function_name(i))
+            .collect::<Vec<_>>()
+            .join(";")
     }
 
     /// Innermost first: the PC, then the call sites on the profiler's shadow stack and, for a frame
@@ -409,6 +599,33 @@ impl Machine<'_> {
         backtrace
     }
 
+    /// When `pc` is in the mask ROM and no ROM is loaded: the ROM function the firmware called (by
+    /// its name in the ELF's absolute symbols, which ROM linker scripts define) and why it is absent.
+    fn rom_missing(&self, pc: u32) -> Option<String> {
+        let in_rom = self
+            .board
+            .regions
+            .iter()
+            .any(|r| r.kind == RegionKind::Rom && r.contains(pc));
+        if !in_rom || matches!(self.rom, Some(Ok(_))) || self.board.rom.is_empty() {
+            return None;
+        }
+        let name = self
+            .firmware
+            .absolute
+            .iter()
+            .find(|s| s.addr == pc)
+            .map(|s| format!("`{}` ", s.name))
+            .unwrap_or_default();
+        let why = match &self.rom {
+            Some(Err(search)) => {
+                format!("the chip's mask ROM was not found: {}", search.describe())
+            }
+            _ => "the run was started with --no-rom".to_string(),
+        };
+        Some(format!("the firmware called the ROM function {name}at 0x{pc:08x}, but the mask ROM is not loaded: {why}"))
+    }
+
     fn describe_fault(&self, f: &Fault, profiler: &Profiler) -> traces::FaultReport {
         let sp = self.core.stack_pointer();
         let near_stack = f.address.is_some_and(|a| a.abs_diff(sp) < 1024);
@@ -417,7 +634,12 @@ impl Machine<'_> {
             k => k.name().to_string(),
         };
         let message = if kind == "stack overflow" {
-            format!("{} (SP = 0x{sp:08x}: the stack ran out of its RAM region)", f.detail)
+            format!(
+                "{} (SP = 0x{sp:08x}: the stack ran out of its RAM region)",
+                f.detail
+            )
+        } else if let Some(why) = self.rom_missing(f.pc) {
+            why
         } else {
             f.detail.clone()
         };
@@ -437,7 +659,12 @@ impl Machine<'_> {
             instruction: self.core.disassemble(f.pc),
             message,
             backtrace,
-            registers: self.core.registers().into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
+            registers: self
+                .core
+                .registers()
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect(),
         }
     }
 
@@ -452,7 +679,8 @@ impl Machine<'_> {
         let cycles = self.core.cycles();
         let instructions = self.core.instructions();
         let memory = self.core.memory();
-        let mut function_memory: Vec<Vec<traces::FunctionMemory>> = vec![Vec::new(); profiler.stats.len()];
+        let mut function_memory: Vec<Vec<traces::FunctionMemory>> =
+            vec![Vec::new(); profiler.stats.len()];
         for (owner, region, c) in memory.owner_counters() {
             let r = &memory.regions[region];
             let counted = |v: u64| r.traffic_counted.then_some(v);
@@ -477,7 +705,11 @@ impl Machine<'_> {
             .enumerate()
             .filter(|(_, s)| s.self_cycles > 0 || s.inclusive_cycles > 0)
             .map(|(i, s)| {
-                let address = if i == profiler.unknown() { 0 } else { self.symbols.get(i).addr };
+                let address = if i == profiler.unknown() {
+                    0
+                } else {
+                    self.symbols.get(i).addr
+                };
                 traces::FunctionProfile {
                     name: self.function_name(i).to_string(),
                     address,
@@ -490,7 +722,11 @@ impl Machine<'_> {
                 }
             })
             .collect();
-        functions.sort_by(|a, b| b.self_cycles.cmp(&a.self_cycles).then(a.address.cmp(&b.address)));
+        functions.sort_by(|a, b| {
+            b.self_cycles
+                .cmp(&a.self_cycles)
+                .then(a.address.cmp(&b.address))
+        });
         let regions: Vec<traces::RegionProfile> = memory
             .regions
             .iter()
@@ -532,13 +768,20 @@ impl Machine<'_> {
         let mut stacks: Vec<traces::StackProfile> = profiler
             .call_paths()
             .into_iter()
-            .map(|(path, cycles, instructions)| traces::StackProfile { stack: self.stack_names(&path), cycles, instructions })
+            .map(|(path, cycles, instructions)| traces::StackProfile {
+                stack: self.stack_names(&path),
+                cycles,
+                instructions,
+            })
             .collect();
         stacks.sort_by(|a, b| a.stack.cmp(&b.stack));
         traces::Report {
             schema: traces::SCHEMA.into(),
             schema_version: traces::SCHEMA_VERSION,
-            tool: traces::Tool { name: "tigris-sim".into(), version: env!("CARGO_PKG_VERSION").into() },
+            tool: traces::Tool {
+                name: "tigris-sim".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
             firmware: traces::Firmware {
                 file: self.file_name.clone(),
                 sha256: self.sha256.clone(),
@@ -554,7 +797,11 @@ impl Machine<'_> {
             totals: traces::Totals {
                 cycles,
                 instructions,
-                cpi: if instructions > 0 { cycles as f64 / instructions as f64 } else { 0.0 },
+                cpi: if instructions > 0 {
+                    cycles as f64 / instructions as f64
+                } else {
+                    0.0
+                },
                 seconds: cycles as f64 / self.board.core.clock_hz as f64,
                 stall_cycles,
             },
@@ -571,19 +818,37 @@ impl Machine<'_> {
     }
 
     /// Run with no observer work at all (for the speed benchmark's reference figure).
-    pub fn run_raw(&mut self, max_instructions: u64, observer: &mut dyn ExecObserver) -> Result<()> {
+    pub fn run_raw(
+        &mut self,
+        max_instructions: u64,
+        observer: &mut dyn ExecObserver,
+    ) -> Result<()> {
         loop {
-            let budget = Budget { cycles: u64::MAX, instructions: max_instructions.saturating_sub(self.core.instructions()) };
-            match self.core.run(budget, observer).map_err(|e| anyhow::anyhow!("{e}"))? {
+            let budget = Budget {
+                cycles: u64::MAX,
+                instructions: max_instructions.saturating_sub(self.core.instructions()),
+            };
+            match self
+                .core
+                .run(budget, observer)
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+            {
                 Stop::Semihosting => {
                     let mut sh = Semihosting::new(false, self.board.core.clock_hz);
-                    if let Effect::Exit(_) = sh.handle(self.core.as_mut()).map_err(|e| anyhow::anyhow!("{e}"))? {
+                    if let Effect::Exit(_) = sh
+                        .handle(self.core.as_mut())
+                        .map_err(|e| anyhow::anyhow!("{e}"))?
+                    {
                         return Ok(());
                     }
                 }
                 Stop::Trap { pc } => {
                     let mut out = Vec::new();
-                    if !self.hle.handle(self.core.as_mut(), pc, &mut out).map_err(|e| anyhow::anyhow!("{e}"))? {
+                    if !self
+                        .hle
+                        .handle(self.core.as_mut(), pc, &mut out)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?
+                    {
                         bail!("stopped at 0x{pc:08x}, an address no emulated function claims");
                     }
                 }
@@ -594,20 +859,88 @@ impl Machine<'_> {
     }
 }
 
+/// Run the ROM functions the chip's boot code calls before it hands over (`Board::rom_init`), so
+/// that the ROM's variables hold what they hold when the firmware starts.
+fn run_rom_init(
+    core: &mut dyn Core,
+    board: &Board,
+    fw: &Firmware,
+    sp: u32,
+    rom: &std::path::Path,
+) -> Result<()> {
+    for call in &board.rom_init {
+        let (name, arg) = match call.split_once('(') {
+            Some((n, rest)) => (n.trim(), Some(rest.trim_end_matches(')').trim())),
+            None => (call.trim(), None),
+        };
+        let args: Vec<u32> = match arg {
+            None | Some("") => Vec::new(),
+            Some("cpu_mhz") => vec![(board.core.clock_hz / 1_000_000) as u32],
+            Some(n) => {
+                let v = match n.strip_prefix("0x") {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                    None => n.parse().ok(),
+                };
+                vec![v.with_context(|| {
+                    format!(
+                        "board `{}`: rom_init `{call}`: the argument is not a number or `cpu_mhz`",
+                        board.name
+                    )
+                })?]
+            }
+        };
+        let addr = fw
+            .symbols
+            .iter()
+            .find(|s| s.name == name && s.is_function)
+            .map(|s| s.addr)
+            .with_context(|| {
+                format!(
+                    "board `{}`: rom_init `{call}`: the ROM {} has no function `{name}`",
+                    board.name,
+                    rom.display()
+                )
+            })?;
+        core.call_function(addr, &args, sp, 10_000_000)
+            .map_err(|e| {
+                anyhow::anyhow!("{}: the ROM's start-up call {call}: {e}", rom.display())
+            })?;
+    }
+    Ok(())
+}
+
 /// A request from the firmware (semihosting, emulated ROM call) that points at unmapped memory.
 fn bad_pointer(pc: u32, what: &str, e: impl std::fmt::Display) -> Fault {
-    Fault { kind: FaultKind::BadRead, pc, address: None, detail: format!("{what} with a bad pointer: {e}") }
+    Fault {
+        kind: FaultKind::BadRead,
+        pc,
+        address: None,
+        detail: format!("{what} with a bad pointer: {e}"),
+    }
 }
 
 /// The core backend for the board's core kind.
-fn build_core<'a>(board: &Board, firmware: &Firmware, memory_stats: bool) -> Result<Box<dyn Core + 'a>> {
+fn build_core<'a>(
+    board: &Board,
+    firmware: &Firmware,
+    memory_stats: bool,
+    options: &LoadOptions,
+) -> Result<Box<dyn Core + 'a>> {
     if !board.core.kind.is_cortex_m() {
-        let core = XtensaBackend::new(board).map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+        let mut core =
+            XtensaBackend::new(board).map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+        core.bus.strict_mmio = options.strict_mmio;
+        core.bus.trace_mmio = options.trace_mmio;
         return Ok(Box::new(core));
     }
-    let code: Vec<(u32, Vec<u8>)> =
-        firmware.segments.iter().filter(|s| s.executable).map(|s| (s.addr, s.data.clone())).collect();
-    let core = CortexM::new(board, &code, memory_stats).map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+    let code: Vec<(u32, Vec<u8>)> = firmware
+        .segments
+        .iter()
+        .filter(|s| s.executable)
+        .map(|s| (s.addr, s.data.clone()))
+        .collect();
+    let core = CortexM::new(board, &code, memory_stats)
+        .map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
     Ok(Box::new(core))
 }
 
@@ -615,8 +948,16 @@ fn build_core<'a>(board: &Board, firmware: &Firmware, memory_stats: bool) -> Res
 /// VTOR, e.g. after the RP2040's boot2), else address 0, VTOR's reset value (ARMv7-M ARM B3.2.5),
 /// whichever first holds a Thumb reset vector in the image (a table found by no name).
 fn entry_vector_table(fw: &Firmware, board: &Board) -> Option<u32> {
-    let has_reset_vector = |t: u32| read_word(fw, t.wrapping_add(4)).is_some_and(|r| r & 1 == 1 && read_word(fw, r & !1).is_some());
-    fw.vector_section.or_else(|| [board.vector_table, Some(0)].into_iter().flatten().find(|&t| has_reset_vector(t)))
+    let has_reset_vector = |t: u32| {
+        read_word(fw, t.wrapping_add(4))
+            .is_some_and(|r| r & 1 == 1 && read_word(fw, r & !1).is_some())
+    };
+    fw.vector_section.or_else(|| {
+        [board.vector_table, Some(0)]
+            .into_iter()
+            .flatten()
+            .find(|&t| has_reset_vector(t))
+    })
 }
 
 fn flush(live: &mut Option<Box<dyn Write + Send>>, bytes: &[u8], keep: &mut Vec<u8>) {

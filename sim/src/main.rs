@@ -10,6 +10,7 @@ mod hle;
 mod live;
 mod machine;
 mod profiler;
+mod rom;
 mod rtt;
 mod semihost;
 mod summary;
@@ -31,7 +32,11 @@ const EXIT_LIMIT: u8 = 124;
 const EXIT_FAULT: u8 = 125;
 
 #[derive(Parser)]
-#[command(name = "tigris-sim", version, about = "Cycle-approximate MCU firmware simulator and profiler")]
+#[command(
+    name = "tigris-sim",
+    version,
+    about = "Cycle-approximate MCU firmware simulator and profiler"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -121,6 +126,24 @@ struct RunArgs {
     /// Cortex-M: Unicorn then takes its slow path for every load and store.
     #[arg(long)]
     memory_stats: bool,
+    /// The chip's mask-ROM ELF (Espressif chips), instead of searching for it (TIGRIS_SIM_ROM_DIR,
+    /// the ESP-IDF tools folder, the `espflash` crate in the cargo registry).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_rom")]
+    rom: Option<String>,
+    /// Run without the chip's mask ROM: `ets_printf` is emulated, other calls into the ROM fault.
+    #[arg(long)]
+    no_rom: bool,
+    /// Stop the run when the firmware polls a peripheral register without progress (otherwise a
+    /// warning names the register and the code polling it).
+    #[arg(long)]
+    strict_mmio: bool,
+    /// Print every peripheral register access (cycle, address, register, value) on stderr.
+    #[arg(long)]
+    trace_mmio: bool,
+    /// Run one instruction at a time and print each (cycle, PC, symbol, instruction, registers) on
+    /// stderr. Slow: for short runs and bring-up.
+    #[arg(long)]
+    trace_instructions: bool,
     /// Do not stream the firmware's console output while it runs.
     #[arg(long)]
     quiet: bool,
@@ -162,16 +185,33 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Boards { action: Some(BoardsAction::Show { name, set }) } => {
+        Command::Boards {
+            action: Some(BoardsAction::Show { name, set }),
+        } => {
             let b = tigris_targets::load_with(&name, &set)?;
             print!("{}", summary::board_details(&b));
+            match rom::find(&b, None)? {
+                Some(Ok(path)) => println!("mask ROM: {}", path.display()),
+                Some(Err(search)) => println!("mask ROM: not found; {}", search.describe()),
+                None => {}
+            }
+            if !b.peripherals.is_empty() {
+                let names: Vec<&str> = b.peripherals.iter().map(|p| p.name.as_str()).collect();
+                println!("peripherals modelled: {}", names.join(", "));
+            }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { memory: true, repeat, .. } => {
+        Command::Bench {
+            memory: true,
+            repeat,
+            ..
+        } => {
             bench_memory::run(repeat)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { elf, board, repeat, .. } => {
+        Command::Bench {
+            elf, board, repeat, ..
+        } => {
             bench::run(elf.as_deref(), &board, repeat)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -207,13 +247,21 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if args.tui && !tui {
         eprintln!("note: --tui needs a terminal on stdout; printing the report instead");
     }
-    let report = if tui { run_with_tui(&args, board)? } else { run_plain(&args, board)? };
+    let report = if tui {
+        run_with_tui(&args, board)?
+    } else {
+        run_plain(&args, board)?
+    };
     if let Some(path) = &args.report {
-        std::fs::write(path, report.to_json()).map_err(|e| anyhow::anyhow!("cannot write report {path}: {e}"))?;
+        std::fs::write(path, report.to_json())
+            .map_err(|e| anyhow::anyhow!("cannot write report {path}: {e}"))?;
     }
     args.outputs.write(&report)?;
     // A closed pipe (e.g. `| head`) is not an error worth a panic.
-    let _ = std::io::Write::write_all(&mut std::io::stdout(), summary::text(&report, args.top).as_bytes());
+    let _ = std::io::Write::write_all(
+        &mut std::io::stdout(),
+        summary::text(&report, args.top).as_bytes(),
+    );
     Ok(match &report.outcome {
         tigris_traces::Outcome::Exited { code } => ExitCode::from((*code & 0xFF) as u8),
         tigris_traces::Outcome::Limit { .. } => ExitCode::from(EXIT_LIMIT),
@@ -221,24 +269,48 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     })
 }
 
-fn run_options(args: &RunArgs, live_console: Option<Box<dyn std::io::Write + Send>>) -> machine::RunOptions {
+fn load_options(args: &RunArgs) -> machine::LoadOptions {
+    machine::LoadOptions {
+        entry: args.entry.clone(),
+        memory_stats: args.memory_stats,
+        rom: args.rom.clone(),
+        no_rom: args.no_rom,
+        strict_mmio: args.strict_mmio,
+        trace_mmio: args.trace_mmio,
+    }
+}
+
+fn run_options(
+    args: &RunArgs,
+    live_console: Option<Box<dyn std::io::Write + Send>>,
+) -> machine::RunOptions {
     machine::RunOptions {
         max_cycles: args.max_cycles,
         max_instructions: args.max_instructions,
         timeout: args.timeout.map(Duration::from_secs_f64),
         allow_host_fs: args.allow_host_fs,
         live_console,
+        trace_instructions: args.trace_instructions,
     }
 }
 
 /// Console output streamed to stdout, progress on stderr when it is a terminal.
 fn run_plain(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
     let clock_hz = board.core.clock_hz;
-    let mut machine = machine::Machine::load(&args.elf, board, args.entry.as_deref(), args.memory_stats)?;
+    let mut machine = machine::Machine::load(&args.elf, board, &load_options(args))?;
     let line = live::ProgressLine::default();
-    let console: Option<Box<dyn std::io::Write + Send>> = if args.quiet { None } else { Some(Box::new(live::ConsoleOut(line.clone()))) };
-    let mut progress = std::io::stderr().is_terminal().then(|| live::ProgressMonitor::new(line, clock_hz));
-    let report = machine.run(run_options(args, console), progress.as_mut().map(|p| p as &mut dyn machine::RunMonitor))?;
+    let console: Option<Box<dyn std::io::Write + Send>> = if args.quiet {
+        None
+    } else {
+        Some(Box::new(live::ConsoleOut(line.clone())))
+    };
+    let mut progress = std::io::stderr()
+        .is_terminal()
+        .then(|| live::ProgressMonitor::new(line, clock_hz));
+    let report = machine.run(
+        run_options(args, console),
+        progress.as_mut().map(|p| p as &mut dyn machine::RunMonitor),
+    )?;
     if let Some(path) = &args.core_dump {
         coredump::CoreDump::capture(machine.core.as_ref(), &machine.board)?.write(path)?;
     }
@@ -249,10 +321,10 @@ fn run_plain(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
 fn run_with_tui(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
     let (update_tx, update_rx) = std::sync::mpsc::channel();
     let (command_tx, command_rx) = std::sync::mpsc::channel();
-    let (elf, entry, memory_stats, paused) = (args.elf.clone(), args.entry.clone(), args.memory_stats, args.paused);
+    let (elf, load, paused) = (args.elf.clone(), load_options(args), args.paused);
     let options = run_options(args, None);
     let simulation = std::thread::spawn(move || {
-        let result = machine::Machine::load(&elf, board, entry.as_deref(), memory_stats).and_then(|mut m| {
+        let result = machine::Machine::load(&elf, board, &load).and_then(|mut m| {
             let mut monitor = live::TuiMonitor::new(update_tx.clone(), command_rx, paused);
             m.run(options, Some(&mut monitor))
         });
@@ -265,7 +337,9 @@ fn run_with_tui(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> 
     let shown = tigris_tui::live(update_rx, command_tx.clone());
     // Whatever the view did, the simulation must end before the report is used.
     let _ = command_tx.send(tigris_tui::Command::Quit);
-    let report = simulation.join().map_err(|_| anyhow::anyhow!("the simulation thread panicked"))??;
+    let report = simulation
+        .join()
+        .map_err(|_| anyhow::anyhow!("the simulation thread panicked"))??;
     shown.context("terminal view")?;
     Ok(report)
 }

@@ -31,7 +31,11 @@ struct CallPaths {
 impl CallPaths {
     fn new(unknown: usize) -> Self {
         CallPaths {
-            nodes: vec![PathNode { parent: 0, function: unknown, depth: 0 }],
+            nodes: vec![PathNode {
+                parent: 0,
+                function: unknown,
+                depth: 0,
+            }],
             index: HashMap::new(),
             cycles: vec![0],
             instructions: vec![0],
@@ -46,7 +50,11 @@ impl CallPaths {
         }
         let next = self.nodes.len() as u32;
         *self.index.entry((parent, function)).or_insert_with(|| {
-            self.nodes.push(PathNode { parent, function, depth });
+            self.nodes.push(PathNode {
+                parent,
+                function,
+                depth,
+            });
             self.cycles.push(0);
             self.instructions.push(0);
             next
@@ -128,12 +136,26 @@ impl<'s> Profiler<'s> {
         self.symbols.lookup(pc).unwrap_or(self.unknown())
     }
 
-    fn push(&mut self, function: usize, return_to: u32, exception: bool, cycles: u64, instructions: u64) {
+    fn push(
+        &mut self,
+        function: usize,
+        return_to: u32,
+        exception: bool,
+        cycles: u64,
+        instructions: u64,
+    ) {
         self.stats[function].calls += 1;
         self.open[function] += 1;
         let caller = self.stack.last().map(|f| f.path).unwrap_or(0);
         let path = self.paths.child(caller, function);
-        self.stack.push(Frame { function, return_to, exception, entry_cycles: cycles, entry_instructions: instructions, path });
+        self.stack.push(Frame {
+            function,
+            return_to,
+            exception,
+            entry_cycles: cycles,
+            entry_instructions: instructions,
+            path,
+        });
     }
 
     fn close(&mut self, frame: Frame, cycles: u64, instructions: u64) {
@@ -161,8 +183,15 @@ impl<'s> Profiler<'s> {
 
     /// Charge what ran since the last block to the function (and call path) running then.
     fn charge(&mut self, cycles: u64, instructions: u64) {
-        let (top, path) = self.stack.last().map(|f| (f.function, f.path)).unwrap_or((self.unknown(), 0));
-        let (dc, di) = (cycles - self.last_cycles, instructions - self.last_instructions);
+        let (top, path) = self
+            .stack
+            .last()
+            .map(|f| (f.function, f.path))
+            .unwrap_or((self.unknown(), 0));
+        let (dc, di) = (
+            cycles - self.last_cycles,
+            instructions - self.last_instructions,
+        );
         self.stats[top].self_cycles += dc;
         self.stats[top].self_instructions += di;
         self.paths.cycles[path as usize] += dc;
@@ -182,13 +211,20 @@ impl<'s> Profiler<'s> {
     pub fn call_paths(&self) -> Vec<(Vec<usize>, u64, u64)> {
         (0..self.paths.nodes.len())
             .filter(|&p| self.paths.cycles[p] > 0 || self.paths.instructions[p] > 0)
-            .map(|p| (self.paths.functions(p as u32), self.paths.cycles[p], self.paths.instructions[p]))
+            .map(|p| {
+                (
+                    self.paths.functions(p as u32),
+                    self.paths.cycles[p],
+                    self.paths.instructions[p],
+                )
+            })
             .collect()
     }
 
     /// Functions on the shadow stack now, outermost first (cut as call paths are).
     pub fn current_path(&self) -> Vec<usize> {
-        self.paths.functions(self.stack.last().map(|f| f.path).unwrap_or(0))
+        self.paths
+            .functions(self.stack.last().map(|f| f.path).unwrap_or(0))
     }
 
     /// Innermost first: (function index, return address of the frame, whether an exception entered
@@ -210,7 +246,11 @@ impl<'s> Profiler<'s> {
 
 impl ExecObserver for Profiler<'_> {
     fn block(&mut self, pc: u32, flow: Flow, cycles: u64, instructions: u64) {
-        let top = self.stack.last().map(|f| f.function).unwrap_or(self.unknown());
+        let top = self
+            .stack
+            .last()
+            .map(|f| f.function)
+            .unwrap_or(self.unknown());
         self.charge(cycles, instructions);
         match flow {
             Flow::Jump => {
@@ -235,7 +275,11 @@ impl ExecObserver for Profiler<'_> {
             Flow::Return => {
                 // Unwind to the frame this return address belongs to (skipping frames left by tail
                 // calls or longjmp); a return that matches nothing is treated as a jump.
-                match self.stack.iter().rposition(|f| f.return_to == pc && !f.exception) {
+                match self
+                    .stack
+                    .iter()
+                    .rposition(|f| f.return_to == pc && !f.exception)
+                {
                     Some(i) => self.pop_to(i, cycles, instructions),
                     None => return self.block(pc, Flow::Jump, cycles, instructions),
                 }
@@ -277,7 +321,10 @@ impl ExecObserver for Profiler<'_> {
     }
 
     fn memory_owner(&self) -> usize {
-        self.stack.last().map(|f| f.function).unwrap_or(self.unknown())
+        self.stack
+            .last()
+            .map(|f| f.function)
+            .unwrap_or(self.unknown())
     }
 }
 
@@ -287,8 +334,18 @@ mod tests {
     use crate::elf::Symbol;
 
     fn symbols() -> SymbolMap {
-        let f = |name: &str, addr: u32| Symbol { name: name.into(), addr, size: 0x100, is_function: true };
-        SymbolMap::new(&[f("main", 0x1000), f("a", 0x2000), f("b", 0x3000), f("isr", 0x4000)])
+        let f = |name: &str, addr: u32| Symbol {
+            name: name.into(),
+            addr,
+            size: 0x100,
+            is_function: true,
+        };
+        SymbolMap::new(&[
+            f("main", 0x1000),
+            f("a", 0x2000),
+            f("b", 0x3000),
+            f("isr", 0x4000),
+        ])
     }
 
     #[test]
@@ -305,11 +362,27 @@ mod tests {
         p.finish(100, 40);
         let s = |i: usize| p.stats[i];
         assert_eq!((s(0).self_cycles, s(0).inclusive_cycles), (10 + 30, 100));
-        assert_eq!((s(1).self_cycles, s(1).inclusive_cycles, s(1).calls), (20, 20, 1));
-        assert_eq!((s(2).self_cycles, s(2).inclusive_cycles), (10 + 10, 40), "b runs 30..70, 20 of it in the ISR");
+        assert_eq!(
+            (s(1).self_cycles, s(1).inclusive_cycles, s(1).calls),
+            (20, 20, 1)
+        );
+        assert_eq!(
+            (s(2).self_cycles, s(2).inclusive_cycles),
+            (10 + 10, 40),
+            "b runs 30..70, 20 of it in the ISR"
+        );
         assert_eq!((s(3).self_cycles, s(3).inclusive_cycles), (20, 20));
-        let paths: Vec<(Vec<usize>, u64)> = p.call_paths().into_iter().map(|(f, c, _)| (f, c)).collect();
-        assert_eq!(paths, [(vec![0], 40), (vec![0, 1], 20), (vec![0, 2], 20), (vec![0, 2, 3], 20)]);
+        let paths: Vec<(Vec<usize>, u64)> =
+            p.call_paths().into_iter().map(|(f, c, _)| (f, c)).collect();
+        assert_eq!(
+            paths,
+            [
+                (vec![0], 40),
+                (vec![0, 1], 20),
+                (vec![0, 2], 20),
+                (vec![0, 2, 3], 20)
+            ]
+        );
     }
 
     /// Reliability review D1: a storm of tail-chained exceptions (each handler followed at once by
@@ -342,7 +415,12 @@ mod tests {
         p.block(0x1000, Flow::Jump, 0, 0);
         let depth = MAX_PATH_DEPTH as u64 + 20;
         for i in 0..depth {
-            p.block(0x2000, Flow::Call { return_to: 0x2010 }, 10 * (i + 1), i + 1);
+            p.block(
+                0x2000,
+                Flow::Call { return_to: 0x2010 },
+                10 * (i + 1),
+                i + 1,
+            );
         }
         assert_eq!(p.current_path().len(), MAX_PATH_DEPTH);
         p.finish(10 * (depth + 1), depth + 1);
@@ -351,7 +429,11 @@ mod tests {
         let deepest = paths.last().unwrap();
         assert_eq!(deepest.0.len(), MAX_PATH_DEPTH);
         // main is depth 1, so call 46 opens the deepest path; it and the 21 calls below it charge it.
-        assert_eq!(deepest.1, 10 * 22, "the frames below the limit charge the deepest path");
+        assert_eq!(
+            deepest.1,
+            10 * 22,
+            "the frames below the limit charge the deepest path"
+        );
         assert_eq!(paths.iter().map(|p| p.1).sum::<u64>(), 10 * (depth + 1));
     }
 

@@ -22,7 +22,10 @@ fn word(core: &dyn Core, addr: u32) -> Result<u32, CoreError> {
 impl Rtt {
     /// The control block of a firmware that has one.
     pub fn find(symbols: &[crate::elf::Symbol]) -> Option<Rtt> {
-        symbols.iter().find(|s| s.name == "_SEGGER_RTT" && !s.is_function).map(|s| Rtt { block: s.addr })
+        symbols
+            .iter()
+            .find(|s| s.name == "_SEGGER_RTT" && !s.is_function)
+            .map(|s| Rtt { block: s.addr })
     }
 
     /// Take what the firmware wrote to up buffer 0 since the last call, and mark it read. Nothing
@@ -37,7 +40,12 @@ impl Rtt {
             return Ok(Vec::new());
         }
         let desc = self.block + 24;
-        let (buffer, size, wr, rd) = (word(core, desc + 4)?, word(core, desc + 8)?, word(core, desc + 12)?, word(core, desc + 16)?);
+        let (buffer, size, wr, rd) = (
+            word(core, desc + 4)?,
+            word(core, desc + 8)?,
+            word(core, desc + 12)?,
+            word(core, desc + 16)?,
+        );
         let mut out = Vec::new();
         if size == 0 || wr >= size || rd >= size || wr == rd {
             return Ok(out);

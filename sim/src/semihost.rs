@@ -104,7 +104,11 @@ fn bytes(core: &dyn Core, addr: u32, len: u32) -> Result<Vec<u8>, CoreError> {
 }
 
 /// The NUL-terminated string at `addr`, at most `max_len` bytes.
-pub(crate) fn c_string(core: &dyn Core, mut addr: u32, max_len: usize) -> Result<Vec<u8>, CoreError> {
+pub(crate) fn c_string(
+    core: &dyn Core,
+    mut addr: u32,
+    max_len: usize,
+) -> Result<Vec<u8>, CoreError> {
     let mut out = Vec::new();
     loop {
         let mut b = [0u8; 1];
@@ -119,7 +123,14 @@ pub(crate) fn c_string(core: &dyn Core, mut addr: u32, max_len: usize) -> Result
 
 impl Semihosting {
     pub fn new(allow_host_fs: bool, clock_hz: u64) -> Self {
-        Semihosting { allow_host_fs, clock_hz, files: Vec::new(), errno: 0, output: Vec::new(), notes: Vec::new() }
+        Semihosting {
+            allow_host_fs,
+            clock_hz,
+            files: Vec::new(),
+            errno: 0,
+            output: Vec::new(),
+            notes: Vec::new(),
+        }
     }
 
     fn note(&mut self, text: String) {
@@ -129,7 +140,9 @@ impl Semihosting {
     }
 
     fn file(&mut self, handle: u32) -> Option<&mut File> {
-        self.files.get_mut(handle.checked_sub(FIRST_FILE_HANDLE)? as usize)?.as_mut()
+        self.files
+            .get_mut(handle.checked_sub(FIRST_FILE_HANDLE)? as usize)?
+            .as_mut()
     }
 
     fn refuse(&mut self, what: &str) -> u32 {
@@ -183,7 +196,9 @@ impl Semihosting {
             return Err(EPERM);
         }
         let mut o = std::fs::OpenOptions::new();
-        o.read(mode.read).write(mode.write && !mode.append).append(mode.append);
+        o.read(mode.read)
+            .write(mode.write && !mode.append)
+            .append(mode.append);
         if mode.exclusive {
             o.create_new(true);
         } else {
@@ -283,7 +298,9 @@ impl Semihosting {
     fn handle_arm(&mut self, core: &mut dyn Core) -> Result<Effect, CoreError> {
         let op = core.register(0);
         let arg = core.register(1);
-        let args = |n: u32| -> Result<Vec<u32>, CoreError> { (0..n).map(|i| word(&*core, arg + 4 * i)).collect() };
+        let args = |n: u32| -> Result<Vec<u32>, CoreError> {
+            (0..n).map(|i| word(&*core, arg + 4 * i)).collect()
+        };
         let result = match op {
             SYS_WRITEC => {
                 self.output.extend(bytes(core, arg, 1)?);
@@ -361,7 +378,9 @@ impl Semihosting {
             }
             SYS_REMOVE | SYS_RENAME | SYS_SYSTEM => {
                 if self.allow_host_fs && op != SYS_SYSTEM {
-                    self.note(format!("semihosting operation 0x{op:02x} is not implemented"));
+                    self.note(format!(
+                        "semihosting operation 0x{op:02x} is not implemented"
+                    ));
                     u32::MAX
                 } else {
                     self.refuse(&format!("operation 0x{op:02x}"))
@@ -373,7 +392,10 @@ impl Semihosting {
             SYS_TIME => (core.cycles() / self.clock_hz) as u32,
             SYS_ELAPSED => {
                 let c = core.cycles();
-                core.write_memory(arg, &[(c as u32).to_le_bytes(), ((c >> 32) as u32).to_le_bytes()].concat())?;
+                core.write_memory(
+                    arg,
+                    &[(c as u32).to_le_bytes(), ((c >> 32) as u32).to_le_bytes()].concat(),
+                )?;
                 0
             }
             SYS_TICKFREQ => self.clock_hz as u32,
@@ -393,14 +415,24 @@ impl Semihosting {
             }
             SYS_EXIT => {
                 // AArch32: the argument is the reason code itself.
-                return Ok(Effect::Exit(if arg == ADP_APPLICATION_EXIT { 0 } else { 1 }));
+                return Ok(Effect::Exit(if arg == ADP_APPLICATION_EXIT {
+                    0
+                } else {
+                    1
+                }));
             }
             SYS_EXIT_EXTENDED => {
                 let a = args(2)?;
-                return Ok(Effect::Exit(if a[0] == ADP_APPLICATION_EXIT { a[1] as i32 } else { 1 }));
+                return Ok(Effect::Exit(if a[0] == ADP_APPLICATION_EXIT {
+                    a[1] as i32
+                } else {
+                    1
+                }));
             }
             other => {
-                self.note(format!("unknown semihosting operation 0x{other:02x} answered with -1"));
+                self.note(format!(
+                    "unknown semihosting operation 0x{other:02x} answered with -1"
+                ));
                 u32::MAX
             }
         };

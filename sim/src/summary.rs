@@ -32,12 +32,31 @@ fn duration(seconds: f64) -> String {
 pub fn text(r: &Report, top: usize) -> String {
     let mut o = String::new();
     let t = &r.totals;
-    let _ = writeln!(o, "\n== tigris-sim: {} on {} ({} @ {} MHz)", r.firmware.file, r.board.name, r.board.core, r.board.clock_hz as f64 / 1e6);
+    let _ = writeln!(
+        o,
+        "\n== tigris-sim: {} on {} ({} @ {} MHz)",
+        r.firmware.file,
+        r.board.name,
+        r.board.core,
+        r.board.clock_hz as f64 / 1e6
+    );
     let end = match &r.outcome {
         Outcome::Exited { code } => format!("exited with code {code}"),
-        Outcome::Limit { limit, pc, location, .. } => {
-            let by = if limit == "stopped" { "from the live view".to_string() } else { format!("by the {} limit", limit.replace('_', "-")) };
-            format!("stopped {by} at 0x{pc:08x} {}", location.as_deref().unwrap_or("(no symbol)"))
+        Outcome::Limit {
+            limit,
+            pc,
+            location,
+            ..
+        } => {
+            let by = if limit == "stopped" {
+                "from the live view".to_string()
+            } else {
+                format!("by the {} limit", limit.replace('_', "-"))
+            };
+            format!(
+                "stopped {by} at 0x{pc:08x} {}",
+                location.as_deref().unwrap_or("(no symbol)")
+            )
         }
         Outcome::Fault => "FAULT".to_string(),
     };
@@ -51,15 +70,28 @@ pub fn text(r: &Report, top: usize) -> String {
         t.cpi,
         thousands(t.stall_cycles)
     );
-    if let Outcome::Limit { backtrace, limit, .. } = &r.outcome {
-        let why = if limit == "stopped" { "" } else { " (the firmware may be in a runaway loop)" };
+    if let Outcome::Limit {
+        backtrace, limit, ..
+    } = &r.outcome
+    {
+        let why = if limit == "stopped" {
+            ""
+        } else {
+            " (the firmware may be in a runaway loop)"
+        };
         let _ = writeln!(o, "  backtrace{why}:");
         for line in backtrace {
             let _ = writeln!(o, "    {line}");
         }
     }
     if let Some(f) = &r.fault {
-        let _ = writeln!(o, "\nfault: {} at 0x{:08x} {}", f.kind, f.pc, f.location.as_deref().unwrap_or("(no symbol)"));
+        let _ = writeln!(
+            o,
+            "\nfault: {} at 0x{:08x} {}",
+            f.kind,
+            f.pc,
+            f.location.as_deref().unwrap_or("(no symbol)")
+        );
         if let Some(i) = &f.instruction {
             let _ = writeln!(o, "  instruction: {i}");
         }
@@ -71,7 +103,11 @@ pub fn text(r: &Report, top: usize) -> String {
         for line in &f.backtrace {
             let _ = writeln!(o, "    {line}");
         }
-        let regs: Vec<String> = f.registers.iter().map(|(n, v)| format!("{n}=0x{v:08x}")).collect();
+        let regs: Vec<String> = f
+            .registers
+            .iter()
+            .map(|(n, v)| format!("{n}=0x{v:08x}"))
+            .collect();
         for chunk in regs.chunks(6) {
             let _ = writeln!(o, "  {}", chunk.join(" "));
         }
@@ -84,9 +120,16 @@ pub fn text(r: &Report, top: usize) -> String {
         .collect();
     let _ = writeln!(o, "\nmemory regions:");
     if busy.is_empty() {
-        let _ = writeln!(o, "  no access cost anything (all code and data in zero-wait-state memory)");
+        let _ = writeln!(
+            o,
+            "  no access cost anything (all code and data in zero-wait-state memory)"
+        );
     } else {
-        let _ = writeln!(o, "  {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}", "region", "reads", "writes", "bytes read", "bytes written", "stall cycles");
+        let _ = writeln!(
+            o,
+            "  {:<12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            "region", "reads", "writes", "bytes read", "bytes written", "stall cycles"
+        );
     }
     for g in busy {
         let _ = writeln!(
@@ -100,13 +143,23 @@ pub fn text(r: &Report, top: usize) -> String {
             thousands(g.stall_cycles)
         );
     }
-    if r.regions.iter().any(|g| g.reads.is_none() && g.kind != "mmio") {
-        let _ = writeln!(o, "  (traffic to memory that costs nothing is not counted: --memory-stats counts it)");
+    if r.regions
+        .iter()
+        .any(|g| g.reads.is_none() && g.kind != "mmio")
+    {
+        let _ = writeln!(
+            o,
+            "  (traffic to memory that costs nothing is not counted: --memory-stats counts it)"
+        );
     }
     let used: Vec<_> = r.caches.iter().filter(|c| c.hits + c.misses > 0).collect();
     if !used.is_empty() {
         let _ = writeln!(o, "\ncaches:");
-        let _ = writeln!(o, "  {:<12} {:>12} {:>12} {:>8} {:>12} {:>12}", "cache", "hits", "misses", "miss%", "write-backs", "stall cycles");
+        let _ = writeln!(
+            o,
+            "  {:<12} {:>12} {:>12} {:>8} {:>12} {:>12}",
+            "cache", "hits", "misses", "miss%", "write-backs", "stall cycles"
+        );
     }
     for c in used {
         let _ = writeln!(
@@ -127,7 +180,11 @@ pub fn text(r: &Report, top: usize) -> String {
         "self%", "self cycles", "incl. cycles", "mem. stalls", "calls"
     );
     for f in r.functions.iter().take(top) {
-        let share = if t.cycles > 0 { 100.0 * f.self_cycles as f64 / t.cycles as f64 } else { 0.0 };
+        let share = if t.cycles > 0 {
+            100.0 * f.self_cycles as f64 / t.cycles as f64
+        } else {
+            0.0
+        };
         let stalls: u64 = f.memory.iter().map(|m| m.stall_cycles).sum();
         let _ = writeln!(
             o,
@@ -184,7 +241,11 @@ fn tigris_row(o: &mut String, label: &str, f: &TigrisFigures, tiles: &str, run_c
 
 /// The per-stage and per-tile table of a TiGrIS run.
 fn tigris_table(o: &mut String, t: &TigrisProfile, run_cycles: u64) {
-    let _ = write!(o, "\nTiGrIS: {} inference(s), {} trace events", t.runs, t.events);
+    let _ = write!(
+        o,
+        "\nTiGrIS: {} inference(s), {} trace events",
+        t.runs, t.events
+    );
     if let Some(p) = &t.plan {
         let _ = write!(o, "; plan at 0x{:08x} ({} bytes", p.address, p.bytes);
         if let Some(v) = p.schema {
@@ -217,12 +278,20 @@ fn tigris_table(o: &mut String, t: &TigrisProfile, run_cycles: u64) {
     }
     for s in &t.stages {
         let label = format!("{} {}", s.stage, s.path);
-        let tiles = if s.tiles.is_empty() { String::new() } else { s.tiles.len().to_string() };
+        let tiles = if s.tiles.is_empty() {
+            String::new()
+        } else {
+            s.tiles.len().to_string()
+        };
         tigris_row(o, &label, &s.figures, &tiles, run_cycles);
         if let Some(p) = &s.predicted {
             let _ = write!(o, "    plan: {}", p.execution);
             if p.execution != "untiled" {
-                let _ = write!(o, ", {} tiles of {} rows, halo {}, receptive field {}", p.tiles, p.tile_height, p.halo, p.receptive_field);
+                let _ = write!(
+                    o,
+                    ", {} tiles of {} rows, halo {}, receptive field {}",
+                    p.tiles, p.tile_height, p.halo, p.receptive_field
+                );
             }
             let _ = write!(o, ", peak {}", bytes(p.peak_bytes));
             if p.overhead_bytes > 0 {
@@ -258,7 +327,13 @@ fn megabytes_per_second(bytes: u32, cycles: u32, clock_hz: u64) -> f64 {
 pub fn board_details(b: &Board) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} ({})\n  {}", b.name, b.origin, b.summary);
-    let _ = writeln!(o, "core: {}  clock {} Hz  fpu {}", b.core.kind.name(), b.core.clock_hz, b.core.fpu);
+    let _ = writeln!(
+        o,
+        "core: {}  clock {} Hz  fpu {}",
+        b.core.kind.name(),
+        b.core.clock_hz,
+        b.core.fpu
+    );
     if let Some(v) = b.vector_table {
         let _ = writeln!(o, "vector table: 0x{v:08x}");
     }
@@ -320,15 +395,26 @@ pub fn board_details(b: &Board) -> String {
             }
         }
         o.push('\n');
-        let _ = write!(o, "      4-byte access {} read", m.transfer_cycles(4, false));
+        let _ = write!(
+            o,
+            "      4-byte access {} read",
+            m.transfer_cycles(4, false)
+        );
         if r.access.write {
             let _ = write!(o, " / {} write", m.transfer_cycles(4, true));
         }
         if let Some(c) = r.dcache.or(r.icache) {
             let line = b.caches[c].line_bytes;
             let fill = m.transfer_cycles(line, false);
-            let _ = write!(o, "; {line}-byte line fill {fill}: streaming read {:.1} MB/s", megabytes_per_second(line, fill, b.core.clock_hz));
-            if r.access.write && r.dcache.is_some_and(|d| b.caches[d].write_policy == WritePolicy::WriteBack) {
+            let _ = write!(
+                o,
+                "; {line}-byte line fill {fill}: streaming read {:.1} MB/s",
+                megabytes_per_second(line, fill, b.core.clock_hz)
+            );
+            if r.access.write
+                && r.dcache
+                    .is_some_and(|d| b.caches[d].write_policy == WritePolicy::WriteBack)
+            {
                 let back = m.transfer_cycles(line, true);
                 let _ = write!(
                     o,

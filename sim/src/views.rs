@@ -6,7 +6,8 @@ use tigris_traces::Report;
 
 /// A recorded report, or an error naming the file.
 pub fn load_report(path: &str) -> Result<Report> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read report {path}"))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read report {path}"))?;
     Report::from_json(&text).map_err(|e| anyhow!("{path}: {e}"))
 }
 
@@ -41,7 +42,11 @@ impl ViewOutputs {
             written.extend(files.iter().map(|f| f.display().to_string()));
         }
         if let Some(path) = &self.perfetto {
-            write(path, tigris_traces::perfetto::trace_json(report), &mut written)?;
+            write(
+                path,
+                tigris_traces::perfetto::trace_json(report),
+                &mut written,
+            )?;
         }
         if let Some(path) = &self.folded {
             write(path, tigris_traces::folded::folded(report), &mut written)?;

@@ -29,7 +29,8 @@ struct CoreDump {
 impl CoreDump {
     fn load(path: &std::path::Path) -> CoreDump {
         let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        rmp_serde::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: not a probe-rs core dump: {e}", path.display()))
+        rmp_serde::from_slice(&bytes)
+            .unwrap_or_else(|e| panic!("{}: not a probe-rs core dump: {e}", path.display()))
     }
 
     fn register(&self, id: u16) -> u32 {
@@ -41,28 +42,53 @@ impl CoreDump {
 
     /// The byte at `addr`, if the dump saved it.
     fn byte(&self, addr: u64) -> Option<u8> {
-        self.data.iter().find(|(r, _)| r.contains(&addr)).map(|(r, d)| d[(addr - r.start) as usize])
+        self.data
+            .iter()
+            .find(|(r, _)| r.contains(&addr))
+            .map(|(r, d)| d[(addr - r.start) as usize])
     }
 }
 
-const NAMES: [&str; 17] =
-    ["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "sp", "lr", "pc", "xpsr"];
+const NAMES: [&str; 17] = [
+    "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "sp", "lr",
+    "pc", "xpsr",
+];
 
 /// Run `elf` on `board` to its breakpoint and compare with probe-rs's dump. Registers in
 /// `differ` legitimately differ, each with its reason.
 fn compare_with_silicon(elf: &str, board: &str, differ: &[(u16, &str)]) {
     let dir = root().join("../shared/fixtures/cortex-m");
-    let (fw, chip) = (dir.join(format!("{elf}.elf")), dir.join(format!("{elf}.coredump")));
+    let (fw, chip) = (
+        dir.join(format!("{elf}.elf")),
+        dir.join(format!("{elf}.coredump")),
+    );
     if !fw.exists() || !chip.exists() {
         eprintln!("skipped: fixture absent: {}", fw.display());
         return;
     }
-    let ours = std::env::temp_dir().join(format!("tigris-coredump-{}-{elf}.coredump", std::process::id()));
+    let ours = std::env::temp_dir().join(format!(
+        "tigris-coredump-{}-{elf}.coredump",
+        std::process::id()
+    ));
     // The firmware reaches its breakpoint within a few million cycles on the chip.
     let (fw_s, ours_s) = (fw.to_string_lossy(), ours.to_string_lossy());
-    let out = sim(&["run", "--quiet", "--board", board, &fw_s, "--max-cycles", "200000000", "--core-dump", &ours_s]);
+    let out = sim(&[
+        "run",
+        "--quiet",
+        "--board",
+        board,
+        &fw_s,
+        "--max-cycles",
+        "200000000",
+        "--core-dump",
+        &ours_s,
+    ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("fault: breakpoint"), "{elf}: did not stop at its bkpt:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.contains("fault: breakpoint"),
+        "{elf}: did not stop at its bkpt:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (sim_dump, chip_dump) = (CoreDump::load(&ours), CoreDump::load(&chip));
     let _ = std::fs::remove_file(&ours);
     let mut mismatches = Vec::new();
@@ -74,17 +100,28 @@ fn compare_with_silicon(elf: &str, board: &str, differ: &[(u16, &str)]) {
     }
     // The stack the dump saved: from SP up to the end of its range.
     let sp = chip_dump.register(13) as u64;
-    let range = chip_dump.data.iter().find(|(r, _)| r.contains(&sp)).map(|(r, _)| r.clone()).expect("the dump holds the stack");
+    let range = chip_dump
+        .data
+        .iter()
+        .find(|(r, _)| r.contains(&sp))
+        .map(|(r, _)| r.clone())
+        .expect("the dump holds the stack");
     let mut bytes = 0;
     for addr in sp..range.end {
         let (s, c) = (sim_dump.byte(addr), chip_dump.byte(addr));
         bytes += 1;
         if s != c && mismatches.len() < 40 {
-            mismatches.push(format!("stack byte 0x{addr:08x}: simulator {s:02x?}, chip {c:02x?}"));
+            mismatches.push(format!(
+                "stack byte 0x{addr:08x}: simulator {s:02x?}, chip {c:02x?}"
+            ));
         }
     }
     assert!(bytes > 0);
-    assert!(mismatches.is_empty(), "{elf} differs from the chip ({bytes} stack bytes compared):\n{}", mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{elf} differs from the chip ({bytes} stack bytes compared):\n{}",
+        mismatches.join("\n")
+    );
 }
 
 #[test]

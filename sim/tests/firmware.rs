@@ -4,19 +4,42 @@ mod common;
 
 use common::{elf, host_output, root, run, sim};
 
-const BOARDS: [&str; 7] = ["mps2-an386", "mps2-an500", "stm32f446re", "stm32h753", "nrf52840", "rp2040", "rp2350"];
+const BOARDS: [&str; 7] = [
+    "mps2-an386",
+    "mps2-an500",
+    "stm32f446re",
+    "stm32h753",
+    "nrf52840",
+    "rp2040",
+    "rp2350",
+];
 
 #[test]
 fn portable_programs_print_what_the_host_prints_on_every_board() {
-    for program in ["sort", "crc32", "matmul", "recursion", "strings_float", "demo", "exit_code"] {
+    for program in [
+        "sort",
+        "crc32",
+        "matmul",
+        "recursion",
+        "strings_float",
+        "demo",
+        "exit_code",
+    ] {
         let expected = host_output(program);
         let want_code = if program == "exit_code" { 42 } else { 0 };
         for board in BOARDS {
             let (code, r, _) = run(board, &elf(board, program), &[]);
-            assert_eq!(r["console"].as_str().unwrap(), expected, "{program} on {board}");
+            assert_eq!(
+                r["console"].as_str().unwrap(),
+                expected,
+                "{program} on {board}"
+            );
             assert_eq!(code, want_code, "{program} on {board}");
             assert_eq!(r["outcome"]["kind"], "exited");
-            assert!(r["totals"]["cycles"].as_u64().unwrap() > 0 && r["totals"]["instructions"].as_u64().unwrap() > 0);
+            assert!(
+                r["totals"]["cycles"].as_u64().unwrap() > 0
+                    && r["totals"]["instructions"].as_u64().unwrap() > 0
+            );
         }
     }
 }
@@ -93,7 +116,10 @@ fn cortex_m0plus_microbenchmarks_follow_the_facts() {
 /// sequence follows the frame's line sequentially, so flash costs what SRAM costs (+-2).
 #[test]
 fn flash_wait_states_and_prefetch_on_stm32f446re() {
-    assert_benches("stm32f446re", &[("flash_fetch_sram", 512, 2), ("flash_fetch_flash", 512, 2)]);
+    assert_benches(
+        "stm32f446re",
+        &[("flash_fetch_sram", 512, 2), ("flash_fetch_flash", 512, 2)],
+    );
 }
 
 /// The same firmware with the board's flash at 5 wait states and, through --set, at 0: all the
@@ -116,7 +142,10 @@ fn systick_interrupts_wake_wfi_and_the_cycle_counter_agrees() {
         let (code, r, _) = run(board, &elf(board, "systick"), &[]);
         let console = r["console"].as_str().unwrap();
         assert_eq!(code, 0, "{board}: {console}");
-        assert!(console.contains("systick: ticks=10 ipsr=15"), "{board}: {console}");
+        assert!(
+            console.contains("systick: ticks=10 ipsr=15"),
+            "{board}: {console}"
+        );
         if let Some(line) = console.lines().find(|l| l.starts_with("systick: cyccnt=")) {
             let cyc: u64 = line["systick: cyccnt=".len()..].trim().parse().unwrap();
             // 10 periods of LOAD+1 = 10000 cycles, plus the few instructions around them.
@@ -129,9 +158,15 @@ fn systick_interrupts_wake_wfi_and_the_cycle_counter_agrees() {
 fn svc_and_pendsv_handlers_run_with_their_exception_number() {
     for board in ["mps2-an386", "rp2040"] {
         let (_, r, _) = run(board, &elf(board, "svc"), &[]);
-        assert!(r["console"].as_str().unwrap().contains("svc: number=5 r0=0x1234 returned=0x1235 ipsr=11 calls=1"));
+        assert!(r["console"]
+            .as_str()
+            .unwrap()
+            .contains("svc: number=5 r0=0x1234 returned=0x1235 ipsr=11 calls=1"));
         let (_, r, _) = run(board, &elf(board, "pendsv"), &[]);
-        assert!(r["console"].as_str().unwrap().contains("pendsv: round 2 handler_ran=2 ipsr=14"));
+        assert!(r["console"]
+            .as_str()
+            .unwrap()
+            .contains("pendsv: round 2 handler_ran=2 ipsr=14"));
     }
 }
 
@@ -139,9 +174,21 @@ fn svc_and_pendsv_handlers_run_with_their_exception_number() {
 fn uart_and_itm_reach_the_console() {
     for board in ["mps2-an386", "stm32f446re"] {
         let (_, r, _) = run(board, &elf(board, "console_uart"), &[]);
-        assert!(r["console"].as_str().unwrap().contains("console_uart: hello from the UART"), "{board}");
+        assert!(
+            r["console"]
+                .as_str()
+                .unwrap()
+                .contains("console_uart: hello from the UART"),
+            "{board}"
+        );
         let (_, r, _) = run(board, &elf(board, "console_itm"), &[]);
-        assert!(r["console"].as_str().unwrap().contains("console_itm: hello from ITM port 0"), "{board}");
+        assert!(
+            r["console"]
+                .as_str()
+                .unwrap()
+                .contains("console_itm: hello from ITM port 0"),
+            "{board}"
+        );
     }
 }
 
@@ -159,23 +206,44 @@ fn faults_are_reported_with_kind_location_and_backtrace() {
         assert_eq!(code, 125, "{program}");
         let f = &r["fault"];
         assert_eq!(f["kind"], kind, "{program}: {f}");
-        assert!(f["location"].as_str().is_some_and(|l| !l.is_empty()), "{program}: {f}");
+        assert!(
+            f["location"].as_str().is_some_and(|l| !l.is_empty()),
+            "{program}: {f}"
+        );
         assert!(!f["backtrace"].as_array().unwrap().is_empty());
         if let Some(a) = address {
             assert_eq!(f["address"].as_u64(), Some(a), "{program}");
         }
-        assert!(stdout.contains(&format!("fault: {kind}")), "{program}: {stdout}");
+        assert!(
+            stdout.contains(&format!("fault: {kind}")),
+            "{program}: {stdout}"
+        );
     }
 }
 
 #[test]
 fn limits_stop_a_busy_loop_with_their_own_exit_code() {
-    let (code, r, _) = run("mps2-an386", &elf("mps2-an386", "fault_busy_loop"), &["--max-cycles", "1000000"]);
+    let (code, r, _) = run(
+        "mps2-an386",
+        &elf("mps2-an386", "fault_busy_loop"),
+        &["--max-cycles", "1000000"],
+    );
     assert_eq!(code, 124);
     assert_eq!(r["outcome"]["limit"], "max_cycles");
-    assert!(r["outcome"]["location"].as_str().unwrap().starts_with("main"), "{}", r["outcome"]);
+    assert!(
+        r["outcome"]["location"]
+            .as_str()
+            .unwrap()
+            .starts_with("main"),
+        "{}",
+        r["outcome"]
+    );
     assert!(!r["outcome"]["backtrace"].as_array().unwrap().is_empty());
-    let (code, r, _) = run("mps2-an386", &elf("mps2-an386", "fault_busy_loop"), &["--max-instructions", "50000"]);
+    let (code, r, _) = run(
+        "mps2-an386",
+        &elf("mps2-an386", "fault_busy_loop"),
+        &["--max-instructions", "50000"],
+    );
     assert_eq!(code, 124);
     assert_eq!(r["outcome"]["limit"], "max_instructions");
 }
@@ -186,7 +254,15 @@ fn reports_are_byte_identical_across_runs() {
     let a = dir.join("tigris-det-a.json");
     let b = dir.join("tigris-det-b.json");
     for p in [&a, &b] {
-        let out = sim(&["run", "--quiet", "--board", "mps2-an386", "examples/mps2-an386-demo.elf", "--report", &p.to_string_lossy()]);
+        let out = sim(&[
+            "run",
+            "--quiet",
+            "--board",
+            "mps2-an386",
+            "examples/mps2-an386-demo.elf",
+            "--report",
+            &p.to_string_lossy(),
+        ]);
         assert!(out.status.success());
     }
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
@@ -197,15 +273,23 @@ fn profile_attributes_cycles_to_functions() {
     let (_, r, stdout) = run("mps2-an386", &elf("mps2-an386", "crc32"), &[]);
     let total = r["totals"]["cycles"].as_u64().unwrap();
     let funcs = r["functions"].as_array().unwrap();
-    let self_sum: u64 = funcs.iter().map(|f| f["self_cycles"].as_u64().unwrap()).sum();
+    let self_sum: u64 = funcs
+        .iter()
+        .map(|f| f["self_cycles"].as_u64().unwrap())
+        .sum();
     assert_eq!(self_sum, total, "self cycles add up to the total");
     let main = funcs.iter().find(|f| f["name"] == "main").unwrap();
     assert!(main["inclusive_cycles"].as_u64().unwrap() > total * 9 / 10);
     // A slice boundary (here: the CPACR write in the reset handler) must not run a block twice.
     let reset = funcs.iter().find(|f| f["name"] == "Reset_Handler").unwrap();
-    assert_eq!((reset["calls"].as_u64(), main["calls"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (reset["calls"].as_u64(), main["calls"].as_u64()),
+        (Some(1), Some(1))
+    );
     assert_eq!(reset["inclusive_cycles"].as_u64(), Some(total));
-    assert!(funcs.iter().any(|f| f["name"] == "crc32_bitwise" && f["calls"].as_u64().unwrap() >= 6));
+    assert!(funcs
+        .iter()
+        .any(|f| f["name"] == "crc32_bitwise" && f["calls"].as_u64().unwrap() >= 6));
     assert!(stdout.contains("top functions by self cycles"));
 }
 
@@ -213,7 +297,10 @@ fn expect_input_error(args: &[&str], needle: &str) {
     let out = sim(args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: expected `{needle}` in: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected `{needle}` in: {err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }
 
@@ -228,16 +315,47 @@ fn bad_input_gets_a_clear_error() {
     let truncated = dir.join("tigris-truncated.elf");
     std::fs::write(&truncated, &demo[..demo.len() / 3]).unwrap();
     let board = dir.join("tigris-bad-board.toml");
-    std::fs::write(&board, "name = \"x\"\nsummary = \"s\"\n[core]\nkind = \"cortex-m4\"\nclock_hz = 10\nspeed = 3\n").unwrap();
-    expect_input_error(&["run", "/nonexistent/fw.elf"], "cannot read firmware /nonexistent/fw.elf");
+    std::fs::write(
+        &board,
+        "name = \"x\"\nsummary = \"s\"\n[core]\nkind = \"cortex-m4\"\nclock_hz = 10\nspeed = 3\n",
+    )
+    .unwrap();
+    expect_input_error(
+        &["run", "/nonexistent/fw.elf"],
+        "cannot read firmware /nonexistent/fw.elf",
+    );
     expect_input_error(&["run", &empty.to_string_lossy()], "the file is empty");
     expect_input_error(&["run", &junk.to_string_lossy()], "not an ELF file");
     expect_input_error(&["run", &truncated.to_string_lossy()], "truncated");
     expect_input_error(&["run", "/bin/true"], "ELF for x86-64");
-    expect_input_error(&["run", "--board", "rp2040", "examples/mps2-an386-demo.elf"], "does not fit in one memory region");
-    expect_input_error(&["run", "--board", "nosuch", "examples/mps2-an386-demo.elf"], "unknown board `nosuch`");
-    expect_input_error(&["run", "--board", &board.to_string_lossy(), "examples/mps2-an386-demo.elf"], "speed");
-    expect_input_error(&["run", "--board", "mps2-an386", "--entry", "no_such_fn", "examples/mps2-an386-demo.elf"], "no function symbol");
+    expect_input_error(
+        &["run", "--board", "rp2040", "examples/mps2-an386-demo.elf"],
+        "does not fit in one memory region",
+    );
+    expect_input_error(
+        &["run", "--board", "nosuch", "examples/mps2-an386-demo.elf"],
+        "unknown board `nosuch`",
+    );
+    expect_input_error(
+        &[
+            "run",
+            "--board",
+            &board.to_string_lossy(),
+            "examples/mps2-an386-demo.elf",
+        ],
+        "speed",
+    );
+    expect_input_error(
+        &[
+            "run",
+            "--board",
+            "mps2-an386",
+            "--entry",
+            "no_such_fn",
+            "examples/mps2-an386-demo.elf",
+        ],
+        "no function symbol",
+    );
     // The default board is the ESP32-S3: an ARM ELF given without --board is named as the mismatch.
     expect_input_error(&["run", "examples/mps2-an386-demo.elf"], "esp32s3");
 }
@@ -251,18 +369,44 @@ fn boards_lists_and_shows() {
     }
     let out = sim(&["boards", "show", "stm32f446re"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("wait states 5 read") && text.contains("180000000"), "{text}");
+    assert!(
+        text.contains("wait states 5 read") && text.contains("180000000"),
+        "{text}"
+    );
     // The effective values after --set, and the costs derived from them: 84 MHz needs 2 wait states
     // (RM0390 table); octal PSRAM at 80 MHz under 240 MHz fills a 32-byte line in 28 clocks = 84 cycles.
-    let out = sim(&["boards", "show", "stm32f446re", "--set", "core.clock_hz=84000000"]);
+    let out = sim(&[
+        "boards",
+        "show",
+        "stm32f446re",
+        "--set",
+        "core.clock_hz=84000000",
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("wait states 2 read") && text.contains("16-byte line fill 3"), "{text}");
+    assert!(
+        text.contains("wait states 2 read") && text.contains("16-byte line fill 3"),
+        "{text}"
+    );
     let out = sim(&["boards", "show", "esp32s3"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("psram: octal DDR at 80 MHz") && text.contains("32-byte line fill 84:"), "{text}");
-    let out = sim(&["boards", "show", "esp32s3", "--set", "psram.mode=quad", "--set", "psram.clock_mhz=40"]);
+    assert!(
+        text.contains("psram: octal DDR at 80 MHz") && text.contains("32-byte line fill 84:"),
+        "{text}"
+    );
+    let out = sim(&[
+        "boards",
+        "show",
+        "esp32s3",
+        "--set",
+        "psram.mode=quad",
+        "--set",
+        "psram.clock_mhz=40",
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("psram: quad STR at 40 MHz") && text.contains("32-byte line fill 468:"), "{text}");
+    assert!(
+        text.contains("psram: quad STR at 40 MHz") && text.contains("32-byte line fill 468:"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -273,10 +417,17 @@ fn semihosting_touches_host_files_only_when_allowed() {
     let (code, r, _) = run("mps2-an386", &fw, &[]);
     assert_eq!(code, 0);
     assert_eq!(r["console"], "open: -1\n");
-    assert!(r["notes"][0].as_str().unwrap().contains("refused"), "{}", r["notes"]);
+    assert!(
+        r["notes"][0].as_str().unwrap().contains("refused"),
+        "{}",
+        r["notes"]
+    );
     assert!(!file.exists(), "a refused open must not create the file");
     let (_, r, _) = run("mps2-an386", &fw, &["--allow-host-fs"]);
     assert_eq!(r["console"], "open: 3\nwrite: 0 bytes left\nclose: 0\n");
-    assert_eq!(std::fs::read_to_string(file).unwrap(), "written by firmware through semihosting\n");
+    assert_eq!(
+        std::fs::read_to_string(file).unwrap(),
+        "written by firmware through semihosting\n"
+    );
     let _ = std::fs::remove_file(file);
 }

@@ -22,13 +22,19 @@ struct Measurement {
 
 fn measurements(console: &str) -> Vec<Measurement> {
     let field = |words: &[&str], key: &str| -> Option<String> {
-        words.iter().find_map(|w| w.strip_prefix(&format!("{key}=")).map(String::from))
+        words
+            .iter()
+            .find_map(|w| w.strip_prefix(&format!("{key}=")).map(String::from))
     };
     console
         .lines()
         .filter_map(|l| {
             let words: Vec<&str> = l.split_whitespace().collect();
-            if words.first() != Some(&"membench") || words.len() < 4 || words[1] == "region" || words[1] == "board" {
+            if words.first() != Some(&"membench")
+                || words.len() < 4
+                || words[1] == "region"
+                || words[1] == "board"
+            {
                 return None;
             }
             Some(Measurement {
@@ -49,21 +55,41 @@ fn transfer(board: &Board, region: &str, bytes: u32, write: bool) -> u64 {
     let f = board.core.clock_hz;
     match r.spi {
         Some(s) => {
-            let dummy = if write { s.write_dummy_clocks } else { s.read_dummy_clocks };
+            let dummy = if write {
+                s.write_dummy_clocks
+            } else {
+                s.read_dummy_clocks
+            };
             let lanes = s.mode.lines() * if s.ddr { 2 } else { 1 };
-            let clocks = (s.cs_clocks + s.command_clocks + s.address_clocks + dummy + (bytes * 8).div_ceil(lanes)) as u64;
+            let clocks = (s.cs_clocks
+                + s.command_clocks
+                + s.address_clocks
+                + dummy
+                + (bytes * 8).div_ceil(lanes)) as u64;
             (clocks * f).div_ceil(s.clock_hz)
         }
         None => {
-            let ws = if write { r.write_wait_states } else { r.read_wait_states } as u64;
+            let ws = if write {
+                r.write_wait_states
+            } else {
+                r.read_wait_states
+            } as u64;
             (bytes as u64).div_ceil(r.bus_bytes as u64) * (ws + 1) * f.div_ceil(r.bus_clock_hz)
         }
     }
 }
 
 fn memory_row<'a>(report: &'a Value, function: &str, region: &str) -> Option<&'a Value> {
-    let f = report["functions"].as_array().unwrap().iter().find(|f| f["name"] == function)?;
-    f["memory"].as_array().unwrap().iter().find(|m| m["region"] == region)
+    let f = report["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == function)?;
+    f["memory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["region"] == region)
 }
 
 /// Lines a cold measurement brings into the cache: every line of a sequential range; one per access for
@@ -94,7 +120,10 @@ fn check_board(board_name: &str, regions: &[&str]) {
         let fill = transfer(&board, region, cache.line_bytes, false) - 1;
         let writeback = transfer(&board, region, cache.line_bytes, true);
         for kernel in ["seq_read", "seq_write", "stride_read", "chase"] {
-            let runs: Vec<&Measurement> = all.iter().filter(|m| m.kernel == kernel && m.target == region).collect();
+            let runs: Vec<&Measurement> = all
+                .iter()
+                .filter(|m| m.kernel == kernel && m.target == region)
+                .collect();
             if runs.is_empty() {
                 continue;
             }
@@ -111,27 +140,43 @@ fn check_board(board_name: &str, regions: &[&str]) {
             // A sequential store sweep in a write-back cache that was left full of clean lines evicts
             // its own dirty lines once it has written more lines than the cache holds.
             let writebacks: u64 = match (kernel, cache.write_policy) {
-                ("seq_write", tigris_targets::WritePolicy::WriteBack) => {
-                    runs.iter().filter(|m| m.cold).map(|m| lines_touched(m, line).saturating_sub(cache_lines)).sum()
-                }
+                ("seq_write", tigris_targets::WritePolicy::WriteBack) => runs
+                    .iter()
+                    .filter(|m| m.cold)
+                    .map(|m| lines_touched(m, line).saturating_sub(cache_lines))
+                    .sum(),
                 _ => 0,
             };
             let function = format!("{kernel}_{region}");
-            let row = memory_row(&report, &function, region).unwrap_or_else(|| panic!("{board_name}: no {region} row for {function}"));
+            let row = memory_row(&report, &function, region)
+                .unwrap_or_else(|| panic!("{board_name}: no {region} row for {function}"));
             let what = format!("{board_name} {function}");
             assert_eq!(row["dcache_misses"], misses, "{what}: misses");
             assert_eq!(row["writebacks"], writebacks, "{what}: write-backs");
             // Where the kernels' own code lives in the region, its fetch stalls are in the row too.
             if row["fetches"] == 0 {
-                assert_eq!(row["stall_cycles"], misses * fill + writebacks * writeback, "{what}: stall cycles");
+                assert_eq!(
+                    row["stall_cycles"],
+                    misses * fill + writebacks * writeback,
+                    "{what}: stall cycles"
+                );
             }
             checked += 1;
         }
         // Copies from this region to another of the board: each source line misses once per cold run
         // (and per warm run larger than the cache).
-        let copies: Vec<&Measurement> =
-            all.iter().filter(|m| m.kernel == "copy" && m.target.starts_with(&format!("{region}_to_")) && m.target != format!("{region}_to_{region}")).collect();
-        assert!(copies.iter().any(|m| m.cold), "{board_name}: no cold copy from {region}");
+        let copies: Vec<&Measurement> = all
+            .iter()
+            .filter(|m| {
+                m.kernel == "copy"
+                    && m.target.starts_with(&format!("{region}_to_"))
+                    && m.target != format!("{region}_to_{region}")
+            })
+            .collect();
+        assert!(
+            copies.iter().any(|m| m.cold),
+            "{board_name}: no cold copy from {region}"
+        );
         for m in copies.iter().filter(|m| m.cold) {
             let function = format!("copy_{}", m.target);
             let missed_lines: u64 = copies
@@ -140,11 +185,17 @@ fn check_board(board_name: &str, regions: &[&str]) {
                 .map(|c| c.bytes / line)
                 .sum();
             let row = memory_row(&report, &function, region).unwrap();
-            assert_eq!(row["dcache_misses"], missed_lines, "{board_name} {function}: source misses");
+            assert_eq!(
+                row["dcache_misses"], missed_lines,
+                "{board_name} {function}: source misses"
+            );
         }
         checked += 1;
     }
-    assert_eq!(checked, expected, "{board_name}: every kernel of every region was measured");
+    assert_eq!(
+        checked, expected,
+        "{board_name}: every kernel of every region was measured"
+    );
 }
 
 #[test]
@@ -182,15 +233,26 @@ fn firmware_cycle_counter_sees_the_line_fills() {
     let (_, report, _) = run("esp32s3", &elf("esp32s3", "membench"), &[]);
     let all = measurements(report["console"].as_str().unwrap());
     let cycles = |target: &str, bytes: u64| {
-        all.iter().find(|m| m.kernel == "seq_read" && m.target == target && m.bytes == bytes && m.cold).unwrap().cycles
+        all.iter()
+            .find(|m| m.kernel == "seq_read" && m.target == target && m.bytes == bytes && m.cold)
+            .unwrap()
+            .cycles
     };
     for (region, bytes) in [("psram", 16384), ("flash_drom", 65536)] {
         let fill = transfer(&board, region, 32, false) - 1;
-        assert_eq!(cycles(region, bytes) - cycles("sram1", bytes), bytes / 32 * fill, "{region} {bytes}");
+        assert_eq!(
+            cycles(region, bytes) - cycles("sram1", bytes),
+            bytes / 32 * fill,
+            "{region} {bytes}"
+        );
     }
     // Streaming bandwidth from the equation: octal PSRAM at 80 MHz under a 240 MHz core fills a
     // 32-byte line in 28 SPI clocks = 84 cycles: 32 B × 240 MHz / 84 = 91.4 MB/s.
     assert_eq!(transfer(&board, "psram", 32, false), 84);
-    let quad = tigris_targets::load_with("esp32s3", &["psram.mode=quad".into(), "psram.clock_mhz=40".into()]).unwrap();
+    let quad = tigris_targets::load_with(
+        "esp32s3",
+        &["psram.mode=quad".into(), "psram.clock_mhz=40".into()],
+    )
+    .unwrap();
     assert_eq!(transfer(&quad, "psram", 32, false), 468);
 }

@@ -16,10 +16,14 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 const TIGRIS_VERSION: &str = "0.12.1";
-const INSTALL: &str = "python3 -m pip install tigris-ml==0.12.1 onnx==1.23.2 (scripts/test.sh does this)";
+const INSTALL: &str =
+    "python3 -m pip install tigris-ml==0.12.1 onnx==1.23.2 (scripts/test.sh does this)";
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn tests_dir() -> PathBuf {
@@ -62,7 +66,9 @@ fn tigris() -> &'static str {
 }
 
 fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     assert!(
         out.status.success(),
         "{cmd:?} failed ({}):\n{}\n{}",
@@ -74,11 +80,18 @@ fn run(cmd: &mut Command) -> std::process::Output {
 }
 
 fn sim(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tigris-sim")).args(args).current_dir(root()).output().expect("run tigris-sim")
+    Command::new(env!("CARGO_BIN_EXE_tigris-sim"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run tigris-sim")
 }
 
 fn official(plan: &Path) -> Value {
-    let out = run(Command::new(tigris()).arg("inspect").arg(plan).arg("--json"));
+    let out = run(Command::new(tigris())
+        .arg("inspect")
+        .arg(plan)
+        .arg("--json"));
     serde_json::from_slice(&out.stdout).expect("tigris inspect --json is JSON")
 }
 
@@ -111,12 +124,19 @@ struct Diff {
 
 impl Diff {
     fn new(plan: &str) -> Self {
-        Diff { plan: plan.to_string(), errors: Vec::new() }
+        Diff {
+            plan: plan.to_string(),
+            errors: Vec::new(),
+        }
     }
 
     /// Lists of equal length whose elements are equal, element by element.
     fn same_lists(&mut self, name: &str, theirs: &[Value], ours: &[Value]) {
-        self.same(&format!("{name}.len"), &theirs.len().into(), &ours.len().into());
+        self.same(
+            &format!("{name}.len"),
+            &theirs.len().into(),
+            &ours.len().into(),
+        );
         for (i, (a, b)) in theirs.iter().zip(ours).enumerate() {
             self.same(&format!("{name}[{i}]"), a, b);
         }
@@ -131,7 +151,11 @@ impl Diff {
         ours: &'v [Value],
         keys: &[(&str, &str)],
     ) -> Vec<(String, &'v Value, &'v Value)> {
-        self.same(&format!("{name}.len"), &theirs.len().into(), &ours.len().into());
+        self.same(
+            &format!("{name}.len"),
+            &theirs.len().into(),
+            &ours.len().into(),
+        );
         let mut pairs = Vec::new();
         for (i, (a, b)) in theirs.iter().zip(ours).enumerate() {
             let path = format!("{name}[{i}]");
@@ -161,7 +185,9 @@ impl Diff {
                 for (k, x) in a {
                     match b.get(k) {
                         Some(y) => self.same(&format!("{path}.{k}"), x, y),
-                        None => self.errors.push(format!("{path}.{k}: tigris has {x}, we have no such field")),
+                        None => self
+                            .errors
+                            .push(format!("{path}.{k}: tigris has {x}, we have no such field")),
                     }
                 }
                 true
@@ -169,14 +195,17 @@ impl Diff {
             _ => theirs == ours,
         };
         if !equal {
-            self.errors.push(format!("{path}: tigris {theirs}, tigris-sim {ours}"));
+            self.errors
+                .push(format!("{path}: tigris {theirs}, tigris-sim {ours}"));
         }
     }
 
     fn field(&mut self, path: &str, theirs: &Value, key: &str, ours: &Value, our_key: &str) {
         match theirs.get(key) {
             Some(t) => self.same(&format!("{path}.{key}"), t, &ours[our_key]),
-            None => self.errors.push(format!("{path}.{key}: missing from tigris inspect output")),
+            None => self
+                .errors
+                .push(format!("{path}.{key}: missing from tigris inspect output")),
         }
     }
 
@@ -193,7 +222,9 @@ impl Diff {
 }
 
 fn list<'a>(v: &'a Value, key: &str) -> &'a Vec<Value> {
-    v[key].as_array().unwrap_or_else(|| panic!("{key} is not a list in {v}"))
+    v[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{key} is not a list in {v}"))
 }
 
 /// Compare our reading of a plan with tigris inspect's, every field inspect reports.
@@ -229,7 +260,9 @@ fn compare(name: &str, t: &Value, o: &Value) {
     .into();
     for k in p.as_object().expect("plan object").keys() {
         if !known.contains(k.as_str()) {
-            d.errors.push(format!("plan.{k}: a field of tigris inspect this test does not compare"));
+            d.errors.push(format!(
+                "plan.{k}: a field of tigris inspect this test does not compare"
+            ));
         }
     }
     d.same("format", &t["format"], &o["format"]);
@@ -268,7 +301,11 @@ fn compare(name: &str, t: &Value, o: &Value) {
         ("layout", "layout"),
     ];
     for (path, a, b) in d.same_fields("tensors", tt, ot, &tensor_keys) {
-        d.same(&format!("{path}.ndim"), &a["ndim"], &b["shape"].as_array().map_or(0, Vec::len).into());
+        d.same(
+            &format!("{path}.ndim"),
+            &a["ndim"],
+            &b["shape"].as_array().map_or(0, Vec::len).into(),
+        );
     }
 
     let (to, oo) = (list(p, "ops"), list(o, "ops"));
@@ -289,13 +326,24 @@ fn compare(name: &str, t: &Value, o: &Value) {
     ];
     for (path, a, b) in d.same_fields("ops", to, oo, &op_keys) {
         let (ta, oa) = (list(a, "attributes"), list(b, "attributes"));
-        d.same(&format!("{path}.attributes.len"), &ta.len().into(), &oa.len().into());
+        d.same(
+            &format!("{path}.attributes.len"),
+            &ta.len().into(),
+            &oa.len().into(),
+        );
         for (j, (x, y)) in ta.iter().zip(oa).enumerate() {
             let ap = format!("{path}.attributes[{j}]");
             let kind = x["type"].as_str().unwrap_or("");
-            if let Some(code) = kind.strip_prefix("unknown(").and_then(|s| s.strip_suffix(')')) {
+            if let Some(code) = kind
+                .strip_prefix("unknown(")
+                .and_then(|s| s.strip_suffix(')'))
+            {
                 // Kinds tigris inspect does not decode: it lists the payload bytes.
-                d.same(&format!("{ap}.code"), &code.parse::<u64>().unwrap_or(0).into(), &y["code"]);
+                d.same(
+                    &format!("{ap}.code"),
+                    &code.parse::<u64>().unwrap_or(0).into(),
+                    &y["code"],
+                );
                 d.same(&format!("{ap}.values"), &x["values"], &y["bytes"]);
             } else {
                 d.same(&format!("{ap}.type"), &x["type"], &y["kind"]);
@@ -336,12 +384,23 @@ fn compare(name: &str, t: &Value, o: &Value) {
         let path = format!("quant_params[{i}]");
         d.same(&path, a, b);
         if a.get("multipliers").is_none() {
-            d.same(&format!("{path}.multipliers (absent: per-tensor)"), &Value::Array(vec![]), &b["multipliers"]);
+            d.same(
+                &format!("{path}.multipliers (absent: per-tensor)"),
+                &Value::Array(vec![]),
+                &b["multipliers"],
+            );
         }
     }
 
-    d.same("weight_blocks_compression", &p["weight_blocks_compression"], &o["weight_blocks"]["compression_code"]);
-    let (tb, ob) = (list(p, "weight_blocks"), list(&o["weight_blocks"], "blocks"));
+    d.same(
+        "weight_blocks_compression",
+        &p["weight_blocks_compression"],
+        &o["weight_blocks"]["compression_code"],
+    );
+    let (tb, ob) = (
+        list(p, "weight_blocks"),
+        list(&o["weight_blocks"], "blocks"),
+    );
     d.same_fields(
         "weight_blocks",
         tb,
@@ -382,7 +441,11 @@ fn compare(name: &str, t: &Value, o: &Value) {
         let n = counts.get(&k).and_then(Value::as_u64).unwrap_or(0);
         counts.insert(k, (n + 1).into());
     }
-    d.same("operator_counts", &t["operator_counts"], &Value::Object(counts));
+    d.same(
+        "operator_counts",
+        &t["operator_counts"],
+        &Value::Object(counts),
+    );
     d.finish();
 }
 
@@ -397,8 +460,14 @@ fn check_predictions(name: &str, o: &Value) {
             if c["position"] == 0 {
                 // Our re-computation of the chain's tile bytes reproduces the planner's solve: the
                 // stored tile height fits the budget and one more row would not (unless capped).
-                let (bytes, next) = (c["tile_bytes"].as_u64().unwrap(), c["next_height_bytes"].as_u64().unwrap());
-                assert!(bytes <= budget, "{name} stage {i}: chain tile of {bytes} bytes over budget {budget}");
+                let (bytes, next) = (
+                    c["tile_bytes"].as_u64().unwrap(),
+                    c["next_height_bytes"].as_u64().unwrap(),
+                );
+                assert!(
+                    bytes <= budget,
+                    "{name} stage {i}: chain tile of {bytes} bytes over budget {budget}"
+                );
                 assert!(
                     next > budget || c["tile_h"] == c["output_rows"],
                     "{name} stage {i}: a chain tile one row higher ({next} bytes) would fit budget {budget}"
@@ -406,13 +475,19 @@ fn check_predictions(name: &str, o: &Value) {
                 assert_eq!(st["chain_tile_h"], c["tile_h"], "{name} stage {i}");
                 assert_eq!(st["line_buffered"], c["line_buffered"], "{name} stage {i}");
                 let tiles = p["tiles"].as_u64().unwrap();
-                let (rows, h) = (c["output_rows"].as_u64().unwrap(), c["tile_h"].as_u64().unwrap());
+                let (rows, h) = (
+                    c["output_rows"].as_u64().unwrap(),
+                    c["tile_h"].as_u64().unwrap(),
+                );
                 assert_eq!(tiles, rows.div_ceil(h), "{name} stage {i}: chain tiles");
             }
         }
         // Where the plan stores the overhead (schema <= 9, 1D tiles) it is the halo rows of the stage
         // input per tile boundary: the estimate we give for schema 10, checked here on stored values.
-        if p["execution"] == "tiled" && p["axis"] == 1 && !p["overhead_estimated"].as_bool().unwrap() {
+        if p["execution"] == "tiled"
+            && p["axis"] == 1
+            && !p["overhead_estimated"].as_bool().unwrap()
+        {
             let tp = &list(o, "tile_plans")[st["tile_plan"].as_u64().unwrap() as usize];
             if tp["record"] == "v9" {
                 let input = list(st, "inputs")
@@ -444,7 +519,10 @@ fn check_predictions(name: &str, o: &Value) {
 fn schema_compat_fixtures_read_as_tigris_reads_them() {
     let dir = tests_dir().join("fixtures/schema_compat");
     let mut seen = BTreeSet::new();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.retain(|p| p.extension().is_some_and(|e| e == "tgrs"));
     files.sort();
     for f in &files {
@@ -453,7 +531,11 @@ fn schema_compat_fixtures_read_as_tigris_reads_them() {
         check_predictions(&f.display().to_string(), &o);
         seen.insert(o["schema"].as_u64().unwrap());
     }
-    assert_eq!(seen, (2..=10).collect::<BTreeSet<u64>>(), "one fixture per schema 2..10");
+    assert_eq!(
+        seen,
+        (2..=10).collect::<BTreeSet<u64>>(),
+        "one fixture per schema 2..10"
+    );
 }
 
 /// (model, budget, extra compile options)
@@ -486,11 +568,20 @@ const MATRIX: &[(&str, &str, &[&str])] = &[
 fn compiled_plans_read_as_tigris_reads_them() {
     let tool = tigris();
     let dir = scratch("compiled");
-    run(Command::new("python3").arg(tests_dir().join("make_models.py")).arg(&dir));
+    run(Command::new("python3")
+        .arg(tests_dir().join("make_models.py"))
+        .arg(&dir));
     // (case, keep names) — one plan without names: inspect then sees empty names too.
     let mut cases: Vec<(String, String, Vec<String>, bool)> = MATRIX
         .iter()
-        .map(|(m, b, extra)| (m.to_string(), b.to_string(), extra.iter().map(|s| s.to_string()).collect(), true))
+        .map(|(m, b, extra)| {
+            (
+                m.to_string(),
+                b.to_string(),
+                extra.iter().map(|s| s.to_string()).collect(),
+                true,
+            )
+        })
         .collect();
     cases.push(("convstack".into(), "16K".into(), vec![], false));
 
@@ -504,7 +595,9 @@ fn compiled_plans_read_as_tigris_reads_them() {
                     *n += 1;
                     *n - 1
                 };
-                let Some((model, budget, extra, names)) = cases.get(i) else { break };
+                let Some((model, budget, extra, names)) = cases.get(i) else {
+                    break;
+                };
                 let tag = format!(
                     "{model}_{budget}{}{}",
                     extra.join("").replace('-', "_"),
@@ -531,8 +624,16 @@ fn compiled_plans_read_as_tigris_reads_them() {
     let mut results = results.into_inner().unwrap();
     results.sort_by(|a, b| a.0.cmp(&b.0));
     let mut schemas = BTreeSet::new();
-    let (mut chains, mut line_buffered, mut tile_buffered, mut hw, mut grouped, mut v10_tiles, mut lz4, mut xip) =
-        (0, 0, 0, 0, 0, 0, 0, 0);
+    let (
+        mut chains,
+        mut line_buffered,
+        mut tile_buffered,
+        mut hw,
+        mut grouped,
+        mut v10_tiles,
+        mut lz4,
+        mut xip,
+    ) = (0, 0, 0, 0, 0, 0, 0, 0);
     let (mut v10_transposes, mut v10_reshapes, mut subgraphs) = (0, 0, 0);
     for (tag, t, o) in &results {
         compare(tag, t, o);
@@ -556,7 +657,12 @@ fn compiled_plans_read_as_tigris_reads_them() {
         }
         // Schema-10 stages whose tile summary is re-derived from a banded transpose or reshape.
         for st in list(o, "stages") {
-            let Some(tp) = st["tile_plan"].as_u64().map(|i| &list(o, "tile_plans")[i as usize]) else { continue };
+            let Some(tp) = st["tile_plan"]
+                .as_u64()
+                .map(|i| &list(o, "tile_plans")[i as usize])
+            else {
+                continue;
+            };
             let ops = list(st, "ops");
             if tp["record"] == "v10" && ops.len() == 1 {
                 let kind = &list(o, "ops")[ops[0].as_u64().unwrap() as usize]["type"];
@@ -571,7 +677,10 @@ fn compiled_plans_read_as_tigris_reads_them() {
             "{tag}: schema {schema}, {} stages, {} tile plans, {} chains",
             list(o, "stages").len(),
             list(o, "tile_plans").len(),
-            list(o, "stages").iter().filter(|s| s["prediction"]["execution"] == "chain head").count()
+            list(o, "stages")
+                .iter()
+                .filter(|s| s["prediction"]["execution"] == "chain head")
+                .count()
         );
     }
     // The matrix must keep exercising what it was built for.
@@ -586,17 +695,25 @@ fn compiled_plans_read_as_tigris_reads_them() {
     );
     assert!(lz4 >= 2 && xip >= 1, "LZ4 plans {lz4}, XIP plans {xip}");
     assert!(subgraphs >= 3, "subgraphs {subgraphs}");
-    assert!(v10_transposes >= 4 && v10_reshapes >= 4, "schema-10 transposes {v10_transposes}, reshapes {v10_reshapes}");
+    assert!(
+        v10_transposes >= 4 && v10_reshapes >= 4,
+        "schema-10 transposes {v10_transposes}, reshapes {v10_reshapes}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_plans_exit_2_with_a_clear_error() {
     let dir = scratch("bad");
-    let good = std::fs::read(tests_dir().join("fixtures/schema_compat/schema-v5-conv1d-axis.tgrs")).unwrap();
+    let good = std::fs::read(tests_dir().join("fixtures/schema_compat/schema-v5-conv1d-axis.tgrs"))
+        .unwrap();
     let mut cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("empty", vec![], "shorter than its 48-byte header"),
-        ("elf", b"\x7fELF\x01\x01\x01\0\0\0\0\0\0\0\0\0".to_vec(), "magic"),
+        (
+            "elf",
+            b"\x7fELF\x01\x01\x01\0\0\0\0\0\0\0\0\0".to_vec(),
+            "magic",
+        ),
         ("truncated", good[..good.len() - 10].to_vec(), "file_size"),
     ];
     let mut version = good.clone();
@@ -612,12 +729,27 @@ fn bad_plans_exit_2_with_a_clear_error() {
             }
             let out = sim(&args);
             let err = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{name}: exit code, stderr {err}");
-            assert!(err.contains("invalid TiGrIS plan") && err.contains(expect), "{name}: stderr {err}");
-            assert!(out.stdout.is_empty(), "{name}: printed {}", String::from_utf8_lossy(&out.stdout));
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{name}: exit code, stderr {err}"
+            );
+            assert!(
+                err.contains("invalid TiGrIS plan") && err.contains(expect),
+                "{name}: stderr {err}"
+            );
+            assert!(
+                out.stdout.is_empty(),
+                "{name}: printed {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
         }
     }
-    let out = sim(&["plan", "inspect", dir.join("missing.tgrs").to_str().unwrap()]);
+    let out = sim(&[
+        "plan",
+        "inspect",
+        dir.join("missing.tgrs").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -680,22 +812,49 @@ fn op_type_and_attribute_names_follow_the_v10_schema() {
             let path = dir.join(format!("{table}-{code}.tgrs"));
             std::fs::write(&path, &plan).unwrap();
             let ours = ours(&path);
-            let got = if attr { &ours["ops"][0]["attributes"][0][key] } else { &ours["ops"][0][key] };
+            let got = if attr {
+                &ours["ops"][0]["attributes"][0][key]
+            } else {
+                &ours["ops"][0][key]
+            };
             assert_eq!(got.as_str(), Some(name.as_str()), "{table} code {code}");
         }
         codes.len()
     };
     // Op type: byte 4 of the first op record. Attribute kind: byte 2 of the first entry, after the
     // 4-byte section header; the v9 fixture's binary_requant payload (24 bytes) suits every kind.
-    assert_eq!(check("schema-v5-conv1d-axis.tgrs", 2, 4, "op_types", "type", false), 92);
-    assert_eq!(check("schema-v9-binary-requant.tgrs", 11, 4 + 2, "op_attribute_types", "kind", true), 20);
+    assert_eq!(
+        check(
+            "schema-v5-conv1d-axis.tgrs",
+            2,
+            4,
+            "op_types",
+            "type",
+            false
+        ),
+        92
+    );
+    assert_eq!(
+        check(
+            "schema-v9-binary-requant.tgrs",
+            11,
+            4 + 2,
+            "op_attribute_types",
+            "kind",
+            true
+        ),
+        20
+    );
 
     // Tensor dtypes: the lower-case ONNX names `tigris inspect` prints (float32, float64).
     let out = run(Command::new("python3").args([
         "-c",
         "import onnx\nfor c in range(0, 29):\n    n = onnx.TensorProto.DataType.Name(c).lower()\n    print({'float': 'float32', 'double': 'float64'}.get(n, n))",
     ]));
-    let names: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect();
+    let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
     let base = std::fs::read(fixtures.join("schema-v2-linear.tgrs")).unwrap();
     for (code, name) in names.iter().enumerate() {
         let mut plan = base.clone();
@@ -703,7 +862,11 @@ fn op_type_and_attribute_names_follow_the_v10_schema() {
         plan[off] = code as u8;
         let path = dir.join(format!("dtype-{code}.tgrs"));
         std::fs::write(&path, &plan).unwrap();
-        assert_eq!(ours(&path)["tensors"][0]["dtype"].as_str(), Some(name.as_str()), "dtype {code}");
+        assert_eq!(
+            ours(&path)["tensors"][0]["dtype"].as_str(),
+            Some(name.as_str()),
+            "dtype {code}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,7 +8,12 @@ use common::{elf, host_output, run};
 use serde_json::Value;
 
 /// Where each reference build runs: (board, program suffix).
-const BUILDS: &[(&str, &str)] = &[("esp32s3", ""), ("esp32s3", "-windowed"), ("stm32h753", ""), ("mps2-an386", "")];
+const BUILDS: &[(&str, &str)] = &[
+    ("esp32s3", ""),
+    ("esp32s3", "-windowed"),
+    ("stm32h753", ""),
+    ("mps2-an386", ""),
+];
 
 /// Expected figures of one mode (firmware/tigris/README.md, "Expected figures").
 struct Expected {
@@ -42,7 +47,12 @@ const MODES: &[Expected] = &[
     Expected {
         mode: "tiled",
         events: 59,
-        stages: &[(0, "normal", 0), (1, "normal", 0), (2, "normal", 0), (3, "tiled", 4)],
+        stages: &[
+            (0, "normal", 0),
+            (1, "normal", 0),
+            (2, "normal", 0),
+            (3, "tiled", 4),
+        ],
         // 4096 + 1024 + 4096 + (1408 + 1536 + 1536 + 384): the tiles re-read 6 halo rows of 128 B.
         load_bytes: 14080,
         spill_bytes: 25600,
@@ -64,7 +74,16 @@ const MODES: &[Expected] = &[
         halo_rows: 84,
         recomputed_rows: 84,
         fast_peak: 5440,
-        tile_rows: &[[0, 14], [2, 22], [10, 30], [18, 38], [26, 46], [34, 54], [42, 62], [50, 64]],
+        tile_rows: &[
+            [0, 14],
+            [2, 22],
+            [10, 30],
+            [18, 38],
+            [26, 46],
+            [34, 54],
+            [42, 62],
+            [50, 64],
+        ],
     },
     Expected {
         mode: "chain_lb",
@@ -77,7 +96,16 @@ const MODES: &[Expected] = &[
         halo_rows: 0,
         recomputed_rows: 0,
         fast_peak: 4704,
-        tile_rows: &[[0, 14], [14, 22], [22, 30], [30, 38], [38, 46], [46, 54], [54, 62], [62, 64]],
+        tile_rows: &[
+            [0, 14],
+            [14, 22],
+            [22, 30],
+            [30, 38],
+            [38, 46],
+            [46, 54],
+            [54, 62],
+            [62, 64],
+        ],
     },
 ];
 
@@ -89,7 +117,11 @@ fn profile(board: &str, suffix: &str, mode: &str) -> Value {
     let fw = elf(board, &format!("tigris_{mode}{suffix}"));
     let (code, report, _) = run(board, &fw, &[]);
     assert_eq!(code, 0, "{board} {mode}{suffix}: {}", report["console"]);
-    assert_eq!(report["console"], host_output(&format!("tigris_{mode}")), "{board} {mode}{suffix}: console");
+    assert_eq!(
+        report["console"],
+        host_output(&format!("tigris_{mode}")),
+        "{board} {mode}{suffix}: console"
+    );
     report["tigris"].clone()
 }
 
@@ -100,39 +132,92 @@ fn every_mode_breaks_down_as_the_tiling_formulas_predict() {
             let t = profile(board, suffix, x.mode);
             let what = format!("{board} {}{suffix}", x.mode);
             assert_eq!(t["findings"], serde_json::json!([]), "{what}: findings");
-            assert_eq!((u(&t["runs"]), u(&t["events"])), (1, x.events), "{what}: runs and events");
+            assert_eq!(
+                (u(&t["runs"]), u(&t["events"])),
+                (1, x.events),
+                "{what}: runs and events"
+            );
             let stages = t["stages"].as_array().unwrap();
             let got: Vec<(u64, &str, usize)> = stages
                 .iter()
-                .map(|s| (u(&s["stage"]), s["path"].as_str().unwrap(), s["tiles"].as_array().unwrap().len()))
+                .map(|s| {
+                    (
+                        u(&s["stage"]),
+                        s["path"].as_str().unwrap(),
+                        s["tiles"].as_array().unwrap().len(),
+                    )
+                })
                 .collect();
             assert_eq!(got, x.stages, "{what}: stages");
             let total = &t["total"];
-            let figures = ["load_bytes", "spill_bytes", "moved_bytes", "halo_rows", "recomputed_rows", "fast_peak"].map(|k| u(&total[k]));
+            let figures = [
+                "load_bytes",
+                "spill_bytes",
+                "moved_bytes",
+                "halo_rows",
+                "recomputed_rows",
+                "fast_peak",
+            ]
+            .map(|k| u(&total[k]));
             assert_eq!(
                 figures,
-                [x.load_bytes, x.spill_bytes, x.moved_bytes, x.halo_rows, x.recomputed_rows, x.fast_peak],
+                [
+                    x.load_bytes,
+                    x.spill_bytes,
+                    x.moved_bytes,
+                    x.halo_rows,
+                    x.recomputed_rows,
+                    x.fast_peak
+                ],
                 "{what}: load, spill, moved, halo rows, recomputed rows, fast peak"
             );
             // The bus agrees with the runtime: every slow-arena byte read is a load, every byte written
             // a spill, and the highest fast-arena byte written is the runtime's peak occupancy.
-            assert_eq!(u(&total["slow_read_bytes"]), x.load_bytes, "{what}: slow reads on the bus");
-            assert_eq!(u(&total["slow_write_bytes"]), x.spill_bytes, "{what}: slow writes on the bus");
-            assert_eq!(u(&total["fast_peak_bus"]), x.fast_peak, "{what}: fast high-water on the bus");
+            assert_eq!(
+                u(&total["slow_read_bytes"]),
+                x.load_bytes,
+                "{what}: slow reads on the bus"
+            );
+            assert_eq!(
+                u(&total["slow_write_bytes"]),
+                x.spill_bytes,
+                "{what}: slow writes on the bus"
+            );
+            assert_eq!(
+                u(&total["fast_peak_bus"]),
+                x.fast_peak,
+                "{what}: fast high-water on the bus"
+            );
             // Slow-arena reads mapped back to tensor rows show the same halo re-reads as the tile rows.
-            assert_eq!(u(&total["halo_rows_bus"]), x.halo_rows, "{what}: halo rows re-read on the bus");
-            if let Some(tiled) = stages.iter().find(|s| !s["tiles"].as_array().unwrap().is_empty()) {
+            assert_eq!(
+                u(&total["halo_rows_bus"]),
+                x.halo_rows,
+                "{what}: halo rows re-read on the bus"
+            );
+            if let Some(tiled) = stages
+                .iter()
+                .find(|s| !s["tiles"].as_array().unwrap().is_empty())
+            {
                 let rows: Vec<[i64; 2]> = tiled["tiles"]
                     .as_array()
                     .unwrap()
                     .iter()
-                    .map(|t| [t["rows"][0].as_i64().unwrap(), t["rows"][1].as_i64().unwrap()])
+                    .map(|t| {
+                        [
+                            t["rows"][0].as_i64().unwrap(),
+                            t["rows"][1].as_i64().unwrap(),
+                        ]
+                    })
                     .collect();
                 assert_eq!(rows, x.tile_rows, "{what}: tile input rows");
             }
             // The stages and the time outside them add up to the run.
             let staged: u64 = stages.iter().map(|s| u(&s["cycles"])).sum();
-            assert_eq!(staged, u(&total["cycles"]), "{what}: stage cycles sum to the total");
+            assert_eq!(
+                staged,
+                u(&total["cycles"]),
+                "{what}: stage cycles sum to the total"
+            );
         }
     }
 }
@@ -144,19 +229,35 @@ fn tile_cycles_are_consistent_and_the_halo_costs_time() {
     for &(board, suffix) in BUILDS {
         let chain = profile(board, suffix, "chain");
         let lb = profile(board, suffix, "chain_lb");
-        let tiles = |t: &Value| -> Vec<u64> { t["stages"][0]["tiles"].as_array().unwrap().iter().map(|x| u(&x["cycles"])).collect() };
+        let tiles = |t: &Value| -> Vec<u64> {
+            t["stages"][0]["tiles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| u(&x["cycles"]))
+                .collect()
+        };
         for (name, t) in [("chain", &chain), ("chain_lb", &lb)] {
             let inner = &tiles(t)[1..7];
             let (lo, hi) = (*inner.iter().min().unwrap(), *inner.iter().max().unwrap());
-            assert!(hi - lo <= hi / 100, "{board}{suffix} {name}: inner tiles {inner:?} differ by more than 1 %");
+            assert!(
+                hi - lo <= hi / 100,
+                "{board}{suffix} {name}: inner tiles {inner:?} differ by more than 1 %"
+            );
         }
         let (c, l) = (&chain["total"], &lb["total"]);
-        assert!(u(&c["recompute_cycles"]) > 0 && u(&l["recompute_cycles"]) == 0, "{board}{suffix}: recompute cycles");
+        assert!(
+            u(&c["recompute_cycles"]) > 0 && u(&l["recompute_cycles"]) == 0,
+            "{board}{suffix}: recompute cycles"
+        );
         let saved = u(&c["cycles"]) - u(&l["cycles"]);
         let recompute = u(&c["recompute_cycles"]);
         // The rows a line buffer rolls instead of recomputing are what it saves, less the rolls and the
         // loads it avoids: within 25 % of the recompute cycles.
-        assert!(saved.abs_diff(recompute) <= recompute / 4, "{board}{suffix}: saved {saved} vs recompute {recompute}");
+        assert!(
+            saved.abs_diff(recompute) <= recompute / 4,
+            "{board}{suffix}: saved {saved} vs recompute {recompute}"
+        );
         // In the 1D tiled stage, the tiles that re-read halo rows take longer than the first (same output rows).
         let tiled = profile(board, suffix, "tiled");
         let t = tiles(&serde_json::json!({"stages": [tiled["stages"][3].clone()]}));

@@ -3,21 +3,55 @@
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::periph::{load_peripherals, PeripheralSpec};
 use crate::spi::protocol;
 use crate::{
-    size, Access, Board, BoardError, CacheSpec, ConsoleSpec, CoreKind, CoreSpec, Region, RegionKind, Replacement,
-    SpiMode, SpiSpec, UartSpec, WritePolicy,
+    size, Access, Board, BoardError, CacheSpec, ConsoleSpec, CoreKind, CoreSpec, Region,
+    RegionKind, Replacement, SpiMode, SpiSpec, UartSpec, UnmappedWrites, WritePolicy,
 };
 
-pub(crate) const TOP_KEYS: &[&str] = &["name", "summary", "vector_table"];
+pub(crate) const TOP_KEYS: &[&str] = &[
+    "name",
+    "summary",
+    "vector_table",
+    "peripherals",
+    "rom",
+    "rom_init",
+    "unmapped_writes",
+];
 pub(crate) const CORE_KEYS: &[&str] = &["kind", "clock_hz", "fpu", "priority_bits"];
 pub(crate) const CONSOLE_KEYS: &[&str] = &["uart_data", "uart_status", "uart_status_ready"];
 pub(crate) const REGION_KEYS: &[&str] = &[
-    "kind", "base", "size", "access", "aliases", "wait_states", "write_wait_states", "wait_states_by_clock",
-    "bus_bytes", "bus_clock_hz", "prefetch", "icache", "dcache", "mode", "clock_mhz", "ddr", "command_clocks",
-    "address_clocks", "dummy_clocks", "write_dummy_clocks", "cs_clocks",
+    "kind",
+    "base",
+    "size",
+    "access",
+    "aliases",
+    "wait_states",
+    "write_wait_states",
+    "wait_states_by_clock",
+    "bus_bytes",
+    "bus_clock_hz",
+    "prefetch",
+    "icache",
+    "dcache",
+    "mode",
+    "clock_mhz",
+    "ddr",
+    "command_clocks",
+    "address_clocks",
+    "dummy_clocks",
+    "write_dummy_clocks",
+    "cs_clocks",
 ];
-pub(crate) const CACHE_KEYS: &[&str] = &["size", "ways", "line_bytes", "write_policy", "replacement", "hit_cycles"];
+pub(crate) const CACHE_KEYS: &[&str] = &[
+    "size",
+    "ways",
+    "line_bytes",
+    "write_policy",
+    "replacement",
+    "hit_cycles",
+];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -31,6 +65,18 @@ struct BoardFile {
     #[serde(default)]
     console: ConsoleFile,
     vector_table: Option<u32>,
+    /// Chip peripheral files (built-in names or paths), `crate::periph`.
+    #[serde(default)]
+    peripherals: Vec<String>,
+    /// File names of the chip's mask-ROM ELF, most preferred first (searched for at run time).
+    #[serde(default)]
+    rom: Vec<String>,
+    /// ROM functions the chip's boot code calls before it hands over: `name` or `name(arg)`.
+    #[serde(default)]
+    rom_init: Vec<String>,
+    /// `"fault"` (default) or `"drop"`: what a store to an address no region covers does.
+    #[serde(default)]
+    unmapped_writes: UnmappedWrites,
 }
 
 #[derive(Deserialize)]
@@ -106,9 +152,15 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Parse and validate a board file's text; `origin` names it in errors.
 pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
-    let file: BoardFile = toml::from_str(text)
-        .map_err(|e| BoardError::Parse { origin: origin.to_string(), message: e.to_string() })?;
-    let invalid = |line: usize, message: String| BoardError::Invalid { origin: origin.to_string(), line, message };
+    let file: BoardFile = toml::from_str(text).map_err(|e| BoardError::Parse {
+        origin: origin.to_string(),
+        message: e.to_string(),
+    })?;
+    let invalid = |line: usize, message: String| BoardError::Invalid {
+        origin: origin.to_string(),
+        line,
+        message,
+    };
     if file.core.clock_hz == 0 {
         let line = text.find("clock_hz").map(|o| line_of(text, o)).unwrap_or(1);
         return Err(invalid(line, "core.clock_hz must be greater than 0".into()));
@@ -131,8 +183,13 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         let line = line_of(text, spanned.span().start);
         let c = spanned.get_ref();
         let spec = build_cache(c).map_err(|m| invalid(line, format!("cache `{}`: {m}", c.name)))?;
-        if caches.iter().any(|o| o.name == spec.name) || ["core", "console"].contains(&spec.name.as_str()) {
-            return Err(invalid(line, format!("cache name `{}` is already used", spec.name)));
+        if caches.iter().any(|o| o.name == spec.name)
+            || ["core", "console"].contains(&spec.name.as_str())
+        {
+            return Err(invalid(
+                line,
+                format!("cache name `{}` is already used", spec.name),
+            ));
         }
         caches.push(spec);
     }
@@ -140,17 +197,33 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
     for spanned in &file.regions {
         let line = line_of(text, spanned.span().start);
         let r = spanned.get_ref();
-        let region = build_region(r, file.core.clock_hz, &caches).map_err(|m| invalid(line, format!("region `{}`: {m}", r.name)))?;
-        if caches.iter().any(|c| c.name == region.name) || ["core", "console"].contains(&region.name.as_str()) {
-            return Err(invalid(line, format!("region name `{}` is already used by a cache or section", region.name)));
+        let region = build_region(r, file.core.clock_hz, &caches)
+            .map_err(|m| invalid(line, format!("region `{}`: {m}", r.name)))?;
+        if caches.iter().any(|c| c.name == region.name)
+            || ["core", "console"].contains(&region.name.as_str())
+        {
+            return Err(invalid(
+                line,
+                format!(
+                    "region name `{}` is already used by a cache or section",
+                    region.name
+                ),
+            ));
         }
         for (other_line, other) in &regions {
             if other.name == region.name {
-                return Err(invalid(line, format!("region name `{}` also used at line {other_line}", region.name)));
+                return Err(invalid(
+                    line,
+                    format!(
+                        "region name `{}` also used at line {other_line}",
+                        region.name
+                    ),
+                ));
             }
             for a in std::iter::once(region.base).chain(region.aliases.iter().copied()) {
                 for b in std::iter::once(other.base).chain(other.aliases.iter().copied()) {
-                    let (a_end, b_end) = (a as u64 + region.size as u64, b as u64 + other.size as u64);
+                    let (a_end, b_end) =
+                        (a as u64 + region.size as u64, b as u64 + other.size as u64);
                     if (a as u64) < b_end && (b as u64) < a_end {
                         return Err(invalid(
                             line,
@@ -172,6 +245,49 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
             status_ready: file.console.uart_status_ready,
         }),
     };
+    let mut peripherals: Vec<PeripheralSpec> = Vec::new();
+    for name in &file.peripherals {
+        let line = text
+            .find("peripherals")
+            .map(|o| line_of(text, o))
+            .unwrap_or(1);
+        let path = match std::path::Path::new(origin).parent() {
+            Some(dir) if name.ends_with(".toml") && !std::path::Path::new(name).is_absolute() => {
+                dir.join(name).to_string_lossy().into_owned()
+            }
+            _ => name.clone(),
+        };
+        for block in load_peripherals(&path)? {
+            let inside = regions.iter().any(|(_, r)| {
+                r.kind == RegionKind::Mmio
+                    && block.base >= r.base
+                    && block.base as u64 + block.size as u64 <= r.end()
+            });
+            if !inside {
+                return Err(invalid(
+                    line,
+                    format!(
+                        "peripheral block `{}` (0x{:08x}, {} bytes, from `{name}`) lies outside every region of kind \"mmio\"",
+                        block.name, block.base, block.size
+                    ),
+                ));
+            }
+            if let Some(o) = peripherals
+                .iter()
+                .find(|o| block.base < o.base + o.size && o.base < block.base + block.size)
+            {
+                return Err(invalid(
+                    line,
+                    format!(
+                        "peripheral block `{}` overlaps block `{}`",
+                        block.name, o.name
+                    ),
+                ));
+            }
+            peripherals.push(block);
+        }
+    }
+    peripherals.sort_by_key(|b| b.base);
     Ok(Board {
         name: file.name,
         summary: file.summary,
@@ -186,6 +302,10 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         caches,
         console,
         vector_table: file.vector_table,
+        peripherals,
+        rom: file.rom,
+        rom_init: file.rom_init,
+        unmapped_writes: file.unmapped_writes,
     })
 }
 
@@ -195,16 +315,28 @@ const MAX_CYCLES: u32 = 10_000;
 fn build_cache(c: &CacheFile) -> Result<CacheSpec, String> {
     let size = c.size.0;
     if c.hit_cycles > MAX_CYCLES {
-        return Err(format!("hit_cycles = {} is above the limit of {MAX_CYCLES}", c.hit_cycles));
+        return Err(format!(
+            "hit_cycles = {} is above the limit of {MAX_CYCLES}",
+            c.hit_cycles
+        ));
     }
     if c.ways == 0 {
         return Err("ways must be at least 1".into());
     }
     if !c.line_bytes.is_power_of_two() || c.line_bytes < 4 {
-        return Err(format!("line_bytes = {} is not a power of two of at least 4", c.line_bytes));
+        return Err(format!(
+            "line_bytes = {} is not a power of two of at least 4",
+            c.line_bytes
+        ));
     }
-    if size == 0 || size > u32::MAX as u64 || !size.is_multiple_of(c.ways as u64 * c.line_bytes as u64) {
-        return Err(format!("size {size} is not ways ({}) x line_bytes ({}) x a number of sets", c.ways, c.line_bytes));
+    if size == 0
+        || size > u32::MAX as u64
+        || !size.is_multiple_of(c.ways as u64 * c.line_bytes as u64)
+    {
+        return Err(format!(
+            "size {size} is not ways ({}) x line_bytes ({}) x a number of sets",
+            c.ways, c.line_bytes
+        ));
     }
     let spec = CacheSpec {
         name: c.name.clone(),
@@ -216,7 +348,10 @@ fn build_cache(c: &CacheFile) -> Result<CacheSpec, String> {
         hit_cycles: c.hit_cycles,
     };
     if !spec.sets().is_power_of_two() {
-        return Err(format!("size {size} gives {} sets, which is not a power of two", spec.sets()));
+        return Err(format!(
+            "size {size} gives {} sets, which is not a power of two",
+            spec.sets()
+        ));
     }
     Ok(spec)
 }
@@ -235,7 +370,11 @@ fn wait_states_at(table: &[(u64, u32)], clock_hz: u64) -> Result<u32, String> {
     }
 }
 
-fn cache_index(caches: &[CacheSpec], name: &Option<String>, key: &str) -> Result<Option<usize>, String> {
+fn cache_index(
+    caches: &[CacheSpec],
+    name: &Option<String>,
+    key: &str,
+) -> Result<Option<usize>, String> {
     let Some(name) = name else { return Ok(None) };
     match caches.iter().position(|c| &c.name == name) {
         Some(i) => Ok(Some(i)),
@@ -243,7 +382,11 @@ fn cache_index(caches: &[CacheSpec], name: &Option<String>, key: &str) -> Result
             let known: Vec<&str> = caches.iter().map(|c| c.name.as_str()).collect();
             Err(format!(
                 "{key} = \"{name}\" names no [[caches]] entry (known: {})",
-                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
             ))
         }
     }
@@ -263,7 +406,10 @@ fn build_spi(r: &RegionFile) -> Result<Option<SpiSpec>, String> {
     ];
     if !serial {
         if let Some((key, _)) = spi_keys.iter().find(|k| k.1) {
-            return Err(format!("{key} applies only to kind \"xip\" or \"psram\" (this region is \"{}\")", r.kind.name()));
+            return Err(format!(
+                "{key} applies only to kind \"xip\" or \"psram\" (this region is \"{}\")",
+                r.kind.name()
+            ));
         }
         return Ok(None);
     }
@@ -271,13 +417,24 @@ fn build_spi(r: &RegionFile) -> Result<Option<SpiSpec>, String> {
     let (mode, clock_mhz) = match (r.mode, r.clock_mhz) {
         (Some(mode), Some(clock_mhz)) => (mode, clock_mhz),
         (None, None) => match spi_keys.iter().find(|k| k.1) {
-            Some((key, _)) => return Err(format!("{key} needs mode (single, dual, quad, octal) and clock_mhz")),
+            Some((key, _)) => {
+                return Err(format!(
+                    "{key} needs mode (single, dual, quad, octal) and clock_mhz"
+                ))
+            }
             None => return Ok(None),
         },
-        _ => return Err("a serial interface needs both mode (single, dual, quad, octal) and clock_mhz".into()),
+        _ => {
+            return Err(
+                "a serial interface needs both mode (single, dual, quad, octal) and clock_mhz"
+                    .into(),
+            )
+        }
     };
     if !(clock_mhz > 0.0 && clock_mhz <= 10_000.0) {
-        return Err(format!("clock_mhz = {clock_mhz} must be above 0 and at most 10000"));
+        return Err(format!(
+            "clock_mhz = {clock_mhz} must be above 0 and at most 10000"
+        ));
     }
     let d = protocol(r.kind, mode);
     Ok(Some(SpiSpec {
@@ -292,21 +449,37 @@ fn build_spi(r: &RegionFile) -> Result<Option<SpiSpec>, String> {
     }))
 }
 
-fn build_region(r: &RegionFile, core_clock_hz: u64, caches: &[CacheSpec]) -> Result<Region, String> {
+fn build_region(
+    r: &RegionFile,
+    core_clock_hz: u64,
+    caches: &[CacheSpec],
+) -> Result<Region, String> {
     let size = r.size.0;
     if size == 0 {
         return Err("size must be greater than 0".into());
     }
     if size > u32::MAX as u64 || r.base as u64 + size > 1 << 32 {
-        return Err(format!("base 0x{:08x} + size 0x{size:x} runs past the 4 GiB address space", r.base));
+        return Err(format!(
+            "base 0x{:08x} + size 0x{size:x} runs past the 4 GiB address space",
+            r.base
+        ));
     }
-    let access = Access { read: r.access.contains('r'), write: r.access.contains('w'), execute: r.access.contains('x') };
+    let access = Access {
+        read: r.access.contains('r'),
+        write: r.access.contains('w'),
+        execute: r.access.contains('x'),
+    };
     if r.access.is_empty() || r.access.chars().any(|c| !"rwx".contains(c)) {
-        return Err(format!("access = \"{}\" must be made of the letters r, w, x", r.access));
+        return Err(format!(
+            "access = \"{}\" must be made of the letters r, w, x",
+            r.access
+        ));
     }
     let bus_bytes = r.bus_bytes.unwrap_or(4);
     if !bus_bytes.is_power_of_two() || bus_bytes > 4096 {
-        return Err(format!("bus_bytes = {bus_bytes} is not a power of two up to 4096"));
+        return Err(format!(
+            "bus_bytes = {bus_bytes} is not a power of two up to 4096"
+        ));
     }
     // Bounds that keep every cost equation far from overflow; real parts are orders of magnitude below.
     let cycle_keys = [
@@ -318,8 +491,16 @@ fn build_region(r: &RegionFile, core_clock_hz: u64, caches: &[CacheSpec]) -> Res
         ("write_dummy_clocks", r.write_dummy_clocks),
         ("cs_clocks", r.cs_clocks),
     ];
-    let table = r.wait_states_by_clock.iter().flatten().map(|&(_, ws)| ("wait_states_by_clock", Some(ws)));
-    if let Some((key, Some(v))) = cycle_keys.into_iter().chain(table).find(|(_, v)| v.is_some_and(|v| v > MAX_CYCLES)) {
+    let table = r
+        .wait_states_by_clock
+        .iter()
+        .flatten()
+        .map(|&(_, ws)| ("wait_states_by_clock", Some(ws)));
+    if let Some((key, Some(v))) = cycle_keys
+        .into_iter()
+        .chain(table)
+        .find(|(_, v)| v.is_some_and(|v| v > MAX_CYCLES))
+    {
         return Err(format!("{key} = {v} is above the limit of {MAX_CYCLES}"));
     }
     let bus_clock_hz = r.bus_clock_hz.unwrap_or(core_clock_hz);
@@ -365,7 +546,11 @@ mod tests {
         assert_eq!(wait_states_at(&t, 30_000_000), Ok(0));
         assert_eq!(wait_states_at(&t, 30_000_001), Ok(1));
         assert_eq!(wait_states_at(&t, 84_000_000), Ok(2));
-        assert!(wait_states_at(&t, 100_000_000).unwrap_err().contains("above the highest clock"));
-        assert!(wait_states_at(&[(2, 0), (1, 1)], 1).unwrap_err().contains("ascending"));
+        assert!(wait_states_at(&t, 100_000_000)
+            .unwrap_err()
+            .contains("above the highest clock"));
+        assert!(wait_states_at(&[(2, 0), (1, 1)], 1)
+            .unwrap_err()
+            .contains("ascending"));
     }
 }

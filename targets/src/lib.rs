@@ -5,6 +5,7 @@
 
 mod file;
 mod overrides;
+pub mod periph;
 mod size;
 mod spi;
 
@@ -39,14 +40,23 @@ const BUILTIN: &[(&str, &str)] = &[
 
 #[derive(Debug, thiserror::Error)]
 pub enum BoardError {
-    #[error("unknown board `{name}`; built-in boards: {known}; or pass a path to a board .toml file")]
+    #[error(
+        "unknown board `{name}`; built-in boards: {known}; or pass a path to a board .toml file"
+    )]
     Unknown { name: String, known: String },
     #[error("cannot read board file {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("board file {origin}: {message}")]
     Parse { origin: String, message: String },
     #[error("board file {origin}, line {line}: {message}")]
-    Invalid { origin: String, line: usize, message: String },
+    Invalid {
+        origin: String,
+        line: usize,
+        message: String,
+    },
     #[error("--set {setting}: {message}")]
     Override { setting: String, message: String },
 }
@@ -87,7 +97,10 @@ impl CoreKind {
     }
 
     pub fn is_cortex_m(self) -> bool {
-        !matches!(self, CoreKind::XtensaLx106 | CoreKind::XtensaLx6 | CoreKind::XtensaLx7)
+        !matches!(
+            self,
+            CoreKind::XtensaLx106 | CoreKind::XtensaLx6 | CoreKind::XtensaLx7
+        )
     }
 }
 
@@ -241,7 +254,11 @@ impl SpiSpec {
 
     /// SPI clocks of a read (`write` false) or write transaction of `bytes` bytes.
     pub fn transaction_clocks(&self, bytes: u32, write: bool) -> u32 {
-        let dummy = if write { self.write_dummy_clocks } else { self.read_dummy_clocks };
+        let dummy = if write {
+            self.write_dummy_clocks
+        } else {
+            self.read_dummy_clocks
+        };
         self.cs_clocks + self.command_clocks + self.address_clocks + dummy + self.data_clocks(bytes)
     }
 }
@@ -257,7 +274,13 @@ pub struct Access {
 impl fmt::Display for Access {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let flag = |on: bool, c: char| if on { c } else { '-' };
-        write!(f, "{}{}{}", flag(self.read, 'r'), flag(self.write, 'w'), flag(self.execute, 'x'))
+        write!(
+            f,
+            "{}{}{}",
+            flag(self.read, 'r'),
+            flag(self.write, 'w'),
+            flag(self.execute, 'x')
+        )
     }
 }
 
@@ -342,6 +365,27 @@ pub struct Board {
     pub console: ConsoleSpec,
     /// Address of the vector table when the ELF does not mark one (`.isr_vector`/`.vectors`).
     pub vector_table: Option<u32>,
+    /// Peripheral register blocks (sorted by base), from the chip files the board names.
+    pub peripherals: Vec<periph::PeripheralSpec>,
+    /// File names of the chip's mask-ROM ELF, most preferred first; empty when the chip needs none.
+    pub rom: Vec<String>,
+    /// ROM functions the chip's boot code calls before it hands over to the firmware, run on the
+    /// core when the ROM is loaded: `name` or `name(arg)`, the argument a number or `cpu_mhz`
+    /// (the core clock in MHz).
+    pub rom_init: Vec<String>,
+    pub unmapped_writes: UnmappedWrites,
+}
+
+/// What a store to an address that no region covers does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnmappedWrites {
+    /// The store faults (the run ends with a bad write).
+    #[default]
+    Fault,
+    /// The store completes and is lost, as on buses that post writes no device claims; the run's
+    /// notes list where they went.
+    Drop,
 }
 
 impl Board {
@@ -403,18 +447,29 @@ pub fn load_with(name_or_path: &str, overrides: &[String]) -> Result<Board, Boar
     if overrides.is_empty() {
         return parse(&text, &origin);
     }
-    let mut doc: toml::Table =
-        text.parse().map_err(|e: toml::de::Error| BoardError::Parse { origin: origin.clone(), message: e.to_string() })?;
+    let mut doc: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| BoardError::Parse {
+            origin: origin.clone(),
+            message: e.to_string(),
+        })?;
     for setting in overrides {
         overrides::apply_override(&mut doc, setting)?;
     }
     let edited = toml::to_string(&doc).expect("a parsed table serialises");
     parse(&edited, &origin).map_err(|e| match e {
         // Line numbers would point into the edited text: name the settings instead.
-        BoardError::Invalid { message, .. } | BoardError::Parse { message, .. } => BoardError::Override {
-            setting: overrides.join(" --set "),
-            message: message.lines().last().unwrap_or_default().trim().to_string(),
-        },
+        BoardError::Invalid { message, .. } | BoardError::Parse { message, .. } => {
+            BoardError::Override {
+                setting: overrides.join(" --set "),
+                message: message
+                    .lines()
+                    .last()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string(),
+            }
+        }
         other => other,
     })
 }
@@ -425,11 +480,16 @@ fn board_text(name_or_path: &str) -> Result<(String, String), BoardError> {
     }
     let path = Path::new(name_or_path);
     if name_or_path.ends_with(".toml") || path.exists() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| BoardError::Io { path: name_or_path.to_string(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| BoardError::Io {
+            path: name_or_path.to_string(),
+            source,
+        })?;
         return Ok((text, name_or_path.to_string()));
     }
-    Err(BoardError::Unknown { name: name_or_path.to_string(), known: builtin_names().join(", ") })
+    Err(BoardError::Unknown {
+        name: name_or_path.to_string(),
+        known: builtin_names().join(", "),
+    })
 }
 
 #[cfg(test)]
@@ -446,44 +506,101 @@ mod tests {
     }
 
     fn set(board: &str, settings: &[&str]) -> Result<Board, BoardError> {
-        load_with(board, &settings.iter().map(|x| x.to_string()).collect::<Vec<_>>())
+        load_with(
+            board,
+            &settings.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+        )
     }
 
     #[test]
     fn overrides_change_parameters_and_are_checked() {
-        let b = set("stm32f446re", &["flash.wait_states=2", "flash.prefetch=false", "core.clock_hz=84000000", "art_icache.size=2K"]).unwrap();
+        let b = set(
+            "stm32f446re",
+            &[
+                "flash.wait_states=2",
+                "flash.prefetch=false",
+                "core.clock_hz=84000000",
+                "art_icache.size=2K",
+            ],
+        )
+        .unwrap();
         let flash = &b.regions[0];
-        assert_eq!((flash.read_wait_states, flash.prefetch, b.core.clock_hz), (2, false, 84_000_000));
+        assert_eq!(
+            (flash.read_wait_states, flash.prefetch, b.core.clock_hz),
+            (2, false, 84_000_000)
+        );
         assert_eq!(b.caches[flash.icache.unwrap()].size, 2048);
-        let e = set("stm32f446re", &["flash.waitstates=2"]).unwrap_err().to_string();
-        assert!(e.contains("--set flash.waitstates=2") && e.contains("unknown key `waitstates`"), "{e}");
-        let e = set("stm32f446re", &["psram.wait_states=2"]).unwrap_err().to_string();
-        assert!(e.contains("no key, region or cache `psram`") && e.contains("flash, sram") && e.contains("art_icache"), "{e}");
-        let e = set("stm32f446re", &["art_icache.ways=0"]).unwrap_err().to_string();
+        let e = set("stm32f446re", &["flash.waitstates=2"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--set flash.waitstates=2") && e.contains("unknown key `waitstates`"),
+            "{e}"
+        );
+        let e = set("stm32f446re", &["psram.wait_states=2"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no key, region or cache `psram`")
+                && e.contains("flash, sram")
+                && e.contains("art_icache"),
+            "{e}"
+        );
+        let e = set("stm32f446re", &["art_icache.ways=0"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("ways must be at least 1"), "{e}");
-        let e = set("stm32f446re", &["art_icache.line_bytes=24"]).unwrap_err().to_string();
+        let e = set("stm32f446re", &["art_icache.line_bytes=24"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line_bytes = 24 is not a power of two"), "{e}");
-        let e = set("stm32f446re", &["core.clock_hz=0"]).unwrap_err().to_string();
+        let e = set("stm32f446re", &["core.clock_hz=0"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("clock_hz must be greater than 0"), "{e}");
-        let e = set("stm32f446re", &["flash.wait_states"]).unwrap_err().to_string();
+        let e = set("stm32f446re", &["flash.wait_states"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("expected key=value"), "{e}");
-        let e = set("stm32f446re", &["flash.wait_states=4294967295"]).unwrap_err().to_string();
-        assert!(e.contains("wait_states = 4294967295 is above the limit"), "{e}");
-        let e = set("stm32f446re", &["flash.bus_bytes=8192"]).unwrap_err().to_string();
+        let e = set("stm32f446re", &["flash.wait_states=4294967295"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("wait_states = 4294967295 is above the limit"),
+            "{e}"
+        );
+        let e = set("stm32f446re", &["flash.bus_bytes=8192"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("bus_bytes = 8192"), "{e}");
-        let e = set("stm32f446re", &["flash.icache=nope"]).unwrap_err().to_string();
-        assert!(e.contains("icache = \"nope\" names no [[caches]] entry") && e.contains("art_icache"), "{e}");
+        let e = set("stm32f446re", &["flash.icache=nope"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("icache = \"nope\" names no [[caches]] entry") && e.contains("art_icache"),
+            "{e}"
+        );
     }
 
     #[test]
     fn flash_wait_states_follow_the_core_clock() {
-        let ws = |settings: &[&str]| set("stm32f446re", settings).unwrap().regions[0].read_wait_states;
+        let ws =
+            |settings: &[&str]| set("stm32f446re", settings).unwrap().regions[0].read_wait_states;
         assert_eq!(ws(&[]), 5, "180 MHz");
         assert_eq!(ws(&["core.clock_hz=84000000"]), 2, "60 < 84 <= 90 MHz");
         assert_eq!(ws(&["core.clock_hz=16000000"]), 0);
-        assert_eq!(ws(&["core.clock_hz=16000000", "flash.wait_states=3"]), 3, "an explicit value wins");
-        let e = set("stm32f446re", &["core.clock_hz=200000000"]).unwrap_err().to_string();
-        assert!(e.contains("above the highest clock of wait_states_by_clock"), "{e}");
+        assert_eq!(
+            ws(&["core.clock_hz=16000000", "flash.wait_states=3"]),
+            3,
+            "an explicit value wins"
+        );
+        let e = set("stm32f446re", &["core.clock_hz=200000000"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("above the highest clock of wait_states_by_clock"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -491,27 +608,50 @@ mod tests {
         let b = load("esp32s3").unwrap();
         let psram = b.regions.iter().find(|r| r.name == "psram").unwrap();
         let spi = psram.spi.unwrap();
-        assert_eq!((spi.mode, spi.ddr, spi.clock_hz), (SpiMode::Octal, true, 80_000_000));
+        assert_eq!(
+            (spi.mode, spi.ddr, spi.clock_hz),
+            (SpiMode::Octal, true, 80_000_000)
+        );
         assert_eq!(spi.transaction_clocks(32, false), 1 + 2 + 9 + 16);
         assert_eq!(spi.transaction_clocks(32, true), 1 + 2 + 4 + 16);
-        let b = set("esp32s3", &["psram.mode=quad", "psram.clock_mhz=40", "dcache.size=16K"]).unwrap();
+        let b = set(
+            "esp32s3",
+            &["psram.mode=quad", "psram.clock_mhz=40", "dcache.size=16K"],
+        )
+        .unwrap();
         let psram = b.regions.iter().find(|r| r.name == "psram").unwrap();
         let spi = psram.spi.unwrap();
-        assert_eq!((spi.mode, spi.ddr, spi.clock_hz), (SpiMode::Quad, false, 40_000_000));
+        assert_eq!(
+            (spi.mode, spi.ddr, spi.clock_hz),
+            (SpiMode::Quad, false, 40_000_000)
+        );
         assert_eq!(spi.transaction_clocks(32, false), 2 + 6 + 6 + 64);
         assert_eq!(b.caches[psram.dcache.unwrap()].size, 16 * 1024);
         let e = set("esp32s3", &["psram.mode=hex"]).unwrap_err().to_string();
-        assert!(e.contains("psram.mode=hex") && e.contains("unknown variant `hex`"), "{e}");
-        let e = set("esp32s3", &["psram.clock_mhz=0"]).unwrap_err().to_string();
+        assert!(
+            e.contains("psram.mode=hex") && e.contains("unknown variant `hex`"),
+            "{e}"
+        );
+        let e = set("esp32s3", &["psram.clock_mhz=0"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("clock_mhz = 0 must be above 0"), "{e}");
-        let e = set("esp32s3", &["sram1.mode=quad"]).unwrap_err().to_string();
-        assert!(e.contains("mode applies only to kind \"xip\" or \"psram\""), "{e}");
+        let e = set("esp32s3", &["sram1.mode=quad"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("mode applies only to kind \"xip\" or \"psram\""),
+            "{e}"
+        );
     }
 
     #[test]
     fn unknown_board_lists_the_known_ones() {
         let e = load("no-such-board").unwrap_err().to_string();
-        assert!(e.contains("unknown board `no-such-board`") && e.contains("stm32f446re"), "{e}");
+        assert!(
+            e.contains("unknown board `no-such-board`") && e.contains("stm32f446re"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -543,41 +683,79 @@ mod tests {
     fn overlapping_regions_are_rejected_with_line() {
         let text = format!("{MINIMAL}[[regions]]\nname = \"ram2\"\nkind = \"sram\"\nbase = 0x20008000\nsize = 16\naccess = \"rw\"\n");
         let e = parse(&text, "t.toml").unwrap_err().to_string();
-        assert!(e.contains("line 12") && e.contains("overlaps region `ram` (line 6)"), "{e}");
+        assert!(
+            e.contains("line 12") && e.contains("overlaps region `ram` (line 6)"),
+            "{e}"
+        );
     }
 
     fn with_cache(cache: &str) -> String {
         let minimal = MINIMAL.replace("access = \"rw\"", "access = \"rw\"\ndcache = \"d\"");
-        minimal.replace("[[regions]]", &format!("[[caches]]\nname = \"d\"\n{cache}\n[[regions]]"))
+        minimal.replace(
+            "[[regions]]",
+            &format!("[[caches]]\nname = \"d\"\n{cache}\n[[regions]]"),
+        )
     }
 
     #[test]
     fn bad_cache_geometry_is_rejected() {
-        let e = parse(&with_cache("size = \"4K\"\nways = 0\nline_bytes = 16\nwrite_policy = \"write-back\""), "t.toml")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("cache `d`: ways must be at least 1") && e.contains("line 6"), "{e}");
-        let e = parse(&with_cache("size = \"4K\"\nways = 2\nline_bytes = 24\nwrite_policy = \"write-back\""), "t.toml")
-            .unwrap_err()
-            .to_string();
+        let e = parse(
+            &with_cache("size = \"4K\"\nways = 0\nline_bytes = 16\nwrite_policy = \"write-back\""),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("cache `d`: ways must be at least 1") && e.contains("line 6"),
+            "{e}"
+        );
+        let e = parse(
+            &with_cache("size = \"4K\"\nways = 2\nline_bytes = 24\nwrite_policy = \"write-back\""),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("not a power of two"), "{e}");
-        let e = parse(&with_cache("size = \"3K\"\nways = 1\nline_bytes = 32\nwrite_policy = \"write-back\""), "t.toml")
-            .unwrap_err()
-            .to_string();
+        let e = parse(
+            &with_cache("size = \"3K\"\nways = 1\nline_bytes = 32\nwrite_policy = \"write-back\""),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("96 sets"), "{e}");
-        let e = parse(&with_cache("size = \"4K\"\nways = 2\nline_bytes = 32\nwrite_policy = \"copy-back\""), "t.toml")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("copy-back") && e.contains("write-through"), "{e}");
-        let ok = parse(&with_cache("size = \"4K\"\nways = 2\nline_bytes = 32\nwrite_policy = \"write-back\""), "t.toml").unwrap();
-        assert_eq!((ok.caches[0].replacement, ok.regions[0].dcache), (Replacement::Lru, Some(0)));
+        let e = parse(
+            &with_cache("size = \"4K\"\nways = 2\nline_bytes = 32\nwrite_policy = \"copy-back\""),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("copy-back") && e.contains("write-through"),
+            "{e}"
+        );
+        let ok = parse(
+            &with_cache("size = \"4K\"\nways = 2\nline_bytes = 32\nwrite_policy = \"write-back\""),
+            "t.toml",
+        )
+        .unwrap();
+        assert_eq!(
+            (ok.caches[0].replacement, ok.regions[0].dcache),
+            (Replacement::Lru, Some(0))
+        );
     }
 
     #[test]
     fn zero_clock_and_bad_size_are_rejected() {
-        let e = parse(&MINIMAL.replace("clock_hz = 1", "clock_hz = 0"), "t").unwrap_err().to_string();
-        assert!(e.contains("clock_hz must be greater than 0") && e.contains("line 5"), "{e}");
-        let e = parse(&MINIMAL.replace("\"64K\"", "\"64Q\""), "t").unwrap_err().to_string();
+        let e = parse(&MINIMAL.replace("clock_hz = 1", "clock_hz = 0"), "t")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("clock_hz must be greater than 0") && e.contains("line 5"),
+            "{e}"
+        );
+        let e = parse(&MINIMAL.replace("\"64K\"", "\"64Q\""), "t")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("64Q"), "{e}");
     }
 }

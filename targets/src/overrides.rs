@@ -7,7 +7,11 @@ use crate::BoardError;
 fn entry_names(doc: &toml::Table, array: &str) -> Vec<String> {
     doc.get(array)
         .and_then(|a| a.as_array())
-        .map(|a| a.iter().filter_map(|e| e.get("name").and_then(|n| n.as_str()).map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|e| e.get("name").and_then(|n| n.as_str()).map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -15,8 +19,13 @@ fn entry_names(doc: &toml::Table, array: &str) -> Vec<String> {
 /// the board file, prefixed by their section: `core.clock_hz`, `console.uart_data`, a region's or a
 /// cache's name (`psram.clock_mhz`, `dcache.size`).
 pub(crate) fn apply_override(doc: &mut toml::Table, setting: &str) -> Result<(), BoardError> {
-    let fail = |message: String| BoardError::Override { setting: setting.to_string(), message };
-    let (key, raw) = setting.split_once('=').ok_or_else(|| fail("expected key=value".into()))?;
+    let fail = |message: String| BoardError::Override {
+        setting: setting.to_string(),
+        message,
+    };
+    let (key, raw) = setting
+        .split_once('=')
+        .ok_or_else(|| fail("expected key=value".into()))?;
     let (key, raw) = (key.trim(), raw.trim());
     // A TOML value if it parses as one (numbers, booleans, "strings"), else a bare string ("16K").
     let value = format!("v = {raw}")
@@ -28,7 +37,10 @@ pub(crate) fn apply_override(doc: &mut toml::Table, setting: &str) -> Result<(),
         if known.contains(&field) {
             Ok(())
         } else {
-            Err(fail(format!("unknown key `{field}`; known keys here: {}", known.join(", "))))
+            Err(fail(format!(
+                "unknown key `{field}`; known keys here: {}",
+                known.join(", ")
+            )))
         }
     };
     let path: Vec<&str> = key.split('.').collect();

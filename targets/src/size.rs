@@ -25,7 +25,9 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         digits.replace('_', "").parse()
     }
     .map_err(|_| format!("`{text}` is not a size (examples: 4096, \"16K\", \"4M\")"))?;
-    value.checked_mul(mult).ok_or_else(|| format!("`{text}` is too large"))
+    value
+        .checked_mul(mult)
+        .ok_or_else(|| format!("`{text}` is too large"))
 }
 
 /// "16 KiB", "4 MiB" or plain bytes.
@@ -48,7 +50,9 @@ impl<'de> Deserialize<'de> for Size {
                 f.write_str("a size in bytes: an integer or a string such as \"16K\" or \"4M\"")
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Size, E> {
-                u64::try_from(v).map(Size).map_err(|_| E::custom(format!("size {v} is negative")))
+                u64::try_from(v)
+                    .map(Size)
+                    .map_err(|_| E::custom(format!("size {v} is negative")))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Size, E> {
                 Ok(Size(v))

@@ -17,7 +17,13 @@ pub(crate) struct Protocol {
 }
 
 const fn p(ddr: bool, command: u32, address: u32, read_dummy: u32, write_dummy: u32) -> Protocol {
-    Protocol { ddr, command, address, read_dummy, write_dummy }
+    Protocol {
+        ddr,
+        command,
+        address,
+        read_dummy,
+        write_dummy,
+    }
 }
 
 /// The default protocol of a `kind` (xip flash or psram) device in `mode`.

@@ -5,7 +5,12 @@ use crate::Report;
 
 /// One line per call path that took cycles, in the report's (sorted) order.
 pub fn folded(report: &Report) -> String {
-    report.stacks.iter().filter(|s| s.cycles > 0).map(|s| format!("{} {}\n", s.stack, s.cycles)).collect()
+    report
+        .stacks
+        .iter()
+        .filter(|s| s.cycles > 0)
+        .map(|s| format!("{} {}\n", s.stack, s.cycles))
+        .collect()
 }
 
 #[cfg(test)]

@@ -76,7 +76,12 @@ pub enum Outcome {
     Exited { code: i32 },
     /// A limit stopped the run: `max_cycles`, `max_instructions` or `timeout`; where the firmware was
     /// (a runaway loop shows here).
-    Limit { limit: String, pc: u32, location: Option<String>, backtrace: Vec<String> },
+    Limit {
+        limit: String,
+        pc: u32,
+        location: Option<String>,
+        backtrace: Vec<String>,
+    },
     /// The firmware faulted; details in `fault`.
     Fault,
 }
@@ -379,7 +384,8 @@ impl Report {
 
     /// Parse a report, rejecting other schemas and versions with a clear message.
     pub fn from_json(text: &str) -> Result<Report, String> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
         match (value.get("schema").and_then(|v| v.as_str()), value.get("schema_version").and_then(|v| v.as_u64())) {
             (Some(SCHEMA), Some(v)) if v == SCHEMA_VERSION as u64 => {}
             (Some(SCHEMA), Some(v)) => {

@@ -69,8 +69,10 @@ pub fn trace_json(report: &Report) -> String {
         "args": {"name": format!("{} on {}", report.firmware.file, report.board.name)}})];
     for (track, name) in Track::ALL {
         events.push(json!({"ph": "M", "pid": PID, "tid": track as u32, "name": "thread_name", "args": {"name": name}}));
-        events.push(json!({"ph": "M", "pid": PID, "tid": track as u32, "name": "thread_sort_index",
-            "args": {"sort_index": track as u32}}));
+        events.push(
+            json!({"ph": "M", "pid": PID, "tid": track as u32, "name": "thread_sort_index",
+            "args": {"sort_index": track as u32}}),
+        );
     }
     tigris_events(report, &clock, &mut events);
     function_slices(report, &clock, &mut events);
@@ -87,17 +89,39 @@ fn tigris_events(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
         let name = format!("stage {} ({})", s.stage, s.path);
         let mut args = figures_args(&s.figures);
         args["ops"] = json!(s.op_names.join(", "));
-        events.push(slice(Track::Stages, name, clock, s.start_cycle, s.figures.cycles, args));
+        events.push(slice(
+            Track::Stages,
+            name,
+            clock,
+            s.start_cycle,
+            s.figures.cycles,
+            args,
+        ));
         for tile in &s.tiles {
             let mut args = figures_args(&tile.figures);
             args["input_rows"] = json!(format!("{}..{}", tile.rows[0], tile.rows[1]));
             let name = format!("stage {} tile {}", s.stage, tile.index);
-            events.push(slice(Track::Tiles, name, clock, tile.start_cycle, tile.figures.cycles, args));
+            events.push(slice(
+                Track::Tiles,
+                name,
+                clock,
+                tile.start_cycle,
+                tile.figures.cycles,
+                args,
+            ));
         }
     }
     let op_name = |stage: Option<u16>, op: u16| {
-        let names = stage.and_then(|st| t.stages.iter().find(|s| s.stage == st)).map(|s| &s.op_names);
-        format!("op {op}{}", names.and_then(|n| n.get(op as usize)).map(|n| format!(" {n}")).unwrap_or_default())
+        let names = stage
+            .and_then(|st| t.stages.iter().find(|s| s.stage == st))
+            .map(|s| &s.op_names);
+        format!(
+            "op {op}{}",
+            names
+                .and_then(|n| n.get(op as usize))
+                .map(|n| format!(" {n}"))
+                .unwrap_or_default()
+        )
     };
     for (i, e) in t.timeline.iter().enumerate() {
         let rows = e.rows.map(|r| format!("{}..{}", r[0], r[1]));
@@ -116,8 +140,18 @@ fn tigris_events(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
             })),
             _ => {}
         }
-        events.push(counter("fast arena used (bytes)", clock, e.cycle, json!({"fast_used": e.fast_used})));
-        events.push(counter("slow arena used (bytes)", clock, e.cycle, json!({"slow_used": e.slow_used})));
+        events.push(counter(
+            "fast arena used (bytes)",
+            clock,
+            e.cycle,
+            json!({"fast_used": e.fast_used}),
+        ));
+        events.push(counter(
+            "slow arena used (bytes)",
+            clock,
+            e.cycle,
+            json!({"slow_used": e.slow_used}),
+        ));
         events.push(counter(
             "slow arena bus traffic (bytes so far)",
             clock,
@@ -129,18 +163,32 @@ fn tigris_events(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
 
 /// Nested slices from the sampled call stacks: a frame stays open while consecutive samples share it.
 fn function_slices(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
-    let Some(timeline) = &report.timeline else { return };
-    let mut open: Vec<(&str, u64)> = Vec::new();
-    let close_from = |open: &mut Vec<(&str, u64)>, depth: usize, at: u64, events: &mut Vec<Value>| {
-        // Innermost first, so each slice ends before its parent.
-        while open.len() > depth {
-            let (name, start) = open.pop().expect("longer than depth");
-            events.push(slice(Track::Functions, name.to_string(), clock, start, at.saturating_sub(start), json!({})));
-        }
+    let Some(timeline) = &report.timeline else {
+        return;
     };
+    let mut open: Vec<(&str, u64)> = Vec::new();
+    let close_from =
+        |open: &mut Vec<(&str, u64)>, depth: usize, at: u64, events: &mut Vec<Value>| {
+            // Innermost first, so each slice ends before its parent.
+            while open.len() > depth {
+                let (name, start) = open.pop().expect("longer than depth");
+                events.push(slice(
+                    Track::Functions,
+                    name.to_string(),
+                    clock,
+                    start,
+                    at.saturating_sub(start),
+                    json!({}),
+                ));
+            }
+        };
     for sample in &timeline.samples {
         let frames: Vec<&str> = sample.stack.split(';').filter(|f| !f.is_empty()).collect();
-        let shared = open.iter().zip(&frames).take_while(|((name, _), frame)| name == *frame).count();
+        let shared = open
+            .iter()
+            .zip(&frames)
+            .take_while(|((name, _), frame)| name == *frame)
+            .count();
         close_from(&mut open, shared, sample.cycle, events);
         open.extend(frames[shared..].iter().map(|f| (*f, sample.cycle)));
     }
@@ -150,16 +198,28 @@ fn function_slices(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
 
 /// Counters of each non-SRAM region's bytes so far, from the timeline samples.
 fn region_counters(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
-    let Some(timeline) = &report.timeline else { return };
+    let Some(timeline) = &report.timeline else {
+        return;
+    };
     for (i, region) in report.regions.iter().enumerate() {
-        let moved = |s: &crate::Sample| s.read_bytes.get(i).copied().unwrap_or(0) + s.write_bytes.get(i).copied().unwrap_or(0);
+        let moved = |s: &crate::Sample| {
+            s.read_bytes.get(i).copied().unwrap_or(0) + s.write_bytes.get(i).copied().unwrap_or(0)
+        };
         if region.kind == "sram" || timeline.samples.last().is_none_or(|s| moved(s) == 0) {
             continue;
         }
         let name = format!("{} traffic (bytes so far)", region.name);
         for s in &timeline.samples {
-            let (read, written) = (s.read_bytes.get(i).copied().unwrap_or(0), s.write_bytes.get(i).copied().unwrap_or(0));
-            events.push(counter(&name, clock, s.cycle, json!({"read": read, "written": written})));
+            let (read, written) = (
+                s.read_bytes.get(i).copied().unwrap_or(0),
+                s.write_bytes.get(i).copied().unwrap_or(0),
+            );
+            events.push(counter(
+                &name,
+                clock,
+                s.cycle,
+                json!({"read": read, "written": written}),
+            ));
         }
     }
 }
@@ -178,26 +238,76 @@ pub(crate) mod tests {
 
     /// A 240 MHz run of 7200 cycles: stage 0 untiled (0..2400), stage 3 tiled in two tiles (2400..7200).
     pub(crate) fn report_with_tigris() -> Report {
-        let tiles = vec![tile(0, 2400, figures(2400)), tile(1, 4800, TigrisFigures { halo_rows: 2, ..figures(2400) })];
+        let tiles = vec![
+            tile(0, 2400, figures(2400)),
+            tile(
+                1,
+                4800,
+                TigrisFigures {
+                    halo_rows: 2,
+                    ..figures(2400)
+                },
+            ),
+        ];
         let stages = vec![
-            TigrisStage { op_names: vec!["pool".into()], ..stage(0, "normal", 0, figures(2400), vec![]) },
-            TigrisStage { op_names: vec!["conv3".into()], ..stage(3, "tiled", 2400, figures(4800), tiles) },
+            TigrisStage {
+                op_names: vec!["pool".into()],
+                ..stage(0, "normal", 0, figures(2400), vec![])
+            },
+            TigrisStage {
+                op_names: vec!["conv3".into()],
+                ..stage(3, "tiled", 2400, figures(4800), tiles)
+            },
         ];
         let timeline = vec![
-            TigrisEvent { stage: Some(0), ..event(0, "stage_begin") },
-            TigrisEvent { stage: Some(0), bytes: 512, fast_used: 1024, ..event(600, "load") },
-            TigrisEvent { stage: Some(3), tile: Some(0), op: Some(0), fast_used: 3072, ..event(3000, "op") },
-            TigrisEvent { stage: Some(3), tile: Some(0), fast_used: 1024, ..event(4200, "stage_end") },
+            TigrisEvent {
+                stage: Some(0),
+                ..event(0, "stage_begin")
+            },
+            TigrisEvent {
+                stage: Some(0),
+                bytes: 512,
+                fast_used: 1024,
+                ..event(600, "load")
+            },
+            TigrisEvent {
+                stage: Some(3),
+                tile: Some(0),
+                op: Some(0),
+                fast_used: 3072,
+                ..event(3000, "op")
+            },
+            TigrisEvent {
+                stage: Some(3),
+                tile: Some(0),
+                fast_used: 1024,
+                ..event(4200, "stage_end")
+            },
         ];
         Report {
             regions: vec![region("sram", "sram"), region("psram", "psram")],
             tigris: Some(tigris(stages, timeline)),
             stacks: vec![
-                StackProfile { stack: "main".into(), cycles: 200, instructions: 100 },
-                StackProfile { stack: "main;conv".into(), cycles: 7000, instructions: 3500 },
-                StackProfile { stack: "main;idle".into(), cycles: 0, instructions: 0 },
+                StackProfile {
+                    stack: "main".into(),
+                    cycles: 200,
+                    instructions: 100,
+                },
+                StackProfile {
+                    stack: "main;conv".into(),
+                    cycles: 7000,
+                    instructions: 3500,
+                },
+                StackProfile {
+                    stack: "main;idle".into(),
+                    cycles: 0,
+                    instructions: 0,
+                },
             ],
-            timeline: Some(Timeline { interval_cycles: 6000, samples: vec![traffic_sample(0, "main"), traffic_sample(7200, "main")] }),
+            timeline: Some(Timeline {
+                interval_cycles: 6000,
+                samples: vec![traffic_sample(0, "main"), traffic_sample(7200, "main")],
+            }),
             ..report(240_000_000, 7200)
         }
     }
@@ -208,7 +318,10 @@ pub(crate) mod tests {
     }
 
     fn on_track(events: &[Value], track: Track) -> Vec<&Value> {
-        events.iter().filter(|e| e["ph"] == "X" && e["tid"] == track as u32).collect()
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["tid"] == track as u32)
+            .collect()
     }
 
     #[test]
@@ -218,18 +331,38 @@ pub(crate) mod tests {
         let stages = on_track(&events, Track::Stages);
         assert_eq!(stages.len(), 2);
         // 240 MHz: 2400 cycles are 10 us.
-        assert_eq!((stages[1]["name"].as_str(), stages[1]["ts"].as_f64(), stages[1]["dur"].as_f64()), (Some("stage 3 (tiled)"), Some(10.0), Some(20.0)));
+        assert_eq!(
+            (
+                stages[1]["name"].as_str(),
+                stages[1]["ts"].as_f64(),
+                stages[1]["dur"].as_f64()
+            ),
+            (Some("stage 3 (tiled)"), Some(10.0), Some(20.0))
+        );
         let tiles = on_track(&events, Track::Tiles);
-        assert_eq!(tiles.iter().map(|t| t["name"].as_str().unwrap()).collect::<Vec<_>>(), ["stage 3 tile 0", "stage 3 tile 1"]);
+        assert_eq!(
+            tiles
+                .iter()
+                .map(|t| t["name"].as_str().unwrap())
+                .collect::<Vec<_>>(),
+            ["stage 3 tile 0", "stage 3 tile 1"]
+        );
         assert_eq!(tiles[1]["args"]["halo_rows"], 2);
         let ops = on_track(&events, Track::Ops);
         assert_eq!(ops.len(), 1);
         assert_eq!(ops[0]["name"], "op 0 conv3");
-        assert_eq!(ops[0]["dur"].as_f64(), Some(5.0), "the kernel runs to the next event");
+        assert_eq!(
+            ops[0]["dur"].as_f64(),
+            Some(5.0),
+            "the kernel runs to the next event"
+        );
         let loads: Vec<_> = events.iter().filter(|e| e["ph"] == "i").collect();
         assert_eq!(loads[0]["name"], "load 512 B");
-        let fast: Vec<u64> =
-            events.iter().filter(|e| e["name"] == "fast arena used (bytes)").map(|e| e["args"]["fast_used"].as_u64().unwrap()).collect();
+        let fast: Vec<u64> = events
+            .iter()
+            .filter(|e| e["name"] == "fast arena used (bytes)")
+            .map(|e| e["args"]["fast_used"].as_u64().unwrap())
+            .collect();
         assert_eq!(fast, [0, 1024, 3072, 1024]);
     }
 
@@ -247,10 +380,19 @@ pub(crate) mod tests {
         let events = parsed(&report);
         let slices: Vec<(String, f64, f64)> = on_track(&events, Track::Functions)
             .iter()
-            .map(|e| (e["name"].as_str().unwrap().to_string(), e["ts"].as_f64().unwrap() * 240.0, e["dur"].as_f64().unwrap() * 240.0))
+            .map(|e| {
+                (
+                    e["name"].as_str().unwrap().to_string(),
+                    e["ts"].as_f64().unwrap() * 240.0,
+                    e["dur"].as_f64().unwrap() * 240.0,
+                )
+            })
             .collect();
         let cycles = |v: f64| v.round();
-        let got: Vec<(String, f64, f64)> = slices.into_iter().map(|(n, s, d)| (n, cycles(s), cycles(d))).collect();
+        let got: Vec<(String, f64, f64)> = slices
+            .into_iter()
+            .map(|(n, s, d)| (n, cycles(s), cycles(d)))
+            .collect();
         assert_eq!(
             got,
             [
@@ -266,10 +408,18 @@ pub(crate) mod tests {
     fn regions_beyond_sram_get_traffic_counters() {
         let report = report_with_tigris();
         let events = parsed(&report);
-        let psram: Vec<_> = events.iter().filter(|e| e["name"] == "psram traffic (bytes so far)").collect();
+        let psram: Vec<_> = events
+            .iter()
+            .filter(|e| e["name"] == "psram traffic (bytes so far)")
+            .collect();
         assert_eq!(psram.len(), 2);
         assert_eq!(psram[1]["args"]["read"], 4096);
-        assert!(!events.iter().any(|e| e["name"] == "sram traffic (bytes so far)"), "SRAM is not a slow memory");
+        assert!(
+            !events
+                .iter()
+                .any(|e| e["name"] == "sram traffic (bytes so far)"),
+            "SRAM is not a slow memory"
+        );
     }
 
     #[test]

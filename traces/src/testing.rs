@@ -10,11 +10,29 @@ pub fn report(clock_hz: u64, cycles: u64) -> Report {
     Report {
         schema: SCHEMA.into(),
         schema_version: SCHEMA_VERSION,
-        tool: Tool { name: "tigris-sim".into(), version: "0".into() },
-        firmware: Firmware { file: "fw.elf".into(), sha256: String::new(), entry: 0, initial_sp: 0 },
-        board: BoardInfo { name: "testboard".into(), core: "cortex-m4".into(), clock_hz },
+        tool: Tool {
+            name: "tigris-sim".into(),
+            version: "0".into(),
+        },
+        firmware: Firmware {
+            file: "fw.elf".into(),
+            sha256: String::new(),
+            entry: 0,
+            initial_sp: 0,
+        },
+        board: BoardInfo {
+            name: "testboard".into(),
+            core: "cortex-m4".into(),
+            clock_hz,
+        },
         outcome: Outcome::Exited { code: 0 },
-        totals: Totals { cycles, instructions: cycles / 2, cpi: 2.0, seconds: cycles as f64 / clock_hz as f64, stall_cycles: 0 },
+        totals: Totals {
+            cycles,
+            instructions: cycles / 2,
+            cpi: 2.0,
+            seconds: cycles as f64 / clock_hz as f64,
+            stall_cycles: 0,
+        },
         console: String::new(),
         functions: Vec::new(),
         regions: Vec::new(),
@@ -49,7 +67,12 @@ pub fn region(name: &str, kind: &str) -> RegionProfile {
 }
 
 /// A function at address 0 with no instruction counts and no memory traffic.
-pub fn function(name: &str, self_cycles: u64, inclusive_cycles: u64, calls: u64) -> FunctionProfile {
+pub fn function(
+    name: &str,
+    self_cycles: u64,
+    inclusive_cycles: u64,
+    calls: u64,
+) -> FunctionProfile {
     FunctionProfile {
         name: name.into(),
         address: 0,
@@ -77,17 +100,40 @@ pub fn sample(cycle: u64, stack: &str, read_bytes: &[u64], write_bytes: &[u64]) 
 
 /// Figures of a tile, stage or run that took `cycles` and nothing else.
 pub fn figures(cycles: u64) -> TigrisFigures {
-    TigrisFigures { cycles, ..Default::default() }
+    TigrisFigures {
+        cycles,
+        ..Default::default()
+    }
 }
 
 /// A tile with no input or output rows.
 pub fn tile(index: u16, start_cycle: u64, figures: TigrisFigures) -> TigrisTile {
-    TigrisTile { index, start_cycle, rows: [0, 0], out_rows: None, figures }
+    TigrisTile {
+        index,
+        start_cycle,
+        rows: [0, 0],
+        out_rows: None,
+        figures,
+    }
 }
 
 /// A stage with no op names and no prediction.
-pub fn stage(stage: u16, path: &str, start_cycle: u64, figures: TigrisFigures, tiles: Vec<TigrisTile>) -> TigrisStage {
-    TigrisStage { stage, path: path.into(), start_cycle, op_names: Vec::new(), predicted: None, figures, tiles }
+pub fn stage(
+    stage: u16,
+    path: &str,
+    start_cycle: u64,
+    figures: TigrisFigures,
+    tiles: Vec<TigrisTile>,
+) -> TigrisStage {
+    TigrisStage {
+        stage,
+        path: path.into(),
+        start_cycle,
+        op_names: Vec::new(),
+        predicted: None,
+        figures,
+        tiles,
+    }
 }
 
 /// A trace event outside any stage, with empty arenas and no slow-arena traffic.
@@ -126,7 +172,14 @@ pub fn tigris(stages: Vec<TigrisStage>, timeline: Vec<TigrisEvent>) -> TigrisPro
 
 /// A plan read without error, of `budget` fast-arena bytes.
 pub fn plan(budget: u32) -> TigrisPlanInfo {
-    TigrisPlanInfo { address: 0, bytes: 0, schema: None, model: None, budget: Some(budget), error: None }
+    TigrisPlanInfo {
+        address: 0,
+        bytes: 0,
+        schema: None,
+        model: None,
+        budget: Some(budget),
+        error: None,
+    }
 }
 
 /// A fast arena of `fast_size` bytes in `fast_region` and a slow one in `psram`, both at address 0.

@@ -70,8 +70,13 @@ impl View {
     pub fn window(&self, snapshot: &Snapshot) -> Window {
         let extent = snapshot.extent();
         let span = (extent >> self.zoom).max(1);
-        let start = self.pinned_start.unwrap_or_else(|| snapshot.cursor.saturating_sub(span));
-        Window { start: start.min(extent - span), span }
+        let start = self
+            .pinned_start
+            .unwrap_or_else(|| snapshot.cursor.saturating_sub(span));
+        Window {
+            start: start.min(extent - span),
+            span,
+        }
     }
 
     /// Start the window at `start` if that stays in the past; a window that reaches the shown cycle
@@ -98,7 +103,11 @@ impl View {
     fn scroll(&mut self, snapshot: &Snapshot, forward: bool) {
         let window = self.window(snapshot);
         let step = (window.span / 4).max(1);
-        let start = if forward { window.start.saturating_add(step) } else { window.start.saturating_sub(step) };
+        let start = if forward {
+            window.start.saturating_add(step)
+        } else {
+            window.start.saturating_sub(step)
+        };
         self.pin(snapshot, start);
     }
 
@@ -106,8 +115,15 @@ impl View {
     /// window keeps following.
     fn zoom(&mut self, snapshot: &Snapshot, zoom_in: bool) {
         let old = self.window(snapshot);
-        self.zoom = if zoom_in { (self.zoom + 1).min(MAX_ZOOM) } else { self.zoom.saturating_sub(1) };
-        let selected_middle = self.selected.and_then(|item| snapshot.span(item)).map(|(s, e)| s + (e - s) / 2);
+        self.zoom = if zoom_in {
+            (self.zoom + 1).min(MAX_ZOOM)
+        } else {
+            self.zoom.saturating_sub(1)
+        };
+        let selected_middle = self
+            .selected
+            .and_then(|item| snapshot.span(item))
+            .map(|(s, e)| s + (e - s) / 2);
         let centre = match (selected_middle, self.pinned_start) {
             (Some(middle), _) => middle,
             (None, Some(_)) => old.start + old.span / 2,
@@ -124,7 +140,9 @@ impl View {
             return;
         }
         let count = items.len() as isize;
-        let position = self.selected.and_then(|selected| items.iter().position(|&item| item == selected));
+        let position = self
+            .selected
+            .and_then(|selected| items.iter().position(|&item| item == selected));
         let next = match position {
             Some(position) => (position as isize + step).rem_euclid(count),
             None if step > 0 => 0,
@@ -148,14 +166,33 @@ impl View {
 
 impl App {
     pub fn live(commands: Sender<Command>) -> Self {
-        let live = Live { commands, run: Run::Running, status: Status::default() };
-        App { report: None, mode: Mode::Live(live), view: View::default(), help: false, quit: false }
+        let live = Live {
+            commands,
+            run: Run::Running,
+            status: Status::default(),
+        };
+        App {
+            report: None,
+            mode: Mode::Live(live),
+            view: View::default(),
+            help: false,
+            quit: false,
+        }
     }
 
     /// A replay starts at the end: the whole run at once.
     pub fn replay(report: Report) -> Self {
-        let replay = Replay { cursor: report.totals.cycles, playing: false };
-        App { report: Some(report), mode: Mode::Replay(replay), view: View::default(), help: false, quit: false }
+        let replay = Replay {
+            cursor: report.totals.cycles,
+            playing: false,
+        };
+        App {
+            report: Some(report),
+            mode: Mode::Replay(replay),
+            view: View::default(),
+            help: false,
+            quit: false,
+        }
     }
 
     pub fn snapshot(&self) -> Option<Snapshot<'_>> {
@@ -163,7 +200,9 @@ impl App {
     }
 
     pub fn apply(&mut self, update: Update) {
-        let Mode::Live(live) = &mut self.mode else { return };
+        let Mode::Live(live) = &mut self.mode else {
+            return;
+        };
         match update {
             Update::Progress { report, status } if live.run == Run::Running => {
                 self.report = Some(*report);
@@ -203,20 +242,32 @@ impl App {
 
     /// Move a playing replay's cursor on by `elapsed` wall-clock time.
     pub fn advance(&mut self, elapsed: Duration) {
-        let (Mode::Replay(replay), Some(report)) = (&mut self.mode, &self.report) else { return };
+        let (Mode::Replay(replay), Some(report)) = (&mut self.mode, &self.report) else {
+            return;
+        };
         if !replay.playing {
             return;
         }
-        let span = self.view.window(&Snapshot { report, cursor: replay.cursor }).span;
+        let span = self
+            .view
+            .window(&Snapshot {
+                report,
+                cursor: replay.cursor,
+            })
+            .span;
         let step = (span as f64 * elapsed.as_secs_f64() / PLAY_SECONDS_PER_WINDOW) as u64;
-        let cursor = replay.cursor.saturating_add(step.max(1)).min(report.totals.cycles);
+        let cursor = replay
+            .cursor
+            .saturating_add(step.max(1))
+            .min(report.totals.cycles);
         replay.playing = cursor < report.totals.cycles;
         replay.cursor = cursor;
         self.view.settle(&Snapshot { report, cursor });
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) {
-        let interrupt = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        let interrupt =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             _ if interrupt => self.request_quit(),
             KeyCode::Char('q') => self.request_quit(),
@@ -259,7 +310,10 @@ impl App {
 fn snapshot_of<'a>(report: &'a Report, mode: &Mode) -> Snapshot<'a> {
     match mode {
         Mode::Live(_) => Snapshot::at_end(report),
-        Mode::Replay(replay) => Snapshot { report, cursor: replay.cursor },
+        Mode::Replay(replay) => Snapshot {
+            report,
+            cursor: replay.cursor,
+        },
     }
 }
 
@@ -283,16 +337,32 @@ fn live_key(live: &Live, view: &mut View, snapshot: &Snapshot, code: KeyCode) {
 /// Keys that move the replay cursor.
 fn replay_key(replay: &mut Replay, view: &mut View, report: &Report, code: KeyCode) {
     let end = report.totals.cycles;
-    let snapshot = Snapshot { report, cursor: replay.cursor };
+    let snapshot = Snapshot {
+        report,
+        cursor: replay.cursor,
+    };
     let (cursor, select) = match code {
         KeyCode::Char(' ') => {
             replay.playing = !replay.playing;
             // Playing from the end starts over.
-            (if replay.playing && replay.cursor >= end { 0 } else { replay.cursor }, false)
+            (
+                if replay.playing && replay.cursor >= end {
+                    0
+                } else {
+                    replay.cursor
+                },
+                false,
+            )
         }
-        KeyCode::Char('n') => (snapshot.next_start(true, false).unwrap_or(replay.cursor), true),
+        KeyCode::Char('n') => (
+            snapshot.next_start(true, false).unwrap_or(replay.cursor),
+            true,
+        ),
         KeyCode::Char('p') => (snapshot.next_start(false, false).unwrap_or(0), true),
-        KeyCode::Char('N') | KeyCode::Char('s') => (snapshot.next_start(true, true).unwrap_or(replay.cursor), true),
+        KeyCode::Char('N') | KeyCode::Char('s') => (
+            snapshot.next_start(true, true).unwrap_or(replay.cursor),
+            true,
+        ),
         KeyCode::Char('P') => (snapshot.next_start(false, true).unwrap_or(0), true),
         KeyCode::Home => (0, false),
         KeyCode::End => (end, false),
@@ -302,7 +372,10 @@ fn replay_key(replay: &mut Replay, view: &mut View, report: &Report, code: KeyCo
     if select {
         replay.playing = false;
     }
-    let moved = Snapshot { report, cursor: replay.cursor };
+    let moved = Snapshot {
+        report,
+        cursor: replay.cursor,
+    };
     view.settle(&moved);
     // A jump to a tile or stage selects it, so its figures show.
     if let Some(item) = moved.items().last().filter(|_| select) {

@@ -27,7 +27,10 @@ const MAX_STAGE_HEIGHT: usize = 3;
 /// Columns between two time-axis ticks, at least.
 const TICK_SPACING: u16 = 16;
 
-const SELECTED: Style = Style::new().fg(Color::Black).bg(Color::Yellow).add_modifier(Modifier::BOLD);
+const SELECTED: Style = Style::new()
+    .fg(Color::Black)
+    .bg(Color::Yellow)
+    .add_modifier(Modifier::BOLD);
 const DIM: Style = Style::new().fg(Color::DarkGray);
 const ERROR: Style = Style::new().fg(Color::Red).add_modifier(Modifier::BOLD);
 /// Backgrounds of functions on the call-stack chart, picked by a hash of the name.
@@ -45,18 +48,27 @@ const FUNCTION_COLOURS: [Color; 8] = [
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        let message = format!("terminal too small: need {MIN_WIDTH}x{MIN_HEIGHT}, have {}x{}", area.width, area.height);
+        let message = format!(
+            "terminal too small: need {MIN_WIDTH}x{MIN_HEIGHT}, have {}x{}",
+            area.width, area.height
+        );
         frame.render_widget(Paragraph::new(message).wrap(Wrap { trim: true }), area);
         return;
     }
-    let [header, body, footer] =
-        Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(1)]).areas(area);
+    let [header, body, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
     let snapshot = app.snapshot();
     frame.render_widget(header_line(app, snapshot.as_ref()), header);
     match &snapshot {
         Some(snapshot) => draw_body(frame, body, app, snapshot),
-        None => frame
-            .render_widget(Paragraph::new("waiting for the simulator's first report").block(Block::bordered()), body),
+        None => frame.render_widget(
+            Paragraph::new("waiting for the simulator's first report").block(Block::bordered()),
+            body,
+        ),
     }
     frame.render_widget(footer_line(app, snapshot.as_ref(), footer.width), footer);
     if app.help {
@@ -68,20 +80,32 @@ fn draw_body(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let window = app.view.window(snapshot);
     let chart = Chart::new(snapshot);
     // Room for the chart's lines, borders and axis, within a share of the screen.
-    let wanted = u16::try_from(chart.lines(snapshot)).unwrap_or(u16::MAX).saturating_add(3);
-    let most = area.height.saturating_sub(MIDDLE_HEIGHT + BOTTOM_MIN_HEIGHT);
+    let wanted = u16::try_from(chart.lines(snapshot))
+        .unwrap_or(u16::MAX)
+        .saturating_add(3);
+    let most = area
+        .height
+        .saturating_sub(MIDDLE_HEIGHT + BOTTOM_MIN_HEIGHT);
     let share = u16::try_from(u32::from(area.height) * 9 / 20).unwrap_or(u16::MAX);
     let timeline_height = wanted.min(share).max(7).min(most);
-    let [timeline, middle, bottom] =
-        Layout::vertical([Constraint::Length(timeline_height), Constraint::Length(MIDDLE_HEIGHT), Constraint::Fill(1)])
-            .areas(area);
+    let [timeline, middle, bottom] = Layout::vertical([
+        Constraint::Length(timeline_height),
+        Constraint::Length(MIDDLE_HEIGHT),
+        Constraint::Fill(1),
+    ])
+    .areas(area);
     draw_timeline(frame.buffer_mut(), timeline, app, snapshot, window, &chart);
 
     let [left, selection] = Layout::horizontal([Constraint::Percentage(50); 2]).areas(middle);
-    let [fast, traffic] = Layout::vertical([Constraint::Length(4), Constraint::Fill(1)]).areas(left);
+    let [fast, traffic] =
+        Layout::vertical([Constraint::Length(4), Constraint::Fill(1)]).areas(left);
     draw_fast_arena(frame, fast, snapshot);
     draw_traffic(frame, traffic, snapshot, window);
-    let whole_run = if snapshot.cursor < snapshot.report.totals.cycles { " (whole run)" } else { "" };
+    let whole_run = if snapshot.cursor < snapshot.report.totals.cycles {
+        " (whole run)"
+    } else {
+        ""
+    };
     draw_selection(frame, selection, app, snapshot, whole_run);
 
     let [hot, console] = Layout::horizontal([Constraint::Percentage(50); 2]).areas(bottom);
@@ -101,8 +125,13 @@ fn header_line<'a>(app: &App, snapshot: Option<&Snapshot>) -> Line<'a> {
         Mode::Replay(replay) if replay.playing => ("REPLAY \u{25b6}", Color::Magenta),
         Mode::Replay(_) => ("REPLAY \u{2016}", Color::Magenta),
     };
-    let mut spans = vec![Span::styled(format!(" {badge} "), Style::new().fg(Color::Black).bg(colour).bold())];
-    let Some(snapshot) = snapshot else { return Line::from(spans) };
+    let mut spans = vec![Span::styled(
+        format!(" {badge} "),
+        Style::new().fg(Color::Black).bg(colour).bold(),
+    )];
+    let Some(snapshot) = snapshot else {
+        return Line::from(spans);
+    };
     let report = snapshot.report;
     let clock = report.board.clock_hz;
     let mut details = Vec::new();
@@ -119,12 +148,21 @@ fn header_line<'a>(app: &App, snapshot: Option<&Snapshot>) -> Line<'a> {
             }
         }
         Mode::Replay(replay) => {
-            details.push(format!("{} of {}", time(replay.cursor, clock), time(report.totals.cycles, clock)));
+            details.push(format!(
+                "{} of {}",
+                time(replay.cursor, clock),
+                time(report.totals.cycles, clock)
+            ));
             details.push(format!("cycle {}", thousands(replay.cursor)));
             details.push(outcome_text(report));
         }
     }
-    details.push(format!("{} ({}, {})", report.board.name, report.board.core, frequency(clock)));
+    details.push(format!(
+        "{} ({}, {})",
+        report.board.name,
+        report.board.core,
+        frequency(clock)
+    ));
     details.push(report.firmware.file.clone());
     spans.push(Span::raw(format!(" {}", details.join(" \u{b7} "))));
     Line::from(spans)
@@ -132,15 +170,31 @@ fn header_line<'a>(app: &App, snapshot: Option<&Snapshot>) -> Line<'a> {
 
 /// How a run ended, in a few words.
 fn outcome_text(report: &Report) -> String {
-    let place = |location: &Option<String>, pc: u32| location.clone().unwrap_or_else(|| format!("{pc:#010x}"));
+    let place = |location: &Option<String>, pc: u32| {
+        location.clone().unwrap_or_else(|| format!("{pc:#010x}"))
+    };
     match &report.outcome {
         Outcome::Exited { code } => format!("exited with code {code}"),
-        Outcome::Limit { limit, pc, location, .. } if limit == "stopped" => {
+        Outcome::Limit {
+            limit,
+            pc,
+            location,
+            ..
+        } if limit == "stopped" => {
             format!("stopped at {}", place(location, *pc))
         }
-        Outcome::Limit { limit, pc, location, .. } => format!("{limit} limit at {}", place(location, *pc)),
+        Outcome::Limit {
+            limit,
+            pc,
+            location,
+            ..
+        } => format!("{limit} limit at {}", place(location, *pc)),
         Outcome::Fault => match &report.fault {
-            Some(fault) => format!("fault: {} at {}", fault.kind, place(&fault.location, fault.pc)),
+            Some(fault) => format!(
+                "fault: {} at {}",
+                fault.kind,
+                place(&fault.location, fault.pc)
+            ),
             None => "fault".into(),
         },
     }
@@ -154,23 +208,32 @@ fn footer_line<'a>(app: &App, snapshot: Option<&Snapshot>, width: u16) -> Line<'
         Mode::Live(live) => Some(live),
         Mode::Replay(_) => None,
     };
-    let fault = snapshot.and_then(|s| s.report.fault.as_ref()).filter(|_| live.is_none_or(|l| l.run == Run::Finished));
+    let fault = snapshot
+        .and_then(|s| s.report.fault.as_ref())
+        .filter(|_| live.is_none_or(|l| l.run == Run::Finished));
     let (text, style) = match (live.map(|l| &l.run), fault) {
         (Some(Run::Failed(message)), _) => (format!("simulator error: {message}"), ERROR),
         (_, Some(fault)) => (format!("fault: {}", fault.message), ERROR),
         _ => {
-            let running = live.filter(|l| l.run == Run::Running && !l.status.current_stack.is_empty());
+            let running =
+                live.filter(|l| l.run == Run::Running && !l.status.current_stack.is_empty());
             let stack = match running {
                 Some(live) => Some(live.status.current_stack.as_str()),
                 None => snapshot.and_then(|s| s.sampled_stack()),
             };
-            let frames = stack.map(|s| s.split(';').collect::<Vec<_>>().join(" \u{203a} ")).unwrap_or_default();
+            let frames = stack
+                .map(|s| s.split(';').collect::<Vec<_>>().join(" \u{203a} "))
+                .unwrap_or_default();
             (format!("in {frames}"), Style::new())
         }
     };
     let text = keep_tail(&text, room);
     let padding = room.saturating_sub(text.chars().count());
-    Line::from(vec![Span::styled(text, style), Span::raw(" ".repeat(padding)), Span::styled(HINTS, DIM)])
+    Line::from(vec![
+        Span::styled(text, style),
+        Span::raw(" ".repeat(padding)),
+        Span::styled(HINTS, DIM),
+    ])
 }
 
 /// `1 stage`, `4 tiles`.
@@ -203,13 +266,22 @@ impl Chart {
         if !snapshot.stages().is_empty() {
             return Chart::Stages;
         }
-        let stacks: Vec<Vec<&str>> = snapshot.samples().iter().map(|s| s.stack.split(';').collect()).collect();
+        let stacks: Vec<Vec<&str>> = snapshot
+            .samples()
+            .iter()
+            .map(|s| s.stack.split(';').collect())
+            .collect();
         let deepest = stacks.iter().map(Vec::len).max().unwrap_or(0);
         let first = stacks.first().cloned().unwrap_or_default();
-        let shared = (0..first.len()).take_while(|&i| stacks.iter().all(|s| s.get(i) == first.get(i))).count();
+        let shared = (0..first.len())
+            .take_while(|&i| stacks.iter().all(|s| s.get(i) == first.get(i)))
+            .count();
         // Keep at least the innermost level even when every sample is the same.
         let prefix = shared.min(deepest.saturating_sub(1));
-        Chart::Stacks { prefix, depth: deepest - prefix }
+        Chart::Stacks {
+            prefix,
+            depth: deepest - prefix,
+        }
     }
 
     /// Lines the chart would like.
@@ -238,7 +310,11 @@ impl Scale {
         }
         let column = |cycle: u64, round_up: bool| {
             let scaled = u128::from(cycle.clamp(start, end) - start) * u128::from(self.width);
-            let column = if round_up { scaled.div_ceil(u128::from(span)) } else { scaled / u128::from(span) };
+            let column = if round_up {
+                scaled.div_ceil(u128::from(span))
+            } else {
+                scaled / u128::from(span)
+            };
             column as u16
         };
         let x0 = column(from, false).min(self.width - 1);
@@ -248,32 +324,57 @@ impl Scale {
 
     /// The cycle in the middle of column `column` (counted from the scale's left edge).
     fn cycle_at(&self, column: u16) -> u64 {
-        let offset = u128::from(self.window.span) * (2 * u128::from(column) + 1) / (2 * u128::from(self.width.max(1)));
+        let offset = u128::from(self.window.span) * (2 * u128::from(column) + 1)
+            / (2 * u128::from(self.width.max(1)));
         self.window.start + offset as u64
     }
 }
 
-fn draw_timeline(buf: &mut Buffer, area: Rect, app: &App, snapshot: &Snapshot, window: Window, chart: &Chart) {
+fn draw_timeline(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    snapshot: &Snapshot,
+    window: Window,
+    chart: &Chart,
+) {
     let title = match chart {
         Chart::Stages => {
-            let tiles: usize = snapshot.stages().iter().map(|s| snapshot.tiles(s).len()).sum();
-            format!(" Timeline: {}, {} ", count(snapshot.stages().len(), "stage"), count(tiles, "tile"))
+            let tiles: usize = snapshot
+                .stages()
+                .iter()
+                .map(|s| snapshot.tiles(s).len())
+                .sum();
+            format!(
+                " Timeline: {}, {} ",
+                count(snapshot.stages().len(), "stage"),
+                count(tiles, "tile")
+            )
         }
         Chart::Stacks { .. } if snapshot.report.tigris.is_some() => {
             " Call stack over time (no TiGrIS stage yet) ".into()
         }
-        Chart::Stacks { .. } => " Call stack over time \u{2014} no TiGrIS runtime in this firmware ".into(),
+        Chart::Stacks { .. } => {
+            " Call stack over time \u{2014} no TiGrIS runtime in this firmware ".into()
+        }
     };
-    let block =
-        Block::bordered().title(title).title(Line::from(format!(" zoom {}x ", 1u64 << app.view.zoom)).right_aligned());
+    let block = Block::bordered()
+        .title(title)
+        .title(Line::from(format!(" zoom {}x ", 1u64 << app.view.zoom)).right_aligned());
     let inner = block.inner(area);
     block.render(area, buf);
     let [rows, axis] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(inner);
     let label_width = LABEL_WIDTH.min(inner.width / 4);
-    let scale = Scale { window, x: inner.x + label_width, width: inner.width - label_width };
+    let scale = Scale {
+        window,
+        x: inner.x + label_width,
+        width: inner.width - label_width,
+    };
     match chart {
         Chart::Stages => draw_stage_rows(buf, rows, &scale, app, snapshot),
-        Chart::Stacks { prefix, depth } => draw_stack_rows(buf, rows, &scale, snapshot, *prefix, *depth),
+        Chart::Stacks { prefix, depth } => {
+            draw_stack_rows(buf, rows, &scale, snapshot, *prefix, *depth)
+        }
     }
     draw_axis(buf, axis, &scale, snapshot.clock_hz());
     // At the end the whole run shows: no cursor line to hide it.
@@ -290,32 +391,69 @@ fn draw_stage_rows(buf: &mut Buffer, area: Rect, scale: &Scale, app: &App, snaps
     let visible = usize::from(area.height) / height;
     // Keep the selected stage on screen, else the latest.
     let latest = stages.len().saturating_sub(1);
-    let focus = app.view.selected.map_or(latest, |item| item.stage.min(latest));
+    let focus = app
+        .view
+        .selected
+        .map_or(latest, |item| item.stage.min(latest));
     let first = (focus + 1).saturating_sub(visible);
     let clock = snapshot.clock_hz();
-    for (row, (index, stage)) in stages.iter().enumerate().skip(first).take(visible).enumerate() {
+    for (row, (index, stage)) in stages
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(visible)
+        .enumerate()
+    {
         let top = area.y + (row * height) as u16;
         let y = top..top + height as u16;
         let label = format!("S{} {}", stage.stage, stage.path);
         let label_room = usize::from(area.width.min(LABEL_WIDTH)).saturating_sub(1);
         buf.set_stringn(area.x, middle(&y), label, label_room, Style::new().bold());
-        let Some((start, end)) = snapshot.stage_span(index) else { continue };
-        let Some(columns) = scale.columns(start, end) else { continue };
+        let Some((start, end)) = snapshot.stage_span(index) else {
+            continue;
+        };
+        let Some(columns) = scale.columns(start, end) else {
+            continue;
+        };
         let tiles = snapshot.tiles(stage);
         if tiles.is_empty() {
-            let item = Item { stage: index, tile: None };
-            let name = if stage.op_names.is_empty() { stage.path.clone() } else { stage.op_names.join("+") };
-            let labels = [format!("{name} {}", time(end - start, clock)), name, format!("S{}", stage.stage)];
+            let item = Item {
+                stage: index,
+                tile: None,
+            };
+            let name = if stage.op_names.is_empty() {
+                stage.path.clone()
+            } else {
+                stage.op_names.join("+")
+            };
+            let labels = [
+                format!("{name} {}", time(end - start, clock)),
+                name,
+                format!("S{}", stage.stage),
+            ];
             let (style, labels) = segment_look(app, item, Color::Green, Color::LightGreen, labels);
             paint(buf, y.clone(), columns, style, &labels);
             continue;
         }
         // The stage's own time (before its first tile, after its last) shows grey behind the tiles.
-        paint(buf, y.clone(), columns, Style::new().bg(Color::DarkGray), &[]);
+        paint(
+            buf,
+            y.clone(),
+            columns,
+            Style::new().bg(Color::DarkGray),
+            &[],
+        );
         for (position, tile) in tiles.iter().enumerate() {
-            let Some((start, end)) = snapshot.tile_span(index, position) else { continue };
-            let Some(columns) = scale.columns(start, end) else { continue };
-            let item = Item { stage: index, tile: Some(position) };
+            let Some((start, end)) = snapshot.tile_span(index, position) else {
+                continue;
+            };
+            let Some(columns) = scale.columns(start, end) else {
+                continue;
+            };
+            let item = Item {
+                stage: index,
+                tile: Some(position),
+            };
             let labels = [
                 format!("tile {} {}", tile.index, time(end - start, clock)),
                 format!("tile {}", tile.index),
@@ -329,22 +467,44 @@ fn draw_stage_rows(buf: &mut Buffer, area: Rect, scale: &Scale, app: &App, snaps
 
 /// Colours alternate between neighbours so that segments stay apart; the selection stands out in
 /// colour and, for terminals without, in brackets.
-fn segment_look(app: &App, item: Item, even: Color, odd: Color, labels: [String; 3]) -> (Style, [String; 3]) {
+fn segment_look(
+    app: &App,
+    item: Item,
+    even: Color,
+    odd: Color,
+    labels: [String; 3],
+) -> (Style, [String; 3]) {
     if app.view.selected == Some(item) {
         return (SELECTED, labels.map(|label| format!("[{label}]")));
     }
     let position = item.tile.unwrap_or(item.stage);
-    let background = if position.is_multiple_of(2) { even } else { odd };
-    let foreground = if background == Color::Blue { Color::White } else { Color::Black };
+    let background = if position.is_multiple_of(2) {
+        even
+    } else {
+        odd
+    };
+    let foreground = if background == Color::Blue {
+        Color::White
+    } else {
+        Color::Black
+    };
     (Style::new().fg(foreground).bg(background), labels)
 }
 
 /// Fill columns `[x0, x1)` of lines `lines` and write the first label that fits, centred. A thin
 /// bar marks where the segment starts, so that neighbours stay apart without colours too.
-fn paint(buf: &mut Buffer, lines: Range<u16>, (x0, x1): (u16, u16), style: Style, labels: &[String]) {
+fn paint(
+    buf: &mut Buffer,
+    lines: Range<u16>,
+    (x0, x1): (u16, u16),
+    style: Style,
+    labels: &[String],
+) {
     for y in lines.clone() {
         for x in x0..x1 {
-            buf[(x, y)].set_symbol(if x == x0 { "\u{258f}" } else { " " }).set_style(style);
+            buf[(x, y)]
+                .set_symbol(if x == x0 { "\u{258f}" } else { " " })
+                .set_style(style);
         }
     }
     let width = usize::from(x1 - x0);
@@ -359,14 +519,31 @@ fn middle(lines: &Range<u16>) -> u16 {
 }
 
 /// One row per call depth below the shared frames, each column the stack of the sample that covers it.
-fn draw_stack_rows(buf: &mut Buffer, area: Rect, scale: &Scale, snapshot: &Snapshot, prefix: usize, depth: usize) {
+fn draw_stack_rows(
+    buf: &mut Buffer,
+    area: Rect,
+    scale: &Scale,
+    snapshot: &Snapshot,
+    prefix: usize,
+    depth: usize,
+) {
     let samples = snapshot.samples();
     if samples.is_empty() {
-        buf.set_stringn(scale.x, area.y, "no samples yet", usize::from(scale.width), DIM);
+        buf.set_stringn(
+            scale.x,
+            area.y,
+            "no samples yet",
+            usize::from(scale.width),
+            DIM,
+        );
         return;
     }
     let first = &samples[0].stack;
-    let shared = first.split(';').take(prefix).collect::<Vec<_>>().join(" \u{203a} ");
+    let shared = first
+        .split(';')
+        .take(prefix)
+        .collect::<Vec<_>>()
+        .join(" \u{203a} ");
     buf.set_stringn(
         area.x,
         area.y,
@@ -387,11 +564,20 @@ fn draw_stack_rows(buf: &mut Buffer, area: Rect, scale: &Scale, snapshot: &Snaps
         let mut column = 0;
         while column < columns.len() {
             let name = columns[column].get(row);
-            let run = columns[column..].iter().take_while(|frames| frames.get(row) == name).count();
+            let run = columns[column..]
+                .iter()
+                .take_while(|frames| frames.get(row) == name)
+                .count();
             if let Some(name) = name {
                 let style = Style::new().fg(Color::Black).bg(function_colour(name));
                 let x0 = scale.x + column as u16;
-                paint(buf, y..y + 1, (x0, x0 + run as u16), style, &[name.to_string(), abbreviate(name, run)]);
+                paint(
+                    buf,
+                    y..y + 1,
+                    (x0, x0 + run as u16),
+                    style,
+                    &[name.to_string(), abbreviate(name, run)],
+                );
             }
             column += run;
         }
@@ -410,7 +596,9 @@ fn abbreviate(name: &str, width: usize) -> String {
 
 fn function_colour(name: &str) -> Color {
     // FNV-1a: the same name gets the same colour on every frame and in every run.
-    let hash = name.bytes().fold(0x811c_9dc5u32, |hash, byte| (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193));
+    let hash = name.bytes().fold(0x811c_9dc5u32, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    });
     FUNCTION_COLOURS[hash as usize % FUNCTION_COLOURS.len()]
 }
 
@@ -418,10 +606,13 @@ fn draw_axis(buf: &mut Buffer, area: Rect, scale: &Scale, clock_hz: u64) {
     let unit = if clock_hz == 0 { "cycles" } else { "time" };
     buf.set_stringn(area.x, area.y, unit, usize::from(scale.x - area.x), DIM);
     let Window { start, span } = scale.window;
-    let least_gap = u64::try_from(u128::from(span) * u128::from(TICK_SPACING) / u128::from(scale.width.max(1)));
+    let least_gap =
+        u64::try_from(u128::from(span) * u128::from(TICK_SPACING) / u128::from(scale.width.max(1)));
     let mut free_from = scale.x;
     for (cycle, label) in axis_ticks(start, span, least_gap.unwrap_or(u64::MAX), clock_hz) {
-        let Some((x, _)) = scale.columns(cycle, cycle) else { continue };
+        let Some((x, _)) = scale.columns(cycle, cycle) else {
+            continue;
+        };
         let label = format!("\u{2502}{label}");
         let end = x + label.chars().count() as u16;
         if x >= free_from && end <= scale.x + scale.width {
@@ -433,21 +624,35 @@ fn draw_axis(buf: &mut Buffer, area: Rect, scale: &Scale, clock_hz: u64) {
 
 /// The replay cursor: a yellow line down the chart, a mark on the axis.
 fn draw_cursor(buf: &mut Buffer, rows: Rect, axis: Rect, scale: &Scale, cursor: u64) {
-    let Some((x, _)) = scale.columns(cursor, cursor) else { return };
+    let Some((x, _)) = scale.columns(cursor, cursor) else {
+        return;
+    };
     for y in rows.top()..rows.bottom() {
         buf[(x, y)].set_symbol("\u{2502}").set_fg(Color::Yellow);
     }
-    buf[(x, axis.y)].set_symbol("\u{25b2}").set_fg(Color::Yellow);
+    buf[(x, axis.y)]
+        .set_symbol("\u{25b2}")
+        .set_fg(Color::Yellow);
 }
 
 fn draw_fast_arena(frame: &mut Frame, area: Rect, snapshot: &Snapshot) {
-    let region = snapshot.report.tigris.as_ref().and_then(|t| t.arenas.as_ref()).and_then(|a| a.fast_region.clone());
-    let title = region.map_or(" Fast arena ".into(), |region| format!(" Fast arena ({region}) "));
+    let region = snapshot
+        .report
+        .tigris
+        .as_ref()
+        .and_then(|t| t.arenas.as_ref())
+        .and_then(|a| a.fast_region.clone());
+    let title = region.map_or(" Fast arena ".into(), |region| {
+        format!(" Fast arena ({region}) ")
+    });
     let block = Block::bordered().title(title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(fast) = snapshot.fast_arena() else {
-        frame.render_widget(Paragraph::new("no TiGrIS arenas in this run").style(DIM), inner);
+        frame.render_widget(
+            Paragraph::new("no TiGrIS arenas in this run").style(DIM),
+            inner,
+        );
         return;
     };
     let [gauge_row, peak_row] = Layout::vertical([Constraint::Length(1); 2]).areas(inner);
@@ -455,22 +660,41 @@ fn draw_fast_arena(frame: &mut Frame, area: Rect, snapshot: &Snapshot) {
     let (gauge, peak_text) = match fast.budget {
         Some((budget, source)) => {
             let budget = u64::from(budget);
-            let colour = if peak > budget { Color::Red } else { Color::Green };
-            let label = format!("{} of {} ({:.0}%)", bytes(used), bytes(budget), percent(used, budget));
+            let colour = if peak > budget {
+                Color::Red
+            } else {
+                Color::Green
+            };
+            let label = format!(
+                "{} of {} ({:.0}%)",
+                bytes(used),
+                bytes(budget),
+                percent(used, budget)
+            );
             let source = match source {
                 BudgetSource::Plan => "plan budget",
                 BudgetSource::ArenaSize => "arena size",
             };
-            let peak_text = format!("peak {} ({:.0}% of {source})", bytes(peak), percent(peak, budget));
+            let peak_text = format!(
+                "peak {} ({:.0}% of {source})",
+                bytes(peak),
+                percent(peak, budget)
+            );
             let ratio = (used as f64 / budget.max(1) as f64).min(1.0);
             (
-                Gauge::default().ratio(ratio).label(label).gauge_style(Style::new().fg(colour).bg(Color::Black)),
+                Gauge::default()
+                    .ratio(ratio)
+                    .label(label)
+                    .gauge_style(Style::new().fg(colour).bg(Color::Black)),
                 peak_text,
             )
         }
         None => {
             let label = format!("{} used, budget unknown", bytes(used));
-            (Gauge::default().ratio(0.0).label(label), format!("peak {}", bytes(peak)))
+            (
+                Gauge::default().ratio(0.0).label(label),
+                format!("peak {}", bytes(peak)),
+            )
         }
     };
     frame.render_widget(gauge, gauge_row);
@@ -480,27 +704,51 @@ fn draw_fast_arena(frame: &mut Frame, area: Rect, snapshot: &Snapshot) {
 fn draw_traffic(frame: &mut Frame, area: Rect, snapshot: &Snapshot, window: Window) {
     let Some(traffic) = snapshot.slow_traffic() else {
         let block = Block::bordered().title(" Slow memory traffic ");
-        frame.render_widget(Paragraph::new("no slow memory on this board").style(DIM).block(block), area);
+        frame.render_widget(
+            Paragraph::new("no slow memory on this board")
+                .style(DIM)
+                .block(block),
+            area,
+        );
         return;
     };
     let block = Block::bordered().title(format!(" Slow memory traffic ({}) ", traffic.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [read_row, write_row, totals_row] = Layout::vertical([Constraint::Length(1); 3]).areas(inner);
+    let [read_row, write_row, totals_row] =
+        Layout::vertical([Constraint::Length(1); 3]).areas(inner);
     let label_width = 6;
     let bars_width = inner.width.saturating_sub(label_width);
     let (read, written) = traffic.per_column(window.start, window.span, bars_width);
     // One scale for both rows, so that their heights compare.
-    let highest = read.iter().chain(&written).copied().max().unwrap_or(0).max(1);
-    for (row, label, values, colour) in
-        [(read_row, "read", read, Color::Cyan), (write_row, "write", written, Color::Magenta)]
-    {
-        let [label_area, bars] = Layout::horizontal([Constraint::Length(label_width), Constraint::Fill(1)]).areas(row);
+    let highest = read
+        .iter()
+        .chain(&written)
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    for (row, label, values, colour) in [
+        (read_row, "read", read, Color::Cyan),
+        (write_row, "write", written, Color::Magenta),
+    ] {
+        let [label_area, bars] =
+            Layout::horizontal([Constraint::Length(label_width), Constraint::Fill(1)]).areas(row);
         frame.render_widget(Paragraph::new(label).style(DIM), label_area);
-        frame.render_widget(Sparkline::default().data(&values).max(highest).style(Style::new().fg(colour)), bars);
+        frame.render_widget(
+            Sparkline::default()
+                .data(&values)
+                .max(highest)
+                .style(Style::new().fg(colour)),
+            bars,
+        );
     }
     let (read_total, written_total) = traffic.at(snapshot.cursor);
-    let totals = format!("total {} read, {} written", bytes(read_total), bytes(written_total));
+    let totals = format!(
+        "total {} read, {} written",
+        bytes(read_total),
+        bytes(written_total)
+    );
     frame.render_widget(Paragraph::new(totals), totals_row);
 }
 
@@ -512,13 +760,16 @@ fn draw_selection(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot,
     let (title, lines) = match app.view.selected.and_then(|item| snapshot.resolve(item)) {
         Some((stage, Some(tile), figures)) => {
             let [first, end] = tile.rows;
-            let title =
-                format!(" Tile {} of stage {} ({}), rows [{first},{end}) ", tile.index, stage.stage, stage.path);
+            let title = format!(
+                " Tile {} of stage {} ({}), rows [{first},{end}) ",
+                tile.index, stage.stage, stage.path
+            );
             (title, figure_lines(figures, clock, budget))
         }
-        Some((stage, None, figures)) => {
-            (format!(" Stage {} ({}) ", stage.stage, stage.path), figure_lines(figures, clock, budget))
-        }
+        Some((stage, None, figures)) => (
+            format!(" Stage {} ({}) ", stage.stage, stage.path),
+            figure_lines(figures, clock, budget),
+        ),
         None => match &report.tigris {
             Some(tigris) if !snapshot.stages().is_empty() => {
                 let title = format!(" TiGrIS total{whole_run} (\u{2191}\u{2193} select a tile) ");
@@ -527,24 +778,57 @@ fn draw_selection(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot,
             _ => (format!(" Run{whole_run} "), run_lines(report)),
         },
     };
-    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(title)), area);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title)),
+        area,
+    );
 }
 
 fn labelled<'a>(label: &'a str, value: String) -> Line<'a> {
-    Line::from(vec![Span::styled(format!("{label:<10}"), DIM), Span::raw(value)])
+    Line::from(vec![
+        Span::styled(format!("{label:<10}"), DIM),
+        Span::raw(value),
+    ])
 }
 
 fn figure_lines(figures: &TigrisFigures, clock_hz: u64, budget: Option<u64>) -> Vec<Line<'static>> {
     let fast_peak = u64::from(figures.fast_peak);
-    let of_budget = budget.map_or(String::new(), |budget| format!(" ({:.0}%)", percent(fast_peak, budget)));
+    let of_budget = budget.map_or(String::new(), |budget| {
+        format!(" ({:.0}%)", percent(fast_peak, budget))
+    });
     // The bus figure only when it tells something the runtime's does not.
     let bus_peak = u64::from(figures.fast_peak_bus);
-    let bus = if bus_peak == fast_peak { String::new() } else { format!("  bus {}", bytes(bus_peak)) };
+    let bus = if bus_peak == fast_peak {
+        String::new()
+    } else {
+        format!("  bus {}", bytes(bus_peak))
+    };
     vec![
-        labelled("cycles", format!("{}  {}", thousands(figures.cycles), time(figures.cycles, clock_hz))),
+        labelled(
+            "cycles",
+            format!(
+                "{}  {}",
+                thousands(figures.cycles),
+                time(figures.cycles, clock_hz)
+            ),
+        ),
         labelled("instr", thousands(figures.instructions)),
-        labelled("load", format!("{}  spill {}", bytes(figures.load_bytes), bytes(figures.spill_bytes))),
-        labelled("slow", format!("{} rd  {} wr", bytes(figures.slow_read_bytes), bytes(figures.slow_write_bytes))),
+        labelled(
+            "load",
+            format!(
+                "{}  spill {}",
+                bytes(figures.load_bytes),
+                bytes(figures.spill_bytes)
+            ),
+        ),
+        labelled(
+            "slow",
+            format!(
+                "{} rd  {} wr",
+                bytes(figures.slow_read_bytes),
+                bytes(figures.slow_write_bytes)
+            ),
+        ),
         labelled(
             "halo",
             format!(
@@ -554,7 +838,14 @@ fn figure_lines(figures: &TigrisFigures, clock_hz: u64, budget: Option<u64>) -> 
                 thousands(figures.halo_load_cycles)
             ),
         ),
-        labelled("recompute", format!("{} rows  {} cyc", figures.recomputed_rows, thousands(figures.recompute_cycles))),
+        labelled(
+            "recompute",
+            format!(
+                "{} rows  {} cyc",
+                figures.recomputed_rows,
+                thousands(figures.recompute_cycles)
+            ),
+        ),
         labelled("fast peak", format!("{}{of_budget}{bus}", bytes(fast_peak))),
     ]
 }
@@ -566,7 +857,10 @@ fn run_lines(report: &Report) -> Vec<Line<'static>> {
         labelled("time", time(totals.cycles, report.board.clock_hz)),
         labelled("instr", thousands(totals.instructions)),
         labelled("CPI", format!("{:.3}", totals.cpi)),
-        labelled("stalls", format!("{} cycles", thousands(totals.stall_cycles))),
+        labelled(
+            "stalls",
+            format!("{} cycles", thousands(totals.stall_cycles)),
+        ),
     ]
 }
 
@@ -574,11 +868,22 @@ fn draw_hot_functions(frame: &mut Frame, area: Rect, report: &Report, whole_run:
     let mut functions: Vec<_> = report.functions.iter().collect();
     functions.sort_by_key(|f| Reverse(f.self_cycles));
     // Self cycles sum to the run's cycles; the larger of the two keeps shares at most 100%.
-    let total = report.totals.cycles.max(functions.iter().map(|f| f.self_cycles).sum());
-    let rows = functions
-        .iter()
-        .map(|f| Row::new([format!("{:5.1}%", percent(f.self_cycles, total)), thousands(f.calls), f.name.clone()]));
-    let widths = [Constraint::Length(6), Constraint::Length(11), Constraint::Fill(1)];
+    let total = report
+        .totals
+        .cycles
+        .max(functions.iter().map(|f| f.self_cycles).sum());
+    let rows = functions.iter().map(|f| {
+        Row::new([
+            format!("{:5.1}%", percent(f.self_cycles, total)),
+            thousands(f.calls),
+            f.name.clone(),
+        ])
+    });
+    let widths = [
+        Constraint::Length(6),
+        Constraint::Length(11),
+        Constraint::Fill(1),
+    ];
     let header = Row::new(["self", "calls", "function"]).style(DIM);
     let block = Block::bordered().title(format!(" Hot functions{whole_run} "));
     frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
@@ -591,7 +896,13 @@ fn draw_console(frame: &mut Frame, area: Rect, report: &Report, whole_run: &str)
     // Firmware output may hold control characters; the terminal must not interpret them.
     let tail = lines[lines.len().saturating_sub(room)..]
         .iter()
-        .map(|line| Line::raw(line.chars().map(|c| if c.is_control() { ' ' } else { c }).collect::<String>()));
+        .map(|line| {
+            Line::raw(
+                line.chars()
+                    .map(|c| if c.is_control() { ' ' } else { c })
+                    .collect::<String>(),
+            )
+        });
     frame.render_widget(Paragraph::new(tail.collect::<Vec<_>>()).block(block), area);
 }
 
@@ -602,7 +913,10 @@ const LIVE_KEYS: &[(&str, &str)] = &[
     ("Home / End", "scroll to the start / follow the run"),
 ];
 const REPLAY_KEYS: &[(&str, &str)] = &[
-    ("space", "play / pause the cursor (from the start at the end)"),
+    (
+        "space",
+        "play / pause the cursor (from the start at the end)",
+    ),
     ("n / p", "cursor to the next / previous tile or stage start"),
     ("N or s / P", "cursor to the next / previous stage start"),
     ("Home / End", "cursor to the start / end of the run"),
@@ -610,23 +924,41 @@ const REPLAY_KEYS: &[(&str, &str)] = &[
 const VIEW_KEYS: &[(&str, &str)] = &[
     ("+ / -", "zoom the timeline in / out"),
     ("\u{2190} / \u{2192}", "scroll the timeline back / forward"),
-    ("\u{2191} \u{2193} Tab", "select a tile: its figures show on the right"),
+    (
+        "\u{2191} \u{2193} Tab",
+        "select a tile: its figures show on the right",
+    ),
     ("?", "show / hide this help"),
 ];
 
 fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
     let (title, keys, quit) = match app.mode {
-        Mode::Live(_) => (" Keys: live run ", LIVE_KEYS, ("q or Esc", "quit (stops the simulation first)")),
+        Mode::Live(_) => (
+            " Keys: live run ",
+            LIVE_KEYS,
+            ("q or Esc", "quit (stops the simulation first)"),
+        ),
         Mode::Replay(_) => (" Keys: replay ", REPLAY_KEYS, ("q or Esc", "quit")),
     };
     let lines: Vec<Line> = (keys.iter().chain(VIEW_KEYS).chain([&quit]))
         .map(|(key, meaning)| {
-            Line::from(vec![Span::styled(format!(" {key:<12}"), Style::new().bold()), Span::raw(*meaning)])
+            Line::from(vec![
+                Span::styled(format!(" {key:<12}"), Style::new().bold()),
+                Span::raw(*meaning),
+            ])
         })
         .collect();
     let width = 68.min(area.width);
     let height = (lines.len() as u16 + 2).min(area.height);
-    let popup = Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height };
+    let popup = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
     frame.render_widget(Clear, popup);
-    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(title)), popup);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title)),
+        popup,
+    );
 }

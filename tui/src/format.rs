@@ -49,11 +49,23 @@ pub fn frequency(hz: u64) -> String {
 /// cycles and labels. They fall on round milliseconds (1, 2 or 5 times a power of ten), or round
 /// cycle counts when the clock is unknown.
 pub fn axis_ticks(start: u64, span: u64, least_gap: u64, clock_hz: u64) -> Vec<(u64, String)> {
-    let cycles_per_unit = if clock_hz == 0 { 1.0 } else { clock_hz as f64 / 1000.0 };
+    let cycles_per_unit = if clock_hz == 0 {
+        1.0
+    } else {
+        clock_hz as f64 / 1000.0
+    };
     let least = least_gap.max(1) as f64 / cycles_per_unit;
     let magnitude = 10f64.powf(least.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * magnitude).find(|&step| step >= least).unwrap_or(least);
-    let decimals = if clock_hz == 0 { 0 } else { (-step.log10().floor()).max(0.0) as usize };
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * magnitude)
+        .find(|&step| step >= least)
+        .unwrap_or(least);
+    let decimals = if clock_hz == 0 {
+        0
+    } else {
+        (-step.log10().floor()).max(0.0) as usize
+    };
     let first = (start as f64 / cycles_per_unit / step).ceil() as u64;
     (first..)
         .map(|k| {
@@ -62,7 +74,11 @@ pub fn axis_ticks(start: u64, span: u64, least_gap: u64, clock_hz: u64) -> Vec<(
         })
         .take_while(|&(cycle, _)| cycle < start.saturating_add(span))
         .map(|(cycle, units)| {
-            let label = if clock_hz == 0 { thousands(cycle) } else { format!("{units:.decimals$} ms") };
+            let label = if clock_hz == 0 {
+                thousands(cycle)
+            } else {
+                format!("{units:.decimals$} ms")
+            };
             (cycle, label)
         })
         .collect()
@@ -101,13 +117,29 @@ mod tests {
 
     #[test]
     fn ticks_fall_on_round_times() {
-        let labels = |ticks: Vec<(u64, String)>| ticks.into_iter().map(|(_, label)| label).collect::<Vec<_>>();
+        let labels = |ticks: Vec<(u64, String)>| {
+            ticks
+                .into_iter()
+                .map(|(_, label)| label)
+                .collect::<Vec<_>>()
+        };
         // 76 ms over ~7 ticks of at least 10.9 ms: every 20 ms.
-        assert_eq!(labels(axis_ticks(0, 18_318_692, 2_616_956, 240_000_000)), ["0 ms", "20 ms", "40 ms", "60 ms"]);
+        assert_eq!(
+            labels(axis_ticks(0, 18_318_692, 2_616_956, 240_000_000)),
+            ["0 ms", "20 ms", "40 ms", "60 ms"]
+        );
         // 1.05-3.05 ms, ticks at least 0.3 ms apart: every 0.5 ms from 1.5 ms.
         let ticks = axis_ticks(1_050, 2_000, 300, 1_000_000);
-        let expected = [(1_500, "1.5 ms"), (2_000, "2.0 ms"), (2_500, "2.5 ms"), (3_000, "3.0 ms")];
-        assert_eq!(ticks, expected.map(|(cycle, label)| (cycle, label.to_string())));
+        let expected = [
+            (1_500, "1.5 ms"),
+            (2_000, "2.0 ms"),
+            (2_500, "2.5 ms"),
+            (3_000, "3.0 ms"),
+        ];
+        assert_eq!(
+            ticks,
+            expected.map(|(cycle, label)| (cycle, label.to_string()))
+        );
         assert_eq!(labels(axis_ticks(0, 10_000, 3_000, 0)), ["0", "5,000"]);
         assert_eq!(labels(axis_ticks(0, 1, 0, 0)), ["0"]);
     }

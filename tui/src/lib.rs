@@ -137,7 +137,10 @@ impl TerminalSession {
         terminal::enable_raw_mode()?;
         let active = Arc::new(AtomicBool::new(true));
         let previous_hook: Arc<PanicHook> = Arc::from(panic::take_hook());
-        let session = TerminalSession { active: active.clone(), previous_hook: Some(previous_hook.clone()) };
+        let session = TerminalSession {
+            active: active.clone(),
+            previous_hook: Some(previous_hook.clone()),
+        };
         panic::set_hook(Box::new(move |info| {
             restore(&active);
             previous_hook(info);

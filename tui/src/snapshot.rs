@@ -39,17 +39,22 @@ impl Traffic {
     /// Bytes read and written at `cycle` (the last point at or before it).
     pub fn at(&self, cycle: u64) -> (u64, u64) {
         let seen = self.points.partition_point(|p| p.0 <= cycle);
-        seen.checked_sub(1).map_or((0, 0), |last| (self.points[last].1, self.points[last].2))
+        seen.checked_sub(1)
+            .map_or((0, 0), |last| (self.points[last].1, self.points[last].2))
     }
 
     /// Bytes read and written in each of `columns` equal intervals of `[start, start + span)`.
     pub fn per_column(&self, start: u64, span: u64, columns: u16) -> (Vec<u64>, Vec<u64>) {
-        let boundary = |column: u16| start + (span as u128 * column as u128 / columns.max(1) as u128) as u64;
+        let boundary =
+            |column: u16| start + (span as u128 * column as u128 / columns.max(1) as u128) as u64;
         (0..columns)
             .map(|column| {
                 let (read_before, written_before) = self.at(boundary(column).saturating_sub(1));
                 let (read_after, written_after) = self.at(boundary(column + 1).saturating_sub(1));
-                (read_after.saturating_sub(read_before), written_after.saturating_sub(written_before))
+                (
+                    read_after.saturating_sub(read_before),
+                    written_after.saturating_sub(written_before),
+                )
             })
             .unzip()
     }
@@ -65,7 +70,10 @@ pub struct Snapshot<'a> {
 impl<'a> Snapshot<'a> {
     /// The whole report, as live views show it.
     pub fn at_end(report: &'a Report) -> Self {
-        Snapshot { report, cursor: report.totals.cycles }
+        Snapshot {
+            report,
+            cursor: report.totals.cycles,
+        }
     }
 
     /// Cycles of the run the time axis covers (never 0, so scales can divide by it).
@@ -79,24 +87,38 @@ impl<'a> Snapshot<'a> {
 
     /// Stages begun by the cursor.
     pub fn stages(&self) -> &'a [TigrisStage] {
-        let stages = self.report.tigris.as_ref().map_or(&[][..], |t| &t.stages[..]);
+        let stages = self
+            .report
+            .tigris
+            .as_ref()
+            .map_or(&[][..], |t| &t.stages[..]);
         &stages[..stages.partition_point(|s| s.start_cycle <= self.cursor)]
     }
 
     /// Tiles of `stage` begun by the cursor.
     pub fn tiles(&self, stage: &'a TigrisStage) -> &'a [TigrisTile] {
-        &stage.tiles[..stage.tiles.partition_point(|t| t.start_cycle <= self.cursor)]
+        &stage.tiles[..stage
+            .tiles
+            .partition_point(|t| t.start_cycle <= self.cursor)]
     }
 
     /// TiGrIS trace events up to the cursor.
     pub fn events(&self) -> &'a [TigrisEvent] {
-        let events = self.report.tigris.as_ref().map_or(&[][..], |t| &t.timeline[..]);
+        let events = self
+            .report
+            .tigris
+            .as_ref()
+            .map_or(&[][..], |t| &t.timeline[..]);
         &events[..events.partition_point(|e| e.cycle <= self.cursor)]
     }
 
     /// Timeline samples up to the cursor.
     pub fn samples(&self) -> &'a [Sample] {
-        let samples = self.report.timeline.as_ref().map_or(&[][..], |t| &t.samples[..]);
+        let samples = self
+            .report
+            .timeline
+            .as_ref()
+            .map_or(&[][..], |t| &t.samples[..]);
         &samples[..samples.partition_point(|s| s.cycle <= self.cursor)]
     }
 
@@ -117,11 +139,22 @@ impl<'a> Snapshot<'a> {
         let in_progress = entry.figures.cycles == 0 && tile + 1 == tiles.len();
         let (start, end) = self.clip(entry.start_cycle, entry.figures.cycles, in_progress);
         let stage_end = self.stage_span(stage)?.1;
-        Some((start, if in_progress { stage_end.max(start) } else { end }))
+        Some((
+            start,
+            if in_progress {
+                stage_end.max(start)
+            } else {
+                end
+            },
+        ))
     }
 
     fn clip(&self, start: u64, cycles: u64, in_progress: bool) -> (u64, u64) {
-        let end = if in_progress { self.cursor } else { start.saturating_add(cycles) };
+        let end = if in_progress {
+            self.cursor
+        } else {
+            start.saturating_add(cycles)
+        };
         (start, end.min(self.cursor).max(start))
     }
 
@@ -139,7 +172,10 @@ impl<'a> Snapshot<'a> {
             .enumerate()
             .flat_map(|(stage, entry)| {
                 let tiles = self.tiles(entry).len();
-                let tile_items = (0..tiles).map(move |tile| Item { stage, tile: Some(tile) });
+                let tile_items = (0..tiles).map(move |tile| Item {
+                    stage,
+                    tile: Some(tile),
+                });
                 let stage_item = (tiles == 0).then_some(Item { stage, tile: None });
                 stage_item.into_iter().chain(tile_items)
             })
@@ -147,7 +183,10 @@ impl<'a> Snapshot<'a> {
     }
 
     /// The item's stage, its tile if any, and its figures, when the cursor has reached it.
-    pub fn resolve(&self, item: Item) -> Option<(&'a TigrisStage, Option<&'a TigrisTile>, &'a TigrisFigures)> {
+    pub fn resolve(
+        &self,
+        item: Item,
+    ) -> Option<(&'a TigrisStage, Option<&'a TigrisTile>, &'a TigrisFigures)> {
         let stage = self.stages().get(item.stage)?;
         match item.tile {
             None => Some((stage, None, &stage.figures)),
@@ -161,8 +200,17 @@ impl<'a> Snapshot<'a> {
     /// The fast arena's budget: the plan's, else the arena's size.
     pub fn budget(&self) -> Option<(u32, BudgetSource)> {
         let tigris = self.report.tigris.as_ref()?;
-        let plan = tigris.plan.as_ref().and_then(|p| p.budget).map(|b| (b, BudgetSource::Plan));
-        plan.or_else(|| tigris.arenas.as_ref().map(|a| (a.fast_size, BudgetSource::ArenaSize)))
+        let plan = tigris
+            .plan
+            .as_ref()
+            .and_then(|p| p.budget)
+            .map(|b| (b, BudgetSource::Plan));
+        plan.or_else(|| {
+            tigris
+                .arenas
+                .as_ref()
+                .map(|a| (a.fast_size, BudgetSource::ArenaSize))
+        })
     }
 
     /// The fast arena as of the cursor, when the firmware runs TiGrIS.
@@ -183,7 +231,11 @@ impl<'a> Snapshot<'a> {
             let region = arenas.slow_region.as_deref().unwrap_or("slow arena");
             return Some(Traffic {
                 title: format!("slow arena, {region}"),
-                points: self.events().iter().map(|e| (e.cycle, e.slow_read_bytes, e.slow_write_bytes)).collect(),
+                points: self
+                    .events()
+                    .iter()
+                    .map(|e| (e.cycle, e.slow_read_bytes, e.slow_write_bytes))
+                    .collect(),
             });
         }
         let slow: Vec<usize> = (self.report.regions.iter().enumerate())
@@ -194,10 +246,17 @@ impl<'a> Snapshot<'a> {
             return None;
         }
         let sum = |values: &[u64]| slow.iter().filter_map(|&i| values.get(i)).sum::<u64>();
-        let names: Vec<&str> = slow.iter().map(|&i| self.report.regions[i].name.as_str()).collect();
+        let names: Vec<&str> = slow
+            .iter()
+            .map(|&i| self.report.regions[i].name.as_str())
+            .collect();
         Some(Traffic {
             title: names.join(", "),
-            points: self.samples().iter().map(|s| (s.cycle, sum(&s.read_bytes), sum(&s.write_bytes))).collect(),
+            points: self
+                .samples()
+                .iter()
+                .map(|s| (s.cycle, sum(&s.read_bytes), sum(&s.write_bytes)))
+                .collect(),
         })
     }
 
@@ -209,9 +268,17 @@ impl<'a> Snapshot<'a> {
     /// Cycle of the next (previous) start of a tile or, with `stages_only`, of a stage, after
     /// (before) the cursor.
     pub fn next_start(&self, forward: bool, stages_only: bool) -> Option<u64> {
-        let stages = self.report.tigris.as_ref().map_or(&[][..], |t| &t.stages[..]);
+        let stages = self
+            .report
+            .tigris
+            .as_ref()
+            .map_or(&[][..], |t| &t.stages[..]);
         let starts = stages.iter().flat_map(|stage| {
-            let tiles = if stages_only { &[][..] } else { &stage.tiles[..] };
+            let tiles = if stages_only {
+                &[][..]
+            } else {
+                &stage.tiles[..]
+            };
             std::iter::once(stage.start_cycle).chain(tiles.iter().map(|t| t.start_cycle))
         });
         if forward {

@@ -18,7 +18,12 @@ const CLOCK_HZ: u64 = 1_000_000;
 
 /// Figures of `cycles` (two an instruction) whose fast-arena peak was `fast_peak`, by the runtime and on the bus.
 fn peak_figures(cycles: u64, fast_peak: u32) -> TigrisFigures {
-    TigrisFigures { instructions: cycles / 2, fast_peak, fast_peak_bus: fast_peak, ..figures(cycles) }
+    TigrisFigures {
+        instructions: cycles / 2,
+        fast_peak,
+        fast_peak_bus: fast_peak,
+        ..figures(cycles)
+    }
 }
 
 /// A tile of `rows` that loads 1.5 KiB and spills 5 KiB; its fast peak and halo grow with its index.
@@ -29,7 +34,10 @@ fn loading_tile(index: u16, start_cycle: u64, cycles: u64, rows: [i32; 2]) -> Ti
         halo_rows: 2 * u64::from(index),
         ..peak_figures(cycles, 4096 + 512 * u32::from(index))
     };
-    TigrisTile { rows, ..tile(index, start_cycle, figures) }
+    TigrisTile {
+        rows,
+        ..tile(index, start_cycle, figures)
+    }
 }
 
 /// A run without TiGrIS: 10,000 cycles, three functions, a console, sampled stacks.
@@ -57,18 +65,45 @@ fn plain_report() -> Report {
 /// The same run with TiGrIS: stage 0 untiled at 1,000-4,000, stage 1 tiled at 5,000-9,000 with tiles
 /// at 5,100 and 7,000; an 8 KiB budget, 6 KiB in use at the end, a 7.5 KiB peak.
 fn tigris_report() -> Report {
-    let tiles = vec![loading_tile(0, 5_100, 1_900, [0, 11]), loading_tile(1, 7_000, 1_950, [8, 20])];
+    let tiles = vec![
+        loading_tile(0, 5_100, 1_900, [0, 11]),
+        loading_tile(1, 7_000, 1_950, [8, 20]),
+    ];
     let stages = vec![
-        TigrisStage { op_names: vec!["conv0".into()], ..stage(0, "normal", 1_000, peak_figures(3_000, 5_120), vec![]) },
-        TigrisStage { op_names: vec!["conv1".into()], ..stage(1, "tiled", 5_000, peak_figures(4_000, 6_656), tiles) },
+        TigrisStage {
+            op_names: vec!["conv0".into()],
+            ..stage(0, "normal", 1_000, peak_figures(3_000, 5_120), vec![])
+        },
+        TigrisStage {
+            op_names: vec!["conv1".into()],
+            ..stage(1, "tiled", 5_000, peak_figures(4_000, 6_656), tiles)
+        },
     ];
     let timeline = vec![
         event(1_000, "stage_begin"),
-        TigrisEvent { fast_used: 7_680, slow_read_bytes: 1_024, ..event(2_000, "load") },
-        TigrisEvent { slow_read_bytes: 1_024, ..event(5_000, "stage_begin") },
-        TigrisEvent { slow_read_bytes: 1_024, ..event(5_100, "tile_begin") },
-        TigrisEvent { fast_used: 4_096, slow_read_bytes: 2_560, ..event(5_500, "load") },
-        TigrisEvent { fast_used: 6_144, slow_read_bytes: 2_560, ..event(7_000, "tile_begin") },
+        TigrisEvent {
+            fast_used: 7_680,
+            slow_read_bytes: 1_024,
+            ..event(2_000, "load")
+        },
+        TigrisEvent {
+            slow_read_bytes: 1_024,
+            ..event(5_000, "stage_begin")
+        },
+        TigrisEvent {
+            slow_read_bytes: 1_024,
+            ..event(5_100, "tile_begin")
+        },
+        TigrisEvent {
+            fast_used: 4_096,
+            slow_read_bytes: 2_560,
+            ..event(5_500, "load")
+        },
+        TigrisEvent {
+            fast_used: 6_144,
+            slow_read_bytes: 2_560,
+            ..event(7_000, "tile_begin")
+        },
     ];
     Report {
         tigris: Some(TigrisProfile {
@@ -89,7 +124,13 @@ fn render(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
 
 fn screen_lines(terminal: &Terminal<TestBackend>) -> Vec<String> {
     let buffer = terminal.backend().buffer();
-    (0..buffer.area.height).map(|y| (0..buffer.area.width).map(|x| buffer[(x, y)].symbol()).collect()).collect()
+    (0..buffer.area.height)
+        .map(|y| {
+            (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect()
+        })
+        .collect()
 }
 
 fn screen(app: &App) -> Vec<String> {
@@ -98,7 +139,9 @@ fn screen(app: &App) -> Vec<String> {
 
 /// The one line holding every one of `parts`.
 fn line_with<'a>(lines: &'a [String], parts: &[&str]) -> &'a str {
-    let found = lines.iter().find(|line| parts.iter().all(|part| line.contains(part)));
+    let found = lines
+        .iter()
+        .find(|line| parts.iter().all(|part| line.contains(part)));
     found.unwrap_or_else(|| panic!("no line holds {parts:?}:\n{}", lines.join("\n")))
 }
 
@@ -116,8 +159,16 @@ fn live_app() -> (App, Receiver<Command>) {
 }
 
 fn progress(report: Report, paused: bool) -> Update {
-    let status = Status { wall_seconds: 1.0, mips: 12.5, paused, current_stack: "main;conv2d_3x3".into() };
-    Update::Progress { report: Box::new(report), status }
+    let status = Status {
+        wall_seconds: 1.0,
+        mips: 12.5,
+        paused,
+        current_stack: "main;conv2d_3x3".into(),
+    };
+    Update::Progress {
+        report: Box::new(report),
+        status,
+    }
 }
 
 #[test]
@@ -129,8 +180,14 @@ fn stage_rows_show_their_tiles_as_segments() {
     // Tile 0 starts left of tile 1, after stage 0.
     let row = line_with(&lines, &["S1 tiled"]);
     let stage_0 = line_with(&lines, &["S0 normal"]).find("conv0").unwrap();
-    assert!(stage_0 < row.find("tile 0").unwrap() && row.find("tile 0").unwrap() < row.find("tile 1").unwrap());
-    line_with(&lines, &["time", "\u{2502}0 ms", "\u{2502}2 ms", "\u{2502}8 ms"]);
+    assert!(
+        stage_0 < row.find("tile 0").unwrap()
+            && row.find("tile 0").unwrap() < row.find("tile 1").unwrap()
+    );
+    line_with(
+        &lines,
+        &["time", "\u{2502}0 ms", "\u{2502}2 ms", "\u{2502}8 ms"],
+    );
 }
 
 #[test]
@@ -153,7 +210,10 @@ fn fast_arena_gauge_is_measured_against_the_plan_budget() {
 #[test]
 fn slow_traffic_totals_come_from_the_arena_counters() {
     let lines = screen(&App::replay(tigris_report()));
-    assert!(contains(&lines, " Slow memory traffic (slow arena, psram) "));
+    assert!(contains(
+        &lines,
+        " Slow memory traffic (slow arena, psram) "
+    ));
     line_with(&lines, &["total 2.5 KiB read, 0 B written"]);
 }
 
@@ -170,9 +230,18 @@ fn traffic_is_split_into_equal_intervals() {
 #[test]
 fn hot_functions_are_sorted_by_self_cycles_with_their_share() {
     let lines = screen(&App::replay(tigris_report()));
-    let conv = lines.iter().position(|l| l.contains("62.5%") && l.contains("tigris_conv2d_s8")).unwrap();
-    let memcpy = lines.iter().position(|l| l.contains("25.0%") && l.contains("40") && l.contains("memcpy")).unwrap();
-    let main = lines.iter().position(|l| l.contains("12.5%") && l.contains("main")).unwrap();
+    let conv = lines
+        .iter()
+        .position(|l| l.contains("62.5%") && l.contains("tigris_conv2d_s8"))
+        .unwrap();
+    let memcpy = lines
+        .iter()
+        .position(|l| l.contains("25.0%") && l.contains("40") && l.contains("memcpy"))
+        .unwrap();
+    let main = lines
+        .iter()
+        .position(|l| l.contains("12.5%") && l.contains("main"))
+        .unwrap();
     assert!(conv < memcpy && memcpy < main);
 }
 
@@ -182,7 +251,10 @@ fn console_shows_its_tail() {
     report.console = (1..=60).map(|i| format!("console line {i}\n")).collect();
     let lines = screen(&App::replay(report));
     line_with(&lines, &["console line 60"]);
-    assert!(!contains(&lines, "console line 1 "), "the head scrolled away");
+    assert!(
+        !contains(&lines, "console line 1 "),
+        "the head scrolled away"
+    );
 }
 
 #[test]
@@ -192,7 +264,13 @@ fn selected_tile_shows_its_figures_and_stands_out() {
     for _ in 0..3 {
         press(&mut app, KeyCode::Down);
     }
-    assert_eq!(app.view.selected, Some(Item { stage: 1, tile: Some(1) }));
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 1,
+            tile: Some(1)
+        })
+    );
     let terminal = render(&app, 120, 36);
     let lines = screen_lines(&terminal);
     assert!(contains(&lines, " Tile 1 of stage 1 (tiled), rows [8,20) "));
@@ -213,7 +291,10 @@ fn help_overlay_lists_the_keys_of_the_mode() {
     let lines = screen(&app);
     assert!(contains(&lines, " Keys: replay "));
     line_with(&lines, &["space", "play / pause the cursor"]);
-    line_with(&lines, &["Home / End", "cursor to the start / end of the run"]);
+    line_with(
+        &lines,
+        &["Home / End", "cursor to the start / end of the run"],
+    );
     // Esc closes the help instead of quitting.
     press(&mut app, KeyCode::Esc);
     assert!(!app.help && !app.quit);
@@ -222,7 +303,10 @@ fn help_overlay_lists_the_keys_of_the_mode() {
     live.apply(progress(tigris_report(), false));
     press(&mut live, KeyCode::Char('?'));
     let lines = screen(&live);
-    line_with(&lines, &["n", "run to the next tile (or stage), then pause"]);
+    line_with(
+        &lines,
+        &["n", "run to the next tile (or stage), then pause"],
+    );
 }
 
 #[test]
@@ -233,7 +317,10 @@ fn small_terminal_gets_one_line_instead_of_the_screen() {
     assert_eq!(lines[1].trim_end(), "40x10");
     assert!(lines[2..].iter().all(|line| line.trim().is_empty()));
     let lines = screen_lines(&render(&App::replay(tigris_report()), 79, 40));
-    assert_eq!(lines[0].trim_end(), "terminal too small: need 80x24, have 79x40");
+    assert_eq!(
+        lines[0].trim_end(),
+        "terminal too small: need 80x24, have 79x40"
+    );
 }
 
 #[test]
@@ -260,7 +347,10 @@ fn live_view_shows_running_then_paused_then_the_outcome() {
 
     app.apply(progress(tigris_report(), false));
     let lines = screen(&app);
-    line_with(&lines, &[" RUNNING ", "10,000 cycles", "10.000 ms", "12.5 MIPS"]);
+    line_with(
+        &lines,
+        &[" RUNNING ", "10,000 cycles", "10.000 ms", "12.5 MIPS"],
+    );
     line_with(&lines, &["in main \u{203a} conv2d_3x3"]);
 
     app.apply(progress(tigris_report(), true));
@@ -329,7 +419,13 @@ fn replay_cursor_hides_what_came_after_it() {
     press(&mut app, KeyCode::Char('n'));
     assert_eq!(cursor(&app), 5_100);
     // The jump selects the tile that starts there; tile 1 is still to come.
-    assert_eq!(app.view.selected, Some(Item { stage: 1, tile: Some(0) }));
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 1,
+            tile: Some(0)
+        })
+    );
     let lines = screen(&app);
     assert!(contains(&lines, " Tile 0 of stage 1 (tiled), rows [0,11) "));
     assert!(!contains(&lines, "tile 1"));
@@ -401,17 +497,42 @@ fn zoom_and_scroll_move_the_window() {
 fn selection_steps_through_tiles_and_untiled_stages_and_wraps() {
     let mut app = App::replay(tigris_report());
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.view.selected, Some(Item { stage: 0, tile: None }));
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 0,
+            tile: None
+        })
+    );
     press(&mut app, KeyCode::Tab);
-    assert_eq!(app.view.selected, Some(Item { stage: 1, tile: Some(0) }));
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 1,
+            tile: Some(0)
+        })
+    );
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Up);
-    assert_eq!(app.view.selected, Some(Item { stage: 1, tile: Some(1) }), "wraps to the last");
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 1,
+            tile: Some(1)
+        }),
+        "wraps to the last"
+    );
     // Zoomed in on a selection, the window centres on it.
     press(&mut app, KeyCode::Char('+'));
     press(&mut app, KeyCode::Char('+'));
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.view.selected, Some(Item { stage: 0, tile: None }));
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 0,
+            tile: None
+        })
+    );
     let window = app.view.window(&app.snapshot().unwrap());
     assert_eq!((window.start, window.span), (2_500 - 1_250, 2_500));
 }
@@ -424,7 +545,15 @@ fn live_keys_send_commands_to_the_simulation() {
         press(&mut app, KeyCode::Char(key));
     }
     let sent: Vec<Command> = commands.try_iter().collect();
-    assert_eq!(sent, [Command::StepTile, Command::StepStage, Command::StepStage, Command::Pause]);
+    assert_eq!(
+        sent,
+        [
+            Command::StepTile,
+            Command::StepStage,
+            Command::StepStage,
+            Command::Pause
+        ]
+    );
 
     app.apply(progress(tigris_report(), true));
     press(&mut app, KeyCode::Char(' '));
@@ -453,7 +582,13 @@ fn a_vanished_simulation_is_a_failure_and_quitting_then_needs_no_answer() {
 #[test]
 fn odd_reports_draw_without_panicking() {
     let mut empty = plain_report();
-    empty.totals = Totals { cycles: 0, instructions: 0, cpi: 0.0, seconds: 0.0, stall_cycles: 0 };
+    empty.totals = Totals {
+        cycles: 0,
+        instructions: 0,
+        cpi: 0.0,
+        seconds: 0.0,
+        stall_cycles: 0,
+    };
     empty.board.clock_hz = 0;
     empty.functions.clear();
     empty.console.clear();
@@ -473,7 +608,13 @@ fn odd_reports_draw_without_panicking() {
 
     for report in [empty, no_stages, in_progress, empty_tigris] {
         let mut app = App::replay(report);
-        for code in [KeyCode::Down, KeyCode::Char('+'), KeyCode::Left, KeyCode::Char('n'), KeyCode::Char('P')] {
+        for code in [
+            KeyCode::Down,
+            KeyCode::Char('+'),
+            KeyCode::Left,
+            KeyCode::Char('n'),
+            KeyCode::Char('P'),
+        ] {
             press(&mut app, code);
             for (width, height) in [(80, 24), (120, 36), (200, 60)] {
                 let lines = screen_lines(&render(&app, width, height));

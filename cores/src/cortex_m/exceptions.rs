@@ -82,7 +82,12 @@ fn enable_bit(exception: u32) -> Option<u32> {
 
 /// The set bits of a status register value by name, e.g. `PRECISERR BFARVALID`.
 fn cfsr_bits(cfsr: u32) -> String {
-    CFSR_NAMES.iter().filter(|(b, _)| cfsr & b != 0).map(|(_, n)| *n).collect::<Vec<_>>().join(" ")
+    CFSR_NAMES
+        .iter()
+        .filter(|(b, _)| cfsr & b != 0)
+        .map(|(_, n)| *n)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl CortexM<'_> {
@@ -112,7 +117,12 @@ impl CortexM<'_> {
             Err(detail) => {
                 let at = self.uc.get_data().ppb.vtor.wrapping_add(4 * number);
                 self.uc.get_data_mut().ppb.clear_pending(number);
-                let cause = Fault { kind: FaultKind::UnhandledException, pc, address: Some(at), detail };
+                let cause = Fault {
+                    kind: FaultKind::UnhandledException,
+                    pc,
+                    address: Some(at),
+                    detail,
+                };
                 self.take_fault(cause, EXC_USAGEFAULT, INVSTATE, pc)
             }
         }
@@ -135,8 +145,11 @@ impl CortexM<'_> {
         let st = self.uc.get_data_mut();
         let v6m = st.ppb.v6m;
         let enabled = enable_bit(exception).is_some_and(|b| st.ppb.shcsr & b != 0);
-        let target =
-            if !v6m && enabled && st.ppb.priority_of(exception) < priority { exception } else { EXC_HARDFAULT };
+        let target = if !v6m && enabled && st.ppb.priority_of(exception) < priority {
+            exception
+        } else {
+            EXC_HARDFAULT
+        };
         let mut diagnosis = String::new();
         if !v6m {
             let mut status = status;
@@ -153,7 +166,12 @@ impl CortexM<'_> {
             }
             st.ppb.cfsr |= status;
             if status != 0 {
-                diagnosis = format!("{} (CFSR 0x{:08x}: {}", exception_name(exception), st.ppb.cfsr, cfsr_bits(status));
+                diagnosis = format!(
+                    "{} (CFSR 0x{:08x}: {}",
+                    exception_name(exception),
+                    st.ppb.cfsr,
+                    cfsr_bits(status)
+                );
                 if status & BFARVALID != 0 {
                     diagnosis += &format!(", BFAR 0x{:08x}", st.ppb.bfar);
                 }
@@ -164,16 +182,26 @@ impl CortexM<'_> {
             }
             if target == EXC_HARDFAULT && exception != EXC_HARDFAULT {
                 st.ppb.hfsr |= HFSR_FORCED;
-                diagnosis += &format!(" escalated to HardFault (HFSR 0x{:08x}: FORCED)", st.ppb.hfsr);
+                diagnosis += &format!(
+                    " escalated to HardFault (HFSR 0x{:08x}: FORCED)",
+                    st.ppb.hfsr
+                );
             }
         } else {
             diagnosis = "HardFault (ARMv6-M takes every fault as HardFault)".into();
         }
-        let cause = Fault { detail: format!("{}; {diagnosis}", cause.detail), ..cause };
+        let cause = Fault {
+            detail: format!("{}; {diagnosis}", cause.detail),
+            ..cause
+        };
         // HardFault has priority -1: a fault at -1 or above (in HardFault, NMI, or with FAULTMASK
         // set) cannot be taken (B1.5.15).
         if target == EXC_HARDFAULT && priority <= -1 {
-            let within = self.active.last().map(|a| exception_name(a.number)).unwrap_or_else(|| "FAULTMASK".into());
+            let within = self
+                .active
+                .last()
+                .map(|a| exception_name(a.number))
+                .unwrap_or_else(|| "FAULTMASK".into());
             let detail = format!(
                 "{}; lockup: the core cannot take HardFault inside {within} (priority {priority})",
                 cause.detail
@@ -181,7 +209,9 @@ impl CortexM<'_> {
             return Ok(Some(Stop::Fault(Fault { detail, ..cause })));
         }
         match self.vector(target) {
-            Ok(handler) => Ok(self.enter(target, handler, return_pc, Some(cause))?.map(Stop::Fault)),
+            Ok(handler) => Ok(self
+                .enter(target, handler, return_pc, Some(cause))?
+                .map(Stop::Fault)),
             Err(why) => {
                 if !v6m && target == EXC_HARDFAULT {
                     self.uc.get_data_mut().ppb.hfsr |= HFSR_VECTTBL;
@@ -205,7 +235,11 @@ impl CortexM<'_> {
         let control = self.reg(RegisterARM::CONTROL);
         let thread_psp = self.active.is_empty() && control & CONTROL_SPSEL != 0;
         let extended = self.fpu && control & CONTROL_FPCA != 0;
-        let size = if extended { EXTENDED_FRAME } else { BASIC_FRAME };
+        let size = if extended {
+            EXTENDED_FRAME
+        } else {
+            BASIC_FRAME
+        };
         let mut sp = self.reg(RegisterARM::SP);
         let mut xpsr = self.reg(RegisterARM::XPSR);
         if sp & 4 != 0 {
@@ -232,11 +266,21 @@ impl CortexM<'_> {
         }
         let bytes: Vec<u8> = frame.iter().flat_map(|w| w.to_le_bytes()).collect();
         if self.uc.mem_write(sp as u64, &bytes).is_err() {
-            let what =
-                format!("stacking the {} frame at 0x{sp:08x} hit unmapped memory (STKERR)", exception_name(number));
+            let what = format!(
+                "stacking the {} frame at 0x{sp:08x} hit unmapped memory (STKERR)",
+                exception_name(number)
+            );
             return Ok(Some(match cause {
-                Some(c) => Fault { detail: format!("{}; {what}", c.detail), ..c },
-                None => Fault { kind: FaultKind::BadWrite, pc: return_pc, address: Some(sp), detail: what },
+                Some(c) => Fault {
+                    detail: format!("{}; {what}", c.detail),
+                    ..c
+                },
+                None => Fault {
+                    kind: FaultKind::BadWrite,
+                    pc: return_pc,
+                    address: Some(sp),
+                    detail: what,
+                },
             }));
         }
         if cause.is_none() && !self.uc.get_data().ppb.v6m {
@@ -262,7 +306,11 @@ impl CortexM<'_> {
         if extended {
             exc_return &= !EXC_RETURN_BASIC_FRAME;
         }
-        self.active.push(ActiveException { number, stacked_pc: return_pc & !1, cause });
+        self.active.push(ActiveException {
+            number,
+            stacked_pc: return_pc & !1,
+            cause,
+        });
         self.set_reg(RegisterARM::LR, exc_return)?;
         self.start_handler(
             number,
@@ -279,7 +327,13 @@ impl CortexM<'_> {
         self.uc.get_data_mut().spin_watch = in_fault_handler.then(Vec::new);
     }
 
-    fn start_handler(&mut self, number: u32, handler: u32, flow: Flow, cycles: u32) -> Result<(), CoreError> {
+    fn start_handler(
+        &mut self,
+        number: u32,
+        handler: u32,
+        flow: Flow,
+        cycles: u32,
+    ) -> Result<(), CoreError> {
         self.update_spin_watch();
         self.set_reg(RegisterARM::IPSR, number)?;
         self.set_reg(RegisterARM::PC, handler)?;
@@ -299,7 +353,9 @@ impl CortexM<'_> {
         let exc_return = self.pc() | 1;
         let Some(active) = self.active.pop() else {
             if self.return_ends_run && exc_return == super::RESET_LR {
-                return Ok(Some(Stop::Returned { value: self.reg(RegisterARM::R0) }));
+                return Ok(Some(Stop::Returned {
+                    value: self.reg(RegisterARM::R0),
+                }));
             }
             let branch = self.uc.get_data().block_last;
             let target = exc_return & !1;
@@ -315,7 +371,11 @@ impl CortexM<'_> {
         };
         if let Some(next) = self.exception_to_take() {
             if let Ok(handler) = self.vector(next) {
-                self.active.push(ActiveException { number: next, stacked_pc: active.stacked_pc, cause: None });
+                self.active.push(ActiveException {
+                    number: next,
+                    stacked_pc: active.stacked_pc,
+                    cause: None,
+                });
                 let cycles = timing::tail_chain_cycles(self.kind);
                 self.start_handler(next, handler, Flow::TailChain { number: next }, cycles)?;
                 return Ok(None);
@@ -344,23 +404,35 @@ impl CortexM<'_> {
         }
         let sp = self.reg(RegisterARM::SP);
         let extended = exc_return & EXC_RETURN_BASIC_FRAME == 0;
-        let size = if extended { EXTENDED_FRAME } else { BASIC_FRAME };
+        let size = if extended {
+            EXTENDED_FRAME
+        } else {
+            BASIC_FRAME
+        };
         let mut frame = vec![0u8; size as usize];
         if self.uc.mem_read(sp as u64, &mut frame).is_err() {
             return Ok(Some(Stop::Fault(Fault {
                 kind: FaultKind::BadRead,
                 pc: active.stacked_pc,
                 address: Some(sp),
-                detail: format!("exception return: the stacked frame at 0x{sp:08x} is not in memory (UNSTKERR)"),
+                detail: format!(
+                    "exception return: the stacked frame at 0x{sp:08x} is not in memory (UNSTKERR)"
+                ),
             })));
         }
         let w = |i: usize| u32::from_le_bytes(frame[i * 4..i * 4 + 4].try_into().unwrap());
         let xpsr = w(7);
         let realign = if xpsr & (1 << 9) != 0 { 4 } else { 0 };
-        for (i, r) in
-            [RegisterARM::R0, RegisterARM::R1, RegisterARM::R2, RegisterARM::R3, RegisterARM::R12, RegisterARM::LR]
-                .into_iter()
-                .enumerate()
+        for (i, r) in [
+            RegisterARM::R0,
+            RegisterARM::R1,
+            RegisterARM::R2,
+            RegisterARM::R3,
+            RegisterARM::R12,
+            RegisterARM::LR,
+        ]
+        .into_iter()
+        .enumerate()
         {
             self.set_reg(r, w(i))?;
         }
@@ -385,10 +457,19 @@ impl CortexM<'_> {
     /// The run ends in a fault handler that branches to itself: the diagnosis of the fault it
     /// handles, as "HardFault handler spinning".
     pub(super) fn fault_handler_spinning(&self, pc: u32) -> Option<Fault> {
-        let a = self.active.last().filter(|a| (EXC_HARDFAULT..=EXC_USAGEFAULT).contains(&a.number))?;
-        let spinning = format!("{} handler spinning at 0x{pc:08x}", exception_name(a.number));
+        let a = self
+            .active
+            .last()
+            .filter(|a| (EXC_HARDFAULT..=EXC_USAGEFAULT).contains(&a.number))?;
+        let spinning = format!(
+            "{} handler spinning at 0x{pc:08x}",
+            exception_name(a.number)
+        );
         Some(match &a.cause {
-            Some(c) => Fault { detail: format!("{spinning}: {}", c.detail), ..c.clone() },
+            Some(c) => Fault {
+                detail: format!("{spinning}: {}", c.detail),
+                ..c.clone()
+            },
             None => Fault {
                 kind: FaultKind::EndlessLoop,
                 pc,

@@ -68,7 +68,10 @@ enum BlockEnd {
     Return,
     /// Conditional branch at `addr`: taken when the next block is not the fall-through. When its
     /// target *is* the fall-through, the flags decide: `cond` is its condition code.
-    Conditional { addr: u32, cond: Option<timing::Condition> },
+    Conditional {
+        addr: u32,
+        cond: Option<timing::Condition>,
+    },
 }
 
 /// Costs of one basic block, computed once.
@@ -102,9 +105,13 @@ enum Pending {
     Svc,
     ExceptionReturn,
     /// Sleeping (WFI/WFE) or spinning on `b .`, at this PC.
-    Idle { pc: u32 },
+    Idle {
+        pc: u32,
+    },
     /// Execution reached a trap address (before the block there runs).
-    Trap { pc: u32 },
+    Trap {
+        pc: u32,
+    },
     Fault(FaultKind, u32),
     /// A UsageFault the engine raised, with its CFSR bit.
     Usage(u32),
@@ -189,7 +196,9 @@ impl State {
     #[inline]
     /// `flags` is the APSR when the previous block ended with a branch to its own fall-through.
     fn on_block(&mut self, addr: u32, flags: Option<u32>) -> bool {
-        let Some(block) = self.blocks.get(&addr) else { return false };
+        let Some(block) = self.blocks.get(&addr) else {
+            return false;
+        };
         // A stop requested here takes effect before the block runs (Unicorn checks for an exit
         // request right after the block hook), so decide it before charging anything: the block is
         // charged when emulation resumes and the hook runs again.
@@ -198,7 +207,10 @@ impl State {
             return true;
         }
         // `is_empty` first: should `contains` not be inlined, the call would cost every block.
-        if self.trap_resume.take() != Some(addr) && !self.traps.is_empty() && self.traps.contains(&addr) {
+        if self.trap_resume.take() != Some(addr)
+            && !self.traps.is_empty()
+            && self.traps.contains(&addr)
+        {
             self.pending = Pending::Trap { pc: addr };
             return true;
         }
@@ -221,12 +233,20 @@ impl State {
                     if predicted_taken != taken {
                         extra += timing::M7_MISPREDICT as u64;
                     }
-                    *slot = if taken { (*slot + 1).min(3) } else { slot.saturating_sub(1) };
+                    *slot = if taken {
+                        (*slot + 1).min(3)
+                    } else {
+                        slot.saturating_sub(1)
+                    };
                 } else if taken {
                     extra += timing::branch_refill(self.kind) as u64;
                 }
             }
-            BlockEnd::Call => flow = Flow::Call { return_to: self.prev_fallthrough },
+            BlockEnd::Call => {
+                flow = Flow::Call {
+                    return_to: self.prev_fallthrough,
+                }
+            }
             BlockEnd::Return => flow = Flow::Return,
             BlockEnd::Plain => {}
         }
@@ -258,7 +278,9 @@ impl State {
             for &(unit, offset) in units {
                 // Cycles since the previous unit arrived, across block boundaries, for the prefetcher.
                 let needed_at = self.block_start_cycles + offset as u64 + stall;
-                let since = needed_at.saturating_sub(self.last_unit_arrival).min(u32::MAX as u64) as u32;
+                let since = needed_at
+                    .saturating_sub(self.last_unit_arrival)
+                    .min(u32::MAX as u64) as u32;
                 let s = self.mem.fetch(*region, unit, since) as u64;
                 stall += s;
                 self.last_unit_arrival = needed_at + s;
@@ -271,7 +293,9 @@ impl State {
 
     /// Cycle count at the instruction at `pc` inside the current block.
     fn cycles_at(&self, pc: u32) -> u64 {
-        let Some(block) = self.blocks.get(&self.current_block) else { return self.cycles };
+        let Some(block) = self.blocks.get(&self.current_block) else {
+            return self.cycles;
+        };
         let before = match block.prefix.binary_search_by_key(&pc, |p| p.0) {
             Ok(i) => block.prefix[i].1,
             Err(_) => block.cycles,
@@ -281,8 +305,11 @@ impl State {
 
     fn build_block(&mut self, addr: u32, code: &[u8]) -> Block {
         let insns = self.cs.disasm_all(code, addr as u64).ok();
-        let decoded: Vec<Decoded> =
-            insns.iter().flat_map(|list| list.iter()).map(|i| timing::decode(&self.cs, i)).collect();
+        let decoded: Vec<Decoded> = insns
+            .iter()
+            .flat_map(|list| list.iter())
+            .map(|i| timing::decode(&self.cs, i))
+            .collect();
         let mut cycles = 0u32;
         let mut prefix = Vec::with_capacity(decoded.len());
         let dual_issue = matches!(self.kind, CoreKind::CortexM7 | CoreKind::CortexM33);
@@ -290,7 +317,11 @@ impl State {
         for (i, d) in decoded.iter().enumerate() {
             prefix.push((d.addr, cycles));
             // The second instruction of a dual-issued pair cannot pair again with the next one.
-            let prev = if paired { None } else { i.checked_sub(1).map(|j| &decoded[j]) };
+            let prev = if paired {
+                None
+            } else {
+                i.checked_sub(1).map(|j| &decoded[j])
+            };
             let mut c = timing::cost(self.kind, d, prev);
             paired = dual_issue && c == 0 && prev.is_some();
             if d.class == Class::Div && !self.hooked.contains(&d.addr) {
@@ -304,7 +335,9 @@ impl State {
             Some(d) if d.is_return => BlockEnd::Return,
             Some(d) if d.class == Class::CondBranch => BlockEnd::Conditional {
                 addr: d.addr,
-                cond: timing::branch_to_next(d).then(|| timing::Condition::of(&d.text)).flatten(),
+                cond: timing::branch_to_next(d)
+                    .then(|| timing::Condition::of(&d.text))
+                    .flatten(),
             },
             _ => BlockEnd::Plain,
         };
@@ -335,7 +368,12 @@ impl State {
             .filter(|d| {
                 matches!(
                     d.class,
-                    Class::Load | Class::Store | Class::LoadStoreDouble | Class::Multiple(_) | Class::FpLoad { .. } | Class::FpMultiple { .. }
+                    Class::Load
+                        | Class::Store
+                        | Class::LoadStoreDouble
+                        | Class::Multiple(_)
+                        | Class::FpLoad { .. }
+                        | Class::FpMultiple { .. }
                 )
             })
             .filter_map(|d| Some((d.addr, d.base?)))
@@ -371,7 +409,11 @@ impl<'a> CortexM<'a> {
     /// executable bytes of the firmware (address, bytes), scanned once for divide and sleep sites.
     /// `count_all_memory` hooks every region to count its traffic, also where accesses cost nothing
     /// (slower).
-    pub fn new(board: &Board, code_ranges: &[(u32, Vec<u8>)], count_all_memory: bool) -> Result<Self, CoreError> {
+    pub fn new(
+        board: &Board,
+        code_ranges: &[(u32, Vec<u8>)],
+        count_all_memory: bool,
+    ) -> Result<Self, CoreError> {
         Self::build(board, Some((code_ranges, count_all_memory)))
     }
 
@@ -383,7 +425,12 @@ impl<'a> CortexM<'a> {
             CoreKind::CortexM4 => (unicorn_engine::ArmCpuModel::CORTEX_M4, 0x410F_C241, false),
             CoreKind::CortexM7 => (unicorn_engine::ArmCpuModel::CORTEX_M7, 0x411F_C272, false),
             CoreKind::CortexM33 => (unicorn_engine::ArmCpuModel::CORTEX_M33, 0x410F_D213, false),
-            other => return Err(CoreError::Engine(format!("{} is not a Cortex-M core", other.name()))),
+            other => {
+                return Err(CoreError::Engine(format!(
+                    "{} is not a Cortex-M core",
+                    other.name()
+                )))
+            }
         };
         let cs = timing::disassembler(kind).map_err(engine("capstone"))?;
         let mem = MemorySystem::new(board);
@@ -472,7 +519,9 @@ impl<'a> CortexM<'a> {
     /// Run a `bare` machine until the firmware exits or stops.
     pub fn run_bare(&mut self) -> Result<(), CoreError> {
         let pc = self.pc();
-        self.uc.emu_start((pc | 1) as u64, 0, 0, 0).map_err(engine("bare run"))
+        self.uc
+            .emu_start((pc | 1) as u64, 0, 0, 0)
+            .map_err(engine("bare run"))
     }
 
     fn map_memory(&mut self, board: &Board) -> Result<(), CoreError> {
@@ -490,12 +539,16 @@ impl<'a> CortexM<'a> {
                 let prot = Prot(Prot::READ.0 | Prot::WRITE.0);
                 if let Some(page) = uart_page.filter(|p| r.contains(*p)) {
                     if page as u64 > start {
-                        self.uc.mem_map(start, page as u64 - start, prot).map_err(engine("map"))?;
+                        self.uc
+                            .mem_map(start, page as u64 - start, prot)
+                            .map_err(engine("map"))?;
                     }
                     start = page as u64 + 0x1000;
                 }
                 if end > start {
-                    self.uc.mem_map(start, end - start, prot).map_err(engine("map"))?;
+                    self.uc
+                        .mem_map(start, end - start, prot)
+                        .map_err(engine("map"))?;
                 }
                 continue;
             }
@@ -503,8 +556,12 @@ impl<'a> CortexM<'a> {
             let ptr = backing.as_mut_ptr() as *mut std::ffi::c_void;
             for base in std::iter::once(r.base).chain(r.aliases.iter().copied()) {
                 // SAFETY: `backing` lives as long as the core (kept in `_backing`) and is never moved.
-                unsafe { self.uc.mem_map_ptr(base as u64, size, prot, ptr) }
-                    .map_err(|e| CoreError::Engine(format!("mapping region `{}` at 0x{base:08x}: {e:?}", r.name)))?;
+                unsafe { self.uc.mem_map_ptr(base as u64, size, prot, ptr) }.map_err(|e| {
+                    CoreError::Engine(format!(
+                        "mapping region `{}` at 0x{base:08x}: {e:?}",
+                        r.name
+                    ))
+                })?;
             }
             self._backing.push(backing);
         }
@@ -521,16 +578,18 @@ impl<'a> CortexM<'a> {
                             _ => st.uart_page.get(&addr).copied().unwrap_or(0) as u64,
                         }
                     }),
-                    Some(move |uc: &mut Unicorn<State>, offset: u64, _size: usize, value: u64| {
-                        let st = uc.get_data_mut();
-                        let addr = page + offset as u32;
-                        match st.uart {
-                            Some(u) if u.data == addr => st.console.push(value as u8),
-                            _ => {
-                                st.uart_page.insert(addr, value as u32);
+                    Some(
+                        move |uc: &mut Unicorn<State>, offset: u64, _size: usize, value: u64| {
+                            let st = uc.get_data_mut();
+                            let addr = page + offset as u32;
+                            match st.uart {
+                                Some(u) if u.data == addr => st.console.push(value as u8),
+                                _ => {
+                                    st.uart_page.insert(addr, value as u32);
+                                }
                             }
-                        }
-                    }),
+                        },
+                    ),
                 )
                 .map_err(engine("map UART"))?;
         }
@@ -543,33 +602,49 @@ impl<'a> CortexM<'a> {
                 Some(|uc: &mut Unicorn<State>, offset: u64, _size: usize| {
                     clear_stale_it_state(uc);
                     let now = ppb_access_cycles(uc);
-                    uc.get_data_mut().ppb.read(ppb::PPB_BASE + offset as u32, now) as u64
+                    uc.get_data_mut()
+                        .ppb
+                        .read(ppb::PPB_BASE + offset as u32, now) as u64
                 }),
-                Some(|uc: &mut Unicorn<State>, offset: u64, size: usize, value: u64| {
-                    clear_stale_it_state(uc);
-                    let now = ppb_access_cycles(uc);
-                    let st = uc.get_data_mut();
-                    st.ppb.write(ppb::PPB_BASE + offset as u32, size, value as u32, now);
-                    // A write may pend an exception or change the timer: re-check at the next block.
-                    st.deadline_cycles = 0;
-                }),
+                Some(
+                    |uc: &mut Unicorn<State>, offset: u64, size: usize, value: u64| {
+                        clear_stale_it_state(uc);
+                        let now = ppb_access_cycles(uc);
+                        let st = uc.get_data_mut();
+                        st.ppb
+                            .write(ppb::PPB_BASE + offset as u32, size, value as u32, now);
+                        // A write may pend an exception or change the timer: re-check at the next block.
+                        st.deadline_cycles = 0;
+                    },
+                ),
             )
             .map_err(engine("map PPB"))?;
         Ok(())
     }
 
-    fn install_hooks(&mut self, code_ranges: &[(u32, Vec<u8>)], count_all_memory: bool) -> Result<(), CoreError> {
+    fn install_hooks(
+        &mut self,
+        code_ranges: &[(u32, Vec<u8>)],
+        count_all_memory: bool,
+    ) -> Result<(), CoreError> {
         self.uc
             .add_block_hook(1, 0, |uc, addr, size| {
                 let addr = addr as u32;
                 let st = uc.get_data();
-                if (st.resume_in_block.is_some() || !st.unarmed.is_empty()) && !lazy_arming_block(uc, addr) {
+                if (st.resume_in_block.is_some() || !st.unarmed.is_empty())
+                    && !lazy_arming_block(uc, addr)
+                {
                     return;
                 }
-                let flags = matches!(uc.get_data().prev_end, BlockEnd::Conditional { cond: Some(_), .. })
-                    .then(|| uc.reg_read(RegisterARM::APSR).unwrap_or(0) as u32);
+                let flags = matches!(
+                    uc.get_data().prev_end,
+                    BlockEnd::Conditional { cond: Some(_), .. }
+                )
+                .then(|| uc.reg_read(RegisterARM::APSR).unwrap_or(0) as u32);
                 if !uc.get_data_mut().on_block(addr, flags) {
-                    let code = uc.mem_read_as_vec(addr as u64, size as usize).unwrap_or_default();
+                    let code = uc
+                        .mem_read_as_vec(addr as u64, size as usize)
+                        .unwrap_or_default();
                     let st = uc.get_data_mut();
                     let block = st.build_block(addr, &code);
                     st.blocks.insert(addr, block);
@@ -591,7 +666,10 @@ impl<'a> CortexM<'a> {
                 r.traffic_counted = count_all_memory || r.prices_data();
             }
             let mem = &st.mem;
-            mem.watched_ranges().into_iter().filter(|r| mem.regions[r.2].traffic_counted).collect()
+            mem.watched_ranges()
+                .into_iter()
+                .filter(|r| mem.regions[r.2].traffic_counted)
+                .collect()
         };
         // And the slow path is global: one hooked region slows down code that never touches it. So the
         // hooks wait for the first data access to a priced region, which the region's missing read
@@ -605,36 +683,63 @@ impl<'a> CortexM<'a> {
         if lazy {
             for &(lo, _, region) in &ranges {
                 let spec = &self.uc.get_data().mem.regions[region].spec;
-                let (size, access) = (page_align(spec.size as u64), Access { read: false, ..spec.access });
-                self.uc.mem_protect(lo as u64, size, prot_of(access)).map_err(engine("memory protection"))?;
+                let (size, access) = (
+                    page_align(spec.size as u64),
+                    Access {
+                        read: false,
+                        ..spec.access
+                    },
+                );
+                self.uc
+                    .mem_protect(lo as u64, size, prot_of(access))
+                    .map_err(engine("memory protection"))?;
             }
             self.uc.get_data_mut().unarmed = ranges;
         } else {
             self.hook_data_accesses(&ranges)?;
         }
         self.uc
-            .add_mem_hook(HookType::MEM_UNMAPPED | HookType::MEM_PROT, 1, 0, |uc, ty, addr, size, _| {
-                let addr = addr as u32;
-                let unarmed = uc.get_data().unarmed.iter().find(|r| addr >= r.0 && addr <= r.1).map(|r| r.2);
-                if let (Some(region), MemType::READ_PROT | MemType::WRITE_PROT) = (unarmed, ty) {
-                    if ty == MemType::READ_PROT && uc.get_data().mem.regions[region].spec.access.read {
-                        // Refused, Unicorn abandons the load before it has any effect and stops with the
-                        // PC on it: `run_slices` installs the hooks and runs it again.
-                        uc.get_data_mut().arm_requested = true;
-                        return false;
+            .add_mem_hook(
+                HookType::MEM_UNMAPPED | HookType::MEM_PROT,
+                1,
+                0,
+                |uc, ty, addr, size, _| {
+                    let addr = addr as u32;
+                    let unarmed = uc
+                        .get_data()
+                        .unarmed
+                        .iter()
+                        .find(|r| addr >= r.0 && addr <= r.1)
+                        .map(|r| r.2);
+                    if let (Some(region), MemType::READ_PROT | MemType::WRITE_PROT) = (unarmed, ty)
+                    {
+                        if ty == MemType::READ_PROT
+                            && uc.get_data().mem.regions[region].spec.access.read
+                        {
+                            // Refused, Unicorn abandons the load before it has any effect and stops with the
+                            // PC on it: `run_slices` installs the hooks and runs it again.
+                            uc.get_data_mut().arm_requested = true;
+                            return false;
+                        }
+                        // A real fault, which the data hook would have priced first.
+                        price_data_access(uc, region, addr, size as u32, ty == MemType::WRITE_PROT);
                     }
-                    // A real fault, which the data hook would have priced first.
-                    price_data_access(uc, region, addr, size as u32, ty == MemType::WRITE_PROT);
-                }
-                let st = uc.get_data_mut();
-                st.pending = match ty {
-                    MemType::FETCH_UNMAPPED | MemType::FETCH_PROT if addr >= EXC_RETURN_MIN => Pending::ExceptionReturn,
-                    MemType::FETCH_UNMAPPED | MemType::FETCH_PROT => Pending::Fault(FaultKind::BadFetch, addr),
-                    MemType::READ_UNMAPPED | MemType::READ_PROT => Pending::Fault(FaultKind::BadRead, addr),
-                    _ => Pending::Fault(FaultKind::BadWrite, addr),
-                };
-                false
-            })
+                    let st = uc.get_data_mut();
+                    st.pending = match ty {
+                        MemType::FETCH_UNMAPPED | MemType::FETCH_PROT if addr >= EXC_RETURN_MIN => {
+                            Pending::ExceptionReturn
+                        }
+                        MemType::FETCH_UNMAPPED | MemType::FETCH_PROT => {
+                            Pending::Fault(FaultKind::BadFetch, addr)
+                        }
+                        MemType::READ_UNMAPPED | MemType::READ_PROT => {
+                            Pending::Fault(FaultKind::BadRead, addr)
+                        }
+                        _ => Pending::Fault(FaultKind::BadWrite, addr),
+                    };
+                    false
+                },
+            )
             .map_err(engine("fault hook"))?;
         self.uc
             .add_intr_hook(|uc, intno| {
@@ -665,10 +770,21 @@ impl<'a> CortexM<'a> {
     fn hook_data_accesses(&mut self, ranges: &[(u32, u32, usize)]) -> Result<(), CoreError> {
         for &(lo, hi, region) in ranges {
             self.uc
-                .add_mem_hook(HookType::MEM_READ | HookType::MEM_WRITE, lo as u64, hi as u64, move |uc, ty, addr, size, _| {
-                    price_data_access(uc, region, addr as u32, size as u32, ty == MemType::WRITE);
-                    true
-                })
+                .add_mem_hook(
+                    HookType::MEM_READ | HookType::MEM_WRITE,
+                    lo as u64,
+                    hi as u64,
+                    move |uc, ty, addr, size, _| {
+                        price_data_access(
+                            uc,
+                            region,
+                            addr as u32,
+                            size as u32,
+                            ty == MemType::WRITE,
+                        );
+                        true
+                    },
+                )
                 .map_err(engine("memory hook"))?;
         }
         Ok(())
@@ -680,11 +796,15 @@ impl<'a> CortexM<'a> {
         for &(lo, _, region) in &ranges {
             let spec = &self.uc.get_data().mem.regions[region].spec;
             let (size, prot) = (page_align(spec.size as u64), prot_of(spec.access));
-            self.uc.mem_protect(lo as u64, size, prot).map_err(engine("memory protection"))?;
+            self.uc
+                .mem_protect(lo as u64, size, prot)
+                .map_err(engine("memory protection"))?;
         }
         self.hook_data_accesses(&ranges)?;
         // Blocks translated so far take the fast path for loads and stores, which calls no hook.
-        self.uc.ctl_flush_tb().map_err(engine("flushing translations"))
+        self.uc
+            .ctl_flush_tb()
+            .map_err(engine("flushing translations"))
     }
 
     /// Find divide and sleep instructions in the firmware's code and hook exactly those addresses:
@@ -692,15 +812,27 @@ impl<'a> CortexM<'a> {
     /// The scan matches encodings at every halfword (ARMv7-M ARM: SDIV/UDIV encoding T1, WFI/WFE
     /// encodings T1 and T2) instead of disassembling linearly, which literal pools can desynchronise;
     /// a match inside data or inside another instruction is harmless because it never executes.
-    fn hook_special_instructions(&mut self, code_ranges: &[(u32, Vec<u8>)]) -> Result<(), CoreError> {
+    fn hook_special_instructions(
+        &mut self,
+        code_ranges: &[(u32, Vec<u8>)],
+    ) -> Result<(), CoreError> {
         let mut divides = Vec::new();
         let mut sleeps = Vec::new();
         for (base, bytes) in code_ranges {
-            let half = |i: usize| bytes.get(i..i + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+            let half = |i: usize| {
+                bytes
+                    .get(i..i + 2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            };
             for offset in (0..bytes.len().saturating_sub(1)).step_by(2) {
                 let addr = base + offset as u32;
-                let (Some(h1), h2) = (half(offset), half(offset + 2)) else { continue };
-                if h1 == 0xBF30 || h1 == 0xBF20 || (h1 == 0xF3AF && matches!(h2, Some(0x8003 | 0x8002))) {
+                let (Some(h1), h2) = (half(offset), half(offset + 2)) else {
+                    continue;
+                };
+                if h1 == 0xBF30
+                    || h1 == 0xBF20
+                    || (h1 == 0xF3AF && matches!(h2, Some(0x8003 | 0x8002)))
+                {
                     sleeps.push(addr);
                 }
                 if let Some(h2) = h2 {
@@ -751,7 +883,9 @@ impl<'a> CortexM<'a> {
     }
 
     fn set_reg(&mut self, r: RegisterARM, v: u32) -> Result<(), CoreError> {
-        self.uc.reg_write(r, v as u64).map_err(engine("register write"))
+        self.uc
+            .reg_write(r, v as u64)
+            .map_err(engine("register write"))
     }
 
     fn read_u32(&self, addr: u32) -> Option<u32> {
@@ -763,7 +897,12 @@ impl<'a> CortexM<'a> {
     /// Current execution priority: the most urgent active exception, or PRIMASK's boost.
     fn execution_priority(&self) -> i32 {
         let st = self.uc.get_data();
-        let mut prio = self.active.iter().map(|a| st.ppb.priority_of(a.number)).min().unwrap_or(256);
+        let mut prio = self
+            .active
+            .iter()
+            .map(|a| st.ppb.priority_of(a.number))
+            .min()
+            .unwrap_or(256);
         if self.reg(RegisterARM::PRIMASK) & 1 != 0 {
             prio = prio.min(0);
         }
@@ -785,7 +924,12 @@ impl<'a> CortexM<'a> {
     }
 
     fn fault(&self, kind: FaultKind, pc: u32, address: Option<u32>, detail: String) -> Stop {
-        Stop::Fault(Fault { kind, pc, address, detail })
+        Stop::Fault(Fault {
+            kind,
+            pc,
+            address,
+            detail,
+        })
     }
 }
 
@@ -795,10 +939,13 @@ impl<'a> CortexM<'a> {
 /// (a basic block runs straight through). When none matches, the end of the block is used.
 fn ppb_access_cycles(uc: &mut Unicorn<State>) -> u64 {
     let st = uc.get_data();
-    let Some(block) = st.blocks.get(&st.current_block) else { return st.cycles };
+    let Some(block) = st.blocks.get(&st.current_block) else {
+        return st.cycles;
+    };
     let wanted = st.ppb_accesses_in_block;
     let candidates: Vec<(u32, u8)> = block.memory_insns.clone();
-    let in_ppb = |v: u64| (ppb::PPB_BASE as u64..(ppb::PPB_BASE + ppb::PPB_SIZE) as u64).contains(&v);
+    let in_ppb =
+        |v: u64| (ppb::PPB_BASE as u64..(ppb::PPB_BASE + ppb::PPB_SIZE) as u64).contains(&v);
     let pc = candidates
         .into_iter()
         .filter(|&(_, base)| in_ppb(uc.reg_read(gp_register(base as usize)).unwrap_or(0)))
@@ -896,14 +1043,16 @@ fn prot_of(access: Access) -> Prot {
 
 fn gp_register(n: usize) -> RegisterARM {
     use RegisterARM::*;
-    [R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, R10, R11, R12, SP, LR, PC][n]
+    [
+        R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, R10, R11, R12, SP, LR, PC,
+    ][n]
 }
 
 fn fp_register(n: usize) -> RegisterARM {
     use RegisterARM::*;
     [
-        S0, S1, S2, S3, S4, S5, S6, S7, S8, S9, S10, S11, S12, S13, S14, S15, S16, S17, S18, S19, S20, S21, S22, S23,
-        S24, S25, S26, S27, S28, S29, S30, S31,
+        S0, S1, S2, S3, S4, S5, S6, S7, S8, S9, S10, S11, S12, S13, S14, S15, S16, S17, S18, S19,
+        S20, S21, S22, S23, S24, S25, S26, S27, S28, S29, S30, S31,
     ][n]
 }
 
@@ -926,11 +1075,21 @@ pub fn exception_name(number: u32) -> String {
 
 impl Core for CortexM<'_> {
     fn write_memory(&mut self, addr: u32, data: &[u8]) -> Result<(), CoreError> {
-        self.uc.mem_write(addr as u64, data).map_err(|_| CoreError::Unmapped { addr, len: data.len() })
+        self.uc
+            .mem_write(addr as u64, data)
+            .map_err(|_| CoreError::Unmapped {
+                addr,
+                len: data.len(),
+            })
     }
 
     fn read_memory(&self, addr: u32, buf: &mut [u8]) -> Result<(), CoreError> {
-        self.uc.mem_read(addr as u64, buf).map_err(|_| CoreError::Unmapped { addr, len: buf.len() })
+        self.uc
+            .mem_read(addr as u64, buf)
+            .map_err(|_| CoreError::Unmapped {
+                addr,
+                len: buf.len(),
+            })
     }
 
     fn reset(&mut self, entry: Entry) -> Result<(), CoreError> {
@@ -964,7 +1123,10 @@ impl Core for CortexM<'_> {
 
     fn set_traps(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
         // Thumb function addresses carry bit 0; blocks start at the halfword.
-        self.uc.get_data_mut().traps.extend(addrs.iter().map(|a| a & !1));
+        self.uc
+            .get_data_mut()
+            .traps
+            .extend(addrs.iter().map(|a| a & !1));
         Ok(())
     }
 
@@ -983,8 +1145,15 @@ impl Core for CortexM<'_> {
     }
 
     fn registers(&self) -> Vec<(&'static str, u32)> {
-        const NAMES: [&str; 16] = ["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "sp", "lr", "pc"];
-        let mut v: Vec<(&'static str, u32)> = NAMES.iter().enumerate().map(|(i, n)| (*n, self.register(i))).collect();
+        const NAMES: [&str; 16] = [
+            "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "sp",
+            "lr", "pc",
+        ];
+        let mut v: Vec<(&'static str, u32)> = NAMES
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (*n, self.register(i)))
+            .collect();
         v.push(("xpsr", self.reg(RegisterARM::XPSR)));
         v
     }
@@ -1026,7 +1195,11 @@ impl Core for CortexM<'_> {
         let st = self.uc.get_data();
         let list = st.cs.disasm_count(&b, addr as u64, 1).ok()?;
         let insn = list.iter().next()?;
-        Some(format!("{} {}", insn.mnemonic()?, insn.op_str().unwrap_or("")).trim().to_string())
+        Some(
+            format!("{} {}", insn.mnemonic()?, insn.op_str().unwrap_or(""))
+                .trim()
+                .to_string(),
+        )
     }
 }
 
@@ -1072,7 +1245,12 @@ impl CortexM<'_> {
                 (Pending::Semihosting, _) => {
                     let imm = self.read_u16(pc).map(|h| h & 0xFF);
                     if imm != Some(0xAB) {
-                        return Ok(self.fault(FaultKind::Breakpoint, pc, None, format!("BKPT #{:#x} outside a debugger", imm.unwrap_or(0))));
+                        return Ok(self.fault(
+                            FaultKind::Breakpoint,
+                            pc,
+                            None,
+                            format!("BKPT #{:#x} outside a debugger", imm.unwrap_or(0)),
+                        ));
                     }
                     return Ok(Stop::Semihosting);
                 }
@@ -1182,7 +1360,11 @@ impl CortexM<'_> {
     fn usage_fault(&mut self, status: u32, pc: u32) -> Result<Option<Stop>, CoreError> {
         // The engine calls an instruction it meets in Arm state undefined: that is INVSTATE.
         let arm_state = self.reg(RegisterARM::XPSR) & (1 << 24) == 0;
-        let status = if status == exceptions::UNDEFINSTR && arm_state { exceptions::INVSTATE } else { status };
+        let status = if status == exceptions::UNDEFINSTR && arm_state {
+            exceptions::INVSTATE
+        } else {
+            status
+        };
         let (kind, at, detail) = if status == exceptions::INVSTATE {
             let st = self.uc.get_data();
             let branch = if st.current_block == pc {
@@ -1223,12 +1405,23 @@ impl CortexM<'_> {
     }
 
     fn describe_fault(&self, kind: FaultKind, pc: u32, address: Option<u32>) -> String {
-        let insn = self.disassemble(pc).map(|t| format!(" (`{t}`)")).unwrap_or_default();
+        let insn = self
+            .disassemble(pc)
+            .map(|t| format!(" (`{t}`)"))
+            .unwrap_or_default();
         match (kind, address) {
-            (FaultKind::BadRead, Some(a)) => format!("read from 0x{a:08x}, which no memory region of the board covers{insn}"),
-            (FaultKind::BadWrite, Some(a)) => format!("write to 0x{a:08x}, which is unmapped or read-only{insn}"),
-            (FaultKind::BadFetch, Some(a)) => format!("instruction fetch from 0x{a:08x}, which is not executable memory"),
-            (FaultKind::UndefinedInstruction, _) => format!("undefined or unsupported instruction at 0x{pc:08x}{insn}"),
+            (FaultKind::BadRead, Some(a)) => {
+                format!("read from 0x{a:08x}, which no memory region of the board covers{insn}")
+            }
+            (FaultKind::BadWrite, Some(a)) => {
+                format!("write to 0x{a:08x}, which is unmapped or read-only{insn}")
+            }
+            (FaultKind::BadFetch, Some(a)) => {
+                format!("instruction fetch from 0x{a:08x}, which is not executable memory")
+            }
+            (FaultKind::UndefinedInstruction, _) => {
+                format!("undefined or unsupported instruction at 0x{pc:08x}{insn}")
+            }
             _ => format!("{} at 0x{pc:08x}{insn}", kind.name()),
         }
     }
@@ -1255,7 +1448,11 @@ impl CortexM<'_> {
                 Ok(None)
             }
             _ => {
-                let what = if sleeping { "sleeps (WFI/WFE)" } else { "branches to itself" };
+                let what = if sleeping {
+                    "sleeps (WFI/WFE)"
+                } else {
+                    "branches to itself"
+                };
                 Ok(Some(self.fault(
                     FaultKind::EndlessLoop,
                     pc,
@@ -1275,15 +1472,47 @@ mod tests {
 
     /// Thumb code at `at` on the STM32F446RE, whose flash prices loads (ART data cache) and holds
     /// 1..8 at 0x0800_0800. What a report shows of the run, registers 6 and 7 included.
-    fn run(code: &[u8], at: u32, count_all_memory: bool) -> (Stop, u64, u64, RegionCounters, u32, u32) {
+    fn run(
+        code: &[u8],
+        at: u32,
+        count_all_memory: bool,
+    ) -> (Stop, u64, u64, RegionCounters, u32, u32) {
         let board = tigris_targets::load("stm32f446re").unwrap();
         let mut core = CortexM::new(&board, &[(at, code.to_vec())], count_all_memory).unwrap();
         core.write_memory(at, code).unwrap();
-        core.write_memory(0x0800_0800, &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
-        core.reset(Entry { pc: at, sp: 0x2000_8000, vector_table: None, return_ends_run: false }).unwrap();
-        let stop = core.run(Budget { cycles: 1 << 20, instructions: 1 << 20 }, &mut NoObserver).unwrap();
-        let flash = core.memory().regions.iter().find(|r| r.spec.name == "flash").unwrap().counters;
-        (stop, core.cycles(), core.instructions(), flash, core.register(6), core.register(7))
+        core.write_memory(0x0800_0800, &[1, 2, 3, 4, 5, 6, 7, 8])
+            .unwrap();
+        core.reset(Entry {
+            pc: at,
+            sp: 0x2000_8000,
+            vector_table: None,
+            return_ends_run: false,
+        })
+        .unwrap();
+        let stop = core
+            .run(
+                Budget {
+                    cycles: 1 << 20,
+                    instructions: 1 << 20,
+                },
+                &mut NoObserver,
+            )
+            .unwrap();
+        let flash = core
+            .memory()
+            .regions
+            .iter()
+            .find(|r| r.spec.name == "flash")
+            .unwrap()
+            .counters;
+        (
+            stop,
+            core.cycles(),
+            core.instructions(),
+            flash,
+            core.register(6),
+            core.register(7),
+        )
     }
 
     /// Hooks installed at the first load from flash price exactly what hooks from the start
@@ -1298,8 +1527,9 @@ mod tests {
         //         ldr r7, [r2, #4]; str r3, [r1, #4]; subs r0, #1; bne loop
         //   movs r0, #0x18; bkpt 0xab; .word 0x20001000
         let code = [
-            0x07, 0x49, 0x4f, 0xf0, 0x08, 0x22, 0x03, 0x20, 0x0b, 0x68, 0x01, 0x33, 0x0b, 0x60, 0x03, 0x28, 0x08, 0xbf,
-            0x16, 0x68, 0x57, 0x68, 0x4b, 0x60, 0x01, 0x38, 0xf5, 0xd1, 0x18, 0x20, 0xab, 0xbe, 0x00, 0x10, 0x00, 0x20,
+            0x07, 0x49, 0x4f, 0xf0, 0x08, 0x22, 0x03, 0x20, 0x0b, 0x68, 0x01, 0x33, 0x0b, 0x60,
+            0x03, 0x28, 0x08, 0xbf, 0x16, 0x68, 0x57, 0x68, 0x4b, 0x60, 0x01, 0x38, 0xf5, 0xd1,
+            0x18, 0x20, 0xab, 0xbe, 0x00, 0x10, 0x00, 0x20,
         ];
         let lazy = run(&code, 0x2000_0000, false);
         assert_eq!(lazy, run(&code, 0x2000_0000, true));
@@ -1312,7 +1542,10 @@ mod tests {
     #[test]
     fn literal_loads_from_the_running_page_are_priced() {
         // movs r0, #0x18; ldr r6, [pc, #4]; ldr r7, [pc, #4]; bkpt 0xab; .word 0x11111111, 0x22222222
-        let code = [0x18, 0x20, 0x01, 0x4e, 0x01, 0x4f, 0xab, 0xbe, 0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22];
+        let code = [
+            0x18, 0x20, 0x01, 0x4e, 0x01, 0x4f, 0xab, 0xbe, 0x11, 0x11, 0x11, 0x11, 0x22, 0x22,
+            0x22, 0x22,
+        ];
         let lazy = run(&code, 0x0800_0000, false);
         assert_eq!(lazy, run(&code, 0x0800_0000, true));
         assert_eq!(lazy.3.reads, 2);
@@ -1323,10 +1556,19 @@ mod tests {
     #[test]
     fn store_to_unarmed_read_only_flash_faults_as_with_hooks() {
         // mov.w r2, #0x08000800; movs r3, #1; str r3, [r2]; ldr r6, [r2]; bkpt 0xab
-        let code = [0x4f, 0xf0, 0x08, 0x22, 0x01, 0x23, 0x13, 0x60, 0x16, 0x68, 0xab, 0xbe];
+        let code = [
+            0x4f, 0xf0, 0x08, 0x22, 0x01, 0x23, 0x13, 0x60, 0x16, 0x68, 0xab, 0xbe,
+        ];
         let lazy = run(&code, 0x2000_0000, false);
         assert_eq!(lazy, run(&code, 0x2000_0000, true));
-        assert!(matches!(lazy.0, Stop::Fault(Fault { kind: FaultKind::BadWrite, address: Some(0x0800_0800), .. })));
+        assert!(matches!(
+            lazy.0,
+            Stop::Fault(Fault {
+                kind: FaultKind::BadWrite,
+                address: Some(0x0800_0800),
+                ..
+            })
+        ));
         assert_eq!(lazy.3.writes, 1);
     }
 }

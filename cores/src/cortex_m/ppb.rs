@@ -230,16 +230,22 @@ impl Ppb {
                 }
             }
             SYST_CALIB => 1 << 31, // NOREF: no reference clock, no calibration value
-            a if (NVIC_ISER..NVIC_ISER + 0x40).contains(&a) || (NVIC_ICER..NVIC_ICER + 0x40).contains(&a) => {
+            a if (NVIC_ISER..NVIC_ISER + 0x40).contains(&a)
+                || (NVIC_ICER..NVIC_ICER + 0x40).contains(&a) =>
+            {
                 self.irq_word(a & 0x3F, |s, n| s.irq_enabled[n])
             }
-            a if (NVIC_ISPR..NVIC_ISPR + 0x40).contains(&a) || (NVIC_ICPR..NVIC_ICPR + 0x40).contains(&a) => {
+            a if (NVIC_ISPR..NVIC_ISPR + 0x40).contains(&a)
+                || (NVIC_ICPR..NVIC_ICPR + 0x40).contains(&a) =>
+            {
                 self.irq_word(a & 0x3F, |s, n| s.pending[16 + n])
             }
             a if (NVIC_IABR..NVIC_IABR + 0x40).contains(&a) => 0,
             a if (NVIC_IPR..NVIC_IPR + NUM_IRQS as u32).contains(&a) => {
                 let first = 16 + (a - NVIC_IPR) as usize;
-                u32::from_le_bytes([0, 1, 2, 3].map(|i| self.priority.get(first + i).copied().unwrap_or(0)))
+                u32::from_le_bytes(
+                    [0, 1, 2, 3].map(|i| self.priority.get(first + i).copied().unwrap_or(0)),
+                )
             }
             a if (SHPR1..SHPR1 + 12).contains(&a) => {
                 let first = 4 + (a - SHPR1) as usize;
@@ -270,7 +276,9 @@ impl Ppb {
 
     fn irq_word(&self, offset: u32, bit: impl Fn(&Self, usize) -> bool) -> u32 {
         let first = (offset / 4 * 32) as usize;
-        (0..32).filter(|i| first + i < NUM_IRQS && bit(self, first + i)).fold(0, |v, i| v | 1 << i)
+        (0..32)
+            .filter(|i| first + i < NUM_IRQS && bit(self, first + i))
+            .fold(0, |v, i| v | 1 << i)
     }
 
     fn each_irq_bit(value: u32, offset: u32, mut f: impl FnMut(usize)) {
@@ -287,7 +295,8 @@ impl Ppb {
         match addr {
             a if (ITM_STIM0..ITM_STIM0 + 4).contains(&a) => {
                 // Port 0 carries console text; a 32-bit write sends four bytes.
-                self.console.extend_from_slice(&value.to_le_bytes()[..size.min(4)]);
+                self.console
+                    .extend_from_slice(&value.to_le_bytes()[..size.min(4)]);
             }
             DWT_CTRL => {
                 let was = self.cyccnt_running();
@@ -409,7 +418,11 @@ mod tests {
         let mut p = Ppb::new(0, false, None);
         p.write(SYST_RVR, 4, 99, 0);
         p.write(SYST_CSR, 4, 7, 1000);
-        assert_eq!(p.read(SYST_CVR, 1000), 99, "loaded with RELOAD when enabled");
+        assert_eq!(
+            p.read(SYST_CVR, 1000),
+            99,
+            "loaded with RELOAD when enabled"
+        );
         assert_eq!(p.read(SYST_CVR, 1099), 0);
         assert_eq!(p.read(SYST_CVR, 1100), 99, "wraps to RELOAD");
         assert_eq!(p.next_systick_event(1000), Some(1100));
@@ -435,6 +448,10 @@ mod tests {
             "unimplemented priority bits read as zero"
         );
         p.write(ICSR, 4, 1 << 28, 0);
-        assert_eq!(p.most_urgent_pending(), Some(EXC_PENDSV), "PendSV priority 0 beats IRQ5 at 0x80");
+        assert_eq!(
+            p.most_urgent_pending(),
+            Some(EXC_PENDSV),
+            "PendSV priority 0 beats IRQ5 at 0x80"
+        );
     }
 }

@@ -43,8 +43,13 @@ pub(crate) enum Class {
     FpDoubleMac,
     FpDoubleDiv,
     FpDoubleSqrt,
-    FpLoad { double: bool },
-    FpMultiple { regs: u8, double: bool },
+    FpLoad {
+        double: bool,
+    },
+    FpMultiple {
+        regs: u8,
+        double: bool,
+    },
     FpMovePair,
     Undefined,
 }
@@ -76,7 +81,9 @@ pub(crate) struct Decoded {
 fn reg_index(id: u16) -> Option<u8> {
     let id = id as u32;
     match id {
-        _ if (ArmReg::ARM_REG_R0..=ArmReg::ARM_REG_R12).contains(&id) => Some((id - ArmReg::ARM_REG_R0) as u8),
+        _ if (ArmReg::ARM_REG_R0..=ArmReg::ARM_REG_R12).contains(&id) => {
+            Some((id - ArmReg::ARM_REG_R0) as u8)
+        }
         ArmReg::ARM_REG_SP => Some(13),
         ArmReg::ARM_REG_LR => Some(14),
         ArmReg::ARM_REG_PC => Some(15),
@@ -91,19 +98,23 @@ fn bit(r: Option<u8>) -> u16 {
 fn class_of(name: &str, list_len: u8, double_fp: bool) -> Class {
     let base = name.split('.').next().unwrap_or(name);
     match base {
-        "mul" | "mla" | "mls" | "smulbb" | "smulbt" | "smultb" | "smultt" | "smulwb" | "smulwt" | "smlabb"
-        | "smlabt" | "smlatb" | "smlatt" | "smlawb" | "smlawt" | "smlad" | "smladx" | "smlsd" | "smlsdx"
-        | "smmul" | "smmulr" | "smmla" | "smmlar" | "smmls" | "smmlsr" | "smuad" | "smuadx" | "smusd"
-        | "smusdx" => Class::Mul,
-        "smull" | "umull" | "smlal" | "umlal" | "umaal" | "smlalbb" | "smlalbt" | "smlaltb" | "smlaltt"
-        | "smlald" | "smlaldx" | "smlsld" | "smlsldx" => Class::MulLong,
+        "mul" | "mla" | "mls" | "smulbb" | "smulbt" | "smultb" | "smultt" | "smulwb" | "smulwt"
+        | "smlabb" | "smlabt" | "smlatb" | "smlatt" | "smlawb" | "smlawt" | "smlad" | "smladx"
+        | "smlsd" | "smlsdx" | "smmul" | "smmulr" | "smmla" | "smmlar" | "smmls" | "smmlsr"
+        | "smuad" | "smuadx" | "smusd" | "smusdx" => Class::Mul,
+        "smull" | "umull" | "smlal" | "umlal" | "umaal" | "smlalbb" | "smlalbt" | "smlaltb"
+        | "smlaltt" | "smlald" | "smlaldx" | "smlsld" | "smlsldx" => Class::MulLong,
         "sdiv" | "udiv" => Class::Div,
-        "ldr" | "ldrb" | "ldrh" | "ldrsb" | "ldrsh" | "ldrt" | "ldrbt" | "ldrht" | "ldrsbt" | "ldrsht"
-        | "ldrex" | "ldrexb" | "ldrexh" | "lda" | "ldab" | "ldah" | "ldaex" => Class::Load,
-        "str" | "strb" | "strh" | "strt" | "strbt" | "strht" | "strex" | "strexb" | "strexh" | "stl" | "stlb"
-        | "stlh" | "stlex" => Class::Store,
+        "ldr" | "ldrb" | "ldrh" | "ldrsb" | "ldrsh" | "ldrt" | "ldrbt" | "ldrht" | "ldrsbt"
+        | "ldrsht" | "ldrex" | "ldrexb" | "ldrexh" | "lda" | "ldab" | "ldah" | "ldaex" => {
+            Class::Load
+        }
+        "str" | "strb" | "strh" | "strt" | "strbt" | "strht" | "strex" | "strexb" | "strexh"
+        | "stl" | "stlb" | "stlh" | "stlex" => Class::Store,
         "ldrd" | "strd" | "ldrexd" | "strexd" => Class::LoadStoreDouble,
-        "ldm" | "ldmia" | "ldmdb" | "stm" | "stmia" | "stmdb" | "push" | "pop" => Class::Multiple(list_len),
+        "ldm" | "ldmia" | "ldmdb" | "stm" | "stmia" | "stmdb" | "push" | "pop" => {
+            Class::Multiple(list_len)
+        }
         "b" | "bl" | "bx" | "blx" | "bxns" | "blxns" => Class::Branch,
         "cbz" | "cbnz" => Class::CondBranch,
         "tbb" | "tbh" => Class::TableBranch,
@@ -116,7 +127,9 @@ fn class_of(name: &str, list_len: u8, double_fp: bool) -> Class {
         "bkpt" => Class::Bkpt,
         "udf" => Class::Undefined,
         "vmul" | "vnmul" if double_fp => Class::FpDoubleMul,
-        "vmla" | "vmls" | "vnmla" | "vnmls" | "vfma" | "vfms" | "vfnma" | "vfnms" if double_fp => Class::FpDoubleMac,
+        "vmla" | "vmls" | "vnmla" | "vnmls" | "vfma" | "vfms" | "vfnma" | "vfnms" if double_fp => {
+            Class::FpDoubleMac
+        }
         "vdiv" if double_fp => Class::FpDoubleDiv,
         "vsqrt" if double_fp => Class::FpDoubleSqrt,
         "vmla" | "vmls" | "vnmla" | "vnmls" | "vfma" | "vfms" | "vfnma" | "vfnms" => Class::FpMac,
@@ -124,7 +137,10 @@ fn class_of(name: &str, list_len: u8, double_fp: bool) -> Class {
         "vsqrt" => Class::FpSqrt,
         "vldr" | "vstr" => Class::FpLoad { double: double_fp },
         "vldm" | "vldmia" | "vldmdb" | "vstm" | "vstmia" | "vstmdb" | "vpush" | "vpop" => {
-            Class::FpMultiple { regs: list_len, double: double_fp }
+            Class::FpMultiple {
+                regs: list_len,
+                double: double_fp,
+            }
         }
         _ if base.starts_with('v') => Class::FpSimple,
         _ => Class::Alu,
@@ -138,15 +154,26 @@ pub(crate) fn disassembler(kind: CoreKind) -> Result<Capstone, capstone::Error> 
     use capstone::arch::BuildsCapstone;
     use capstone::arch::BuildsCapstoneExtraMode;
     let v8 = matches!(kind, CoreKind::CortexM7 | CoreKind::CortexM33);
-    let modes: &[ArchExtraMode] = if v8 { &[ArchExtraMode::MClass, ArchExtraMode::V8] } else { &[ArchExtraMode::MClass] };
-    Capstone::new().arm().mode(ArchMode::Thumb).extra_mode(modes.iter().copied()).detail(true).build()
+    let modes: &[ArchExtraMode] = if v8 {
+        &[ArchExtraMode::MClass, ArchExtraMode::V8]
+    } else {
+        &[ArchExtraMode::MClass]
+    };
+    Capstone::new()
+        .arm()
+        .mode(ArchMode::Thumb)
+        .extra_mode(modes.iter().copied())
+        .detail(true)
+        .build()
 }
 
 /// Decode one instruction into the facts the timing model needs.
 pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
     let name = cs.insn_name(insn.id()).unwrap_or_default();
     let mnemonic = insn.mnemonic().unwrap_or("");
-    let text = format!("{} {}", mnemonic, insn.op_str().unwrap_or("")).trim().to_string();
+    let text = format!("{} {}", mnemonic, insn.op_str().unwrap_or(""))
+        .trim()
+        .to_string();
     let (mut writes, mut reads, mut addr_regs) = (0u16, 0u16, 0u16);
     let mut list_len = 0u8;
     let mut double_fp = false;
@@ -161,7 +188,9 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
             reads |= bit(reg_index(r.0));
         }
         for op in detail.arch_detail().operands() {
-            let ArchOperand::ArmOperand(op) = op else { continue };
+            let ArchOperand::ArmOperand(op) = op else {
+                continue;
+            };
             match op.op_type {
                 ArmOperandType::Reg(r) => {
                     list_len += 1;
@@ -199,10 +228,15 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
         class = Class::FpMovePair; // VMOV between two core registers and FP registers
     }
     let writes_pc = writes & (1 << 15) != 0
-        || matches!(class, Class::Branch | Class::CondBranch | Class::TableBranch);
+        || matches!(
+            class,
+            Class::Branch | Class::CondBranch | Class::TableBranch
+        );
     let is_call = matches!(name.as_str(), "bl" | "blx" | "blxns");
     let is_return = (name == "bx" && regs_in_order.first() == Some(&Some(14)))
-        || (writes_pc && matches!(class, Class::Multiple(_)) && (name == "pop" || addr_regs == 1 << 13))
+        || (writes_pc
+            && matches!(class, Class::Multiple(_))
+            && (name == "pop" || addr_regs == 1 << 13))
         || (writes_pc && class == Class::Load && addr_regs == 1 << 13);
     Decoded {
         addr: insn.address() as u32,
@@ -222,7 +256,10 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
 
 /// Whether a branch mnemonic carries a condition code (`beq`, `bne.w`, ...).
 pub(crate) fn is_conditional(mnemonic: &str) -> bool {
-    const CONDS: [&str; 16] = ["eq", "ne", "hs", "cs", "lo", "cc", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le"];
+    const CONDS: [&str; 16] = [
+        "eq", "ne", "hs", "cs", "lo", "cc", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt",
+        "le",
+    ];
     let m = mnemonic.trim_end_matches(".w").trim_end_matches(".n");
     m.len() == 3 && m.starts_with('b') && CONDS.contains(&&m[1..])
 }
@@ -234,19 +271,33 @@ pub(crate) struct Condition(u8);
 impl Condition {
     /// The condition of a `b<cc>` mnemonic at the start of `text`.
     pub fn of(text: &str) -> Option<Condition> {
-        const NAMES: [&str; 14] = ["eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le"];
-        let m = text.split_whitespace().next()?.trim_end_matches(".w").trim_end_matches(".n");
+        const NAMES: [&str; 14] = [
+            "eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le",
+        ];
+        let m = text
+            .split_whitespace()
+            .next()?
+            .trim_end_matches(".w")
+            .trim_end_matches(".n");
         let cc = m.strip_prefix('b')?;
         let cc = match cc {
             "cs" => "hs",
             "cc" => "lo",
             other => other,
         };
-        NAMES.iter().position(|n| *n == cc).map(|i| Condition(i as u8))
+        NAMES
+            .iter()
+            .position(|n| *n == cc)
+            .map(|i| Condition(i as u8))
     }
 
     pub fn holds(self, apsr: u32) -> bool {
-        let (n, z, c, v) = (apsr >> 31 & 1 == 1, apsr >> 30 & 1 == 1, apsr >> 29 & 1 == 1, apsr >> 28 & 1 == 1);
+        let (n, z, c, v) = (
+            apsr >> 31 & 1 == 1,
+            apsr >> 30 & 1 == 1,
+            apsr >> 29 & 1 == 1,
+            apsr >> 28 & 1 == 1,
+        );
         match self.0 {
             0 => z,
             1 => !z,
@@ -269,7 +320,11 @@ impl Condition {
 /// Whether a branch's target is the instruction right after it (taken or not, the next block is the
 /// same, so only the flags tell).
 pub(crate) fn branch_to_next(d: &Decoded) -> bool {
-    let target = d.text.rsplit('#').next().and_then(|t| u32::from_str_radix(t.trim().trim_start_matches("0x"), 16).ok());
+    let target = d
+        .text
+        .rsplit('#')
+        .next()
+        .and_then(|t| u32::from_str_radix(t.trim().trim_start_matches("0x"), 16).ok());
     target == Some(d.addr + d.len)
 }
 
@@ -301,11 +356,19 @@ pub(crate) const M7_MISPREDICT: u32 = 8;
 /// ASSUMPTION (widely published Arm figures, not in the fact sheet yet): interrupt latency 12 cycles on
 /// M3/M4/M7/M33 and 15 on M0+; return 10 cycles (M0+: 12).
 pub(crate) fn exception_entry_cycles(kind: CoreKind) -> u32 {
-    if kind == CoreKind::CortexM0Plus { 15 } else { 12 }
+    if kind == CoreKind::CortexM0Plus {
+        15
+    } else {
+        12
+    }
 }
 
 pub(crate) fn exception_return_cycles(kind: CoreKind) -> u32 {
-    if kind == CoreKind::CortexM0Plus { 12 } else { 10 }
+    if kind == CoreKind::CortexM0Plus {
+        12
+    } else {
+        10
+    }
 }
 
 /// Cycles from the end of one handler to the first instruction of a tail-chained one.
@@ -325,7 +388,10 @@ pub(crate) const DIV_UNKNOWN_OPERANDS: u32 = 7;
 /// 32-bit quotient costs 12.
 pub fn divide_cycles(dividend: u32, divisor: u32, signed: bool) -> u32 {
     let (n, d) = if signed {
-        ((dividend as i32).unsigned_abs(), (divisor as i32).unsigned_abs())
+        (
+            (dividend as i32).unsigned_abs(),
+            (divisor as i32).unsigned_abs(),
+        )
     } else {
         (dividend, divisor)
     };
@@ -352,11 +418,17 @@ pub(crate) fn cost(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32
 fn cost_m0plus(cur: &Decoded) -> u32 {
     let p = branch_refill(CoreKind::CortexM0Plus);
     match cur.class {
-        Class::Load | Class::Store | Class::LoadStoreDouble => 2 + if cur.writes_pc { late_refill(CoreKind::CortexM0Plus) + 1 } else { 0 },
+        Class::Load | Class::Store | Class::LoadStoreDouble => {
+            2 + if cur.writes_pc {
+                late_refill(CoreKind::CortexM0Plus) + 1
+            } else {
+                0
+            }
+        }
         Class::Multiple(n) => 1 + n as u32 + if cur.writes_pc { 2 } else { 0 }, // POP{..,PC} = 3+N
-        Class::Branch if cur.is_call => 3,                                       // BL 3
-        Class::Branch => 1 + p,                                                   // B, BX, BLX 2
-        Class::CondBranch => 1,                                                   // +1 when taken
+        Class::Branch if cur.is_call => 3,                                      // BL 3
+        Class::Branch => 1 + p,                                                 // B, BX, BLX 2
+        Class::CondBranch => 1,                                                 // +1 when taken
         Class::SysReg => 3,
         Class::Barrier => 3,
         Class::Wfi => 2,
@@ -372,7 +444,9 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
     let prev_is_store = prev.is_some_and(|q| matches!(q.class, Class::Store));
     // "Load/store whose address depends on the immediately preceding data-processing result stalls
     // 1 cycle" (M4 TRM §3.3.2).
-    let addr_dep_alu = prev.is_some_and(|q| matches!(q.class, Class::Alu | Class::Mul) && q.writes & cur.addr_regs != 0);
+    let addr_dep_alu = prev.is_some_and(|q| {
+        matches!(q.class, Class::Alu | Class::Mul) && q.writes & cur.addr_regs != 0
+    });
     let addr_stall = u32::from(addr_dep_alu);
     match cur.class {
         Class::Load => {
@@ -380,7 +454,8 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
                 return 2 + late_refill(kind);
             }
             // Neighbouring loads pipeline unless the address uses the previous load's result.
-            let pipelined = prev_is_single_load && prev.is_some_and(|q| q.writes & cur.addr_regs == 0);
+            let pipelined =
+                prev_is_single_load && prev.is_some_and(|q| q.writes & cur.addr_regs == 0);
             // Stores cannot pipeline with a following load: +1 (facts §2b).
             (if pipelined { 1 } else { 2 }) + u32::from(prev_is_store) + addr_stall
         }
@@ -392,7 +467,11 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::Multiple(n) => 1 + n as u32 + if cur.writes_pc { late_refill(kind) } else { 0 },
         Class::Mul => 1,
         Class::MulLong => {
-            if kind == CoreKind::CortexM3 { 4 } else { 1 } // M3 long multiply 3-5: ASSUMPTION 4
+            if kind == CoreKind::CortexM3 {
+                4
+            } else {
+                1
+            } // M3 long multiply 3-5: ASSUMPTION 4
         }
         Class::Div => 2, // plus the operand-dependent part added when it executes
         Class::Branch => 1 + p,
@@ -406,7 +485,13 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::FpSimple => 1,
         Class::FpMac => 3,
         Class::FpDiv | Class::FpSqrt => 14,
-        Class::FpLoad { double } => if double { 3 } else { 2 },
+        Class::FpLoad { double } => {
+            if double {
+                3
+            } else {
+                2
+            }
+        }
         Class::FpMultiple { regs, double } => 1 + regs as u32 * if double { 2 } else { 1 },
         Class::FpMovePair => 2,
         _ if cur.writes_pc => 1 + late_refill(kind),
@@ -417,9 +502,16 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
 /// Cortex-M33 (facts §2e): single-issue except that two 16-bit instructions can dual-issue;
 /// load-to-use latency 2; LDRD/STRD 2; LDM/STM one cycle per register.
 fn cost_m33(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
-    let load_use = prev.is_some_and(|q| q.class == Class::Load && q.writes & (cur.reads | cur.addr_regs) != 0);
+    let load_use =
+        prev.is_some_and(|q| q.class == Class::Load && q.writes & (cur.reads | cur.addr_regs) != 0);
     let base = match cur.class {
-        Class::Load | Class::Store => if cur.writes_pc { 1 + 2 } else { 1 },
+        Class::Load | Class::Store => {
+            if cur.writes_pc {
+                1 + 2
+            } else {
+                1
+            }
+        }
         Class::LoadStoreDouble => 2,
         Class::Multiple(n) => (n as u32).max(1) + if cur.writes_pc { 1 } else { 0 },
         Class::Branch => 2,
@@ -430,11 +522,21 @@ fn cost_m33(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::SysReg => 2,
         Class::FpMac => 1,
         Class::FpDiv | Class::FpSqrt => 14,
-        Class::FpLoad { double } => if double { 2 } else { 1 },
+        Class::FpLoad { double } => {
+            if double {
+                2
+            } else {
+                1
+            }
+        }
         Class::FpMultiple { regs, double } => regs as u32 * if double { 2 } else { 1 },
         _ => 1,
     } + u32::from(load_use);
-    if dual_issues(prev, cur, true) { 0 } else { base }
+    if dual_issues(prev, cur, true) {
+        0
+    } else {
+        base
+    }
 }
 
 /// Cortex-M7 (facts §2d): dual-issue of independent neighbours, word loads usable by the next
@@ -458,10 +560,16 @@ fn cost_m7(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::FpDoubleMac => 7,
         Class::FpDoubleDiv => 30,
         Class::FpDoubleSqrt => 28,
-        Class::FpMultiple { regs, double } => (regs as u32 * if double { 2 } else { 1 }).div_ceil(2),
+        Class::FpMultiple { regs, double } => {
+            (regs as u32 * if double { 2 } else { 1 }).div_ceil(2)
+        }
         _ => 1,
     };
-    if dual_issues(prev, cur, false) { 0 } else { base }
+    if dual_issues(prev, cur, false) {
+        0
+    } else {
+        base
+    }
 }
 
 /// Whether `cur` issues in the same cycle as `prev` (M7 always-pairable rule, M33 16-bit rule).
@@ -473,8 +581,10 @@ fn dual_issues(prev: Option<&Decoded>, cur: &Decoded, only_16_bit: bool) -> bool
         return false;
     }
     let simple = |d: &Decoded| {
-        matches!(d.class, Class::Alu | Class::Load | Class::Store | Class::Mul | Class::FpSimple | Class::Nop)
-            && !d.writes_pc
+        matches!(
+            d.class,
+            Class::Alu | Class::Load | Class::Store | Class::Mul | Class::FpSimple | Class::Nop
+        ) && !d.writes_pc
     };
     let memory = |d: &Decoded| matches!(d.class, Class::Load | Class::Store);
     if !simple(prev) || !(simple(cur) || (cur.class == Class::Branch && !cur.is_call)) {
@@ -498,7 +608,9 @@ mod tests {
     fn conditions_follow_the_flags() {
         let nzcv = |n: u32, z: u32, c: u32, v: u32| n << 31 | z << 30 | c << 29 | v << 28;
         assert!(Condition::of("beq #0x10").unwrap().holds(nzcv(0, 1, 0, 0)));
-        assert!(!Condition::of("bne.w #0x10").unwrap().holds(nzcv(0, 1, 0, 0)));
+        assert!(!Condition::of("bne.w #0x10")
+            .unwrap()
+            .holds(nzcv(0, 1, 0, 0)));
         assert!(Condition::of("bhi #0x10").unwrap().holds(nzcv(0, 0, 1, 0)));
         assert!(Condition::of("blt #0x10").unwrap().holds(nzcv(1, 0, 0, 0)));
         assert!(Condition::of("bcc #0x10").unwrap().holds(nzcv(0, 0, 0, 0)));
@@ -521,7 +633,11 @@ mod tests {
         let cs = disassembler(CoreKind::CortexM7).unwrap();
         let cost_of = |bytes: [u8; 4]| {
             let insns = cs.disasm_all(&bytes, 0x100).unwrap();
-            cost(CoreKind::CortexM7, &decode(&cs, insns.iter().next().unwrap()), None)
+            cost(
+                CoreKind::CortexM7,
+                &decode(&cs, insns.iter().next().unwrap()),
+                None,
+            )
         };
         // vdiv.f64 d0, d1, d2; vdiv.f32 s0, s1, s2; vmul.f64 d0, d1, d2; vfma.f64 d0, d1, d2;
         // vsqrt.f64 d0, d1; vadd.f64 d0, d1, d2

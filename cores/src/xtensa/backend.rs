@@ -11,9 +11,15 @@ use super::config::XtensaConfig;
 use super::cpu::{cause, AccessKind, StopReason, XtensaHooks, PS_WOE};
 use super::disasm::disasm_word;
 use super::exec::Xtensa;
-use crate::{Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Flow, SemihostingAbi, Stop};
+use crate::{
+    Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Flow, SemihostingAbi, Stop,
+};
+use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::{MemorySystem, Traffic};
-use tigris_targets::{Board, CoreKind, RegionKind};
+use tigris_targets::{Board, CoreKind, RegionKind, UnmappedWrites};
+
+/// Distinct addresses of dropped stores kept for the report.
+const DROPPED_KEPT: usize = 8;
 
 /// One mapping of a region's storage into the address space (a region and each of its aliases).
 #[derive(Clone, Copy)]
@@ -97,14 +103,26 @@ pub struct EspBus {
     uart_data: Option<u32>,
     uart_status: Option<(u32, u32)>,
     pub console: Vec<u8>,
+    /// The board's peripheral register blocks (inside its MMIO regions).
+    pub periph: Peripherals,
+    /// Stop at a poll without progress (`--strict-mmio`): the read faults.
+    pub strict_mmio: bool,
+    /// Print every peripheral access on stderr (`--trace-mmio`).
+    pub trace_mmio: bool,
+    /// Stores to unmapped addresses complete and are lost (`UnmappedWrites::Drop`).
+    drop_unmapped_writes: bool,
+    /// Where dropped stores went: the first addresses (at most `DROPPED_KEPT`) and their count.
+    pub dropped_writes: (Vec<u32>, u64),
     /// Cycles spent in the current fetch unit of a priced region (for the prefetch model).
     fetch_run: u32,
 }
 
 /// The page table of `maps`: where mappings overlap, the first one wins, as in a linear search.
 fn page_table(maps: &[Mapping]) -> Box<[u8; 1 << (32 - PAGE_SHIFT)]> {
-    let mut pages: Box<[u8; 1 << (32 - PAGE_SHIFT)]> =
-        vec![PAGE_NONE; 1 << (32 - PAGE_SHIFT)].into_boxed_slice().try_into().expect("page table size");
+    let mut pages: Box<[u8; 1 << (32 - PAGE_SHIFT)]> = vec![PAGE_NONE; 1 << (32 - PAGE_SHIFT)]
+        .into_boxed_slice()
+        .try_into()
+        .expect("page table size");
     let page = 1u64 << PAGE_SHIFT;
     for (i, m) in maps.iter().enumerate() {
         if m.len == 0 {
@@ -112,10 +130,16 @@ fn page_table(maps: &[Mapping]) -> Box<[u8; 1 << (32 - PAGE_SHIFT)]> {
         }
         let (start, end) = (m.start as u64, m.start as u64 + m.len as u64);
         for p in (start >> PAGE_SHIFT)..=((end - 1) >> PAGE_SHIFT).min(pages.len() as u64 - 1) {
-            let full = p * page >= start && (p + 1) * page <= end && i + (PAGE_FIRST as usize) <= u8::MAX as usize;
+            let full = p * page >= start
+                && (p + 1) * page <= end
+                && i + (PAGE_FIRST as usize) <= u8::MAX as usize;
             let e = &mut pages[p as usize];
             if *e == PAGE_NONE {
-                *e = if full { PAGE_FIRST + i as u8 } else { PAGE_MIXED };
+                *e = if full {
+                    PAGE_FIRST + i as u8
+                } else {
+                    PAGE_MIXED
+                };
             }
             // Otherwise an earlier mapping covers the whole page and wins every address of it, or
             // the page is mixed already.
@@ -156,7 +180,9 @@ impl EspBus {
         let mut page_maps = [PageMap::default(); 256];
         for (i, m) in maps.iter().enumerate().take(256 - PAGE_FIRST as usize) {
             // Storage beyond 4 GiB of host buffer (never in practice) takes the general path.
-            let Ok(base) = u32::try_from(spans[m.storage].0) else { continue };
+            let Ok(base) = u32::try_from(spans[m.storage].0) else {
+                continue;
+            };
             let end = if m.mmio { 0 } else { m.len.saturating_sub(3) };
             page_maps[PAGE_FIRST as usize + i] = PageMap {
                 start: m.start,
@@ -191,8 +217,16 @@ impl EspBus {
             stall: 0,
             generation: 0,
             uart_data: board.console.uart.map(|u| u.data),
-            uart_status: board.console.uart.and_then(|u| u.status.map(|s| (s, u.status_ready))),
+            uart_status: board
+                .console
+                .uart
+                .and_then(|u| u.status.map(|s| (s, u.status_ready))),
             console: Vec::new(),
+            periph: Peripherals::new(&board.peripherals, board.core.clock_hz),
+            strict_mmio: false,
+            trace_mmio: false,
+            drop_unmapped_writes: board.unmapped_writes == UnmappedWrites::Drop,
+            dropped_writes: (Vec::new(), 0),
             fetch_run: 0,
         }
     }
@@ -230,7 +264,10 @@ impl EspBus {
 
     #[cold]
     fn locate_slow(&self, addr: u32) -> Option<(usize, usize)> {
-        let i = self.maps.iter().position(|m| addr.wrapping_sub(m.start) < m.len)?;
+        let i = self
+            .maps
+            .iter()
+            .position(|m| addr.wrapping_sub(m.start) < m.len)?;
         Some((i, addr.wrapping_sub(self.maps[i].start) as usize))
     }
 
@@ -239,7 +276,10 @@ impl EspBus {
         let mut done = 0;
         while done < bytes.len() {
             let a = addr.wrapping_add(done as u32);
-            let (mi, off) = self.locate(a).ok_or(CoreError::Unmapped { addr: a, len: bytes.len() - done })?;
+            let (mi, off) = self.locate(a).ok_or(CoreError::Unmapped {
+                addr: a,
+                len: bytes.len() - done,
+            })?;
             let s = self.maps[mi].storage;
             let st = self.st_mut(s);
             let n = (st.len() - off).min(bytes.len() - done);
@@ -258,7 +298,10 @@ impl EspBus {
                 .maps
                 .iter()
                 .find(|m| a.wrapping_sub(m.start) < m.len)
-                .ok_or(CoreError::Unmapped { addr: a, len: buf.len() - done })?;
+                .ok_or(CoreError::Unmapped {
+                    addr: a,
+                    len: buf.len() - done,
+                })?;
             let off = a.wrapping_sub(m.start) as usize;
             let st = self.st(m.storage);
             let n = (st.len() - off).min(buf.len() - done);
@@ -270,21 +313,53 @@ impl EspBus {
 
     /// Region index of `addr`, if mapped.
     pub fn region_of(&self, addr: u32) -> Option<usize> {
-        self.maps.iter().find(|m| addr.wrapping_sub(m.start) < m.len).map(|m| m.region)
+        self.maps
+            .iter()
+            .find(|m| addr.wrapping_sub(m.start) < m.len)
+            .map(|m| m.region)
     }
 
     #[cold]
-    fn mmio_read(&mut self, mi: usize, off: usize, addr: u32, size: u32) -> u32 {
-        if let Some((status, ready)) = self.uart_status {
-            if addr == status {
-                return ready;
+    fn mmio_read(
+        &mut self,
+        mi: usize,
+        off: usize,
+        addr: u32,
+        size: u32,
+        now: u64,
+    ) -> Result<u32, BusFault> {
+        let value = if let Some(v) = self.periph.read(addr, size, now) {
+            if self.strict_mmio && self.periph.has_polls() {
+                return Err(BusFault { addr });
             }
+            v
+        } else {
+            match self.uart_status {
+                Some((status, ready)) if addr == status => ready,
+                _ => self.plain_read(mi, off, size),
+            }
+        };
+        if self.trace_mmio {
+            eprintln!(
+                "mmio {now:>12} read  {size} 0x{addr:08x} {:<36} = 0x{value:08x}",
+                self.periph.register_name(addr)
+            );
         }
-        self.plain_read(mi, off, size)
+        Ok(value)
     }
 
     #[cold]
-    fn mmio_write(&mut self, mi: usize, off: usize, addr: u32, size: u32, value: u32) {
+    fn mmio_write(&mut self, mi: usize, off: usize, addr: u32, size: u32, value: u32, now: u64) {
+        if self.trace_mmio {
+            eprintln!(
+                "mmio {now:>12} write {size} 0x{addr:08x} {:<36} <- 0x{value:08x}",
+                self.periph.register_name(addr)
+            );
+        }
+        if self.periph.write(addr, size, value, now) {
+            self.console.append(&mut self.periph.console);
+            return;
+        }
         if Some(addr) == self.uart_data {
             self.console.push(value as u8);
             return;
@@ -338,7 +413,8 @@ impl EspBus {
         if m.priced {
             self.stall += self.mem.data_access(m.region as usize, addr, size, write) as u64;
         } else if self.mem.has_watches() {
-            self.mem.count_unpriced_access(m.region as usize, addr, size, write);
+            self.mem
+                .count_unpriced_access(m.region as usize, addr, size, write);
         } else {
             m.traffic.add(size, write);
         }
@@ -359,14 +435,16 @@ impl EspBus {
 
     /// Any data read: MMIO, the ends of regions, pages shared by mappings, unmapped addresses.
     #[inline(never)]
-    fn read_general(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
+    fn read_general(&mut self, addr: u32, size: u32, now: u64) -> Result<u32, BusFault> {
         let (mi, off) = self.locate(addr).ok_or(BusFault { addr })?;
         let m = self.maps[mi];
         if m.mmio {
-            return Ok(self.mmio_read(mi, off, addr, size));
+            return self.mmio_read(mi, off, addr, size, now);
         }
         if off + size as usize > m.len as usize {
-            return Err(BusFault { addr: m.start.wrapping_add(m.len) });
+            return Err(BusFault {
+                addr: m.start.wrapping_add(m.len),
+            });
         }
         if m.priced {
             self.stall += self.mem.data_access(m.region, addr, size, false) as u64;
@@ -376,14 +454,30 @@ impl EspBus {
 
     /// Any data write (see `read_general`).
     #[inline(never)]
-    fn write_general(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
-        let (mi, off) = self.locate(addr).ok_or(BusFault { addr })?;
+    fn write_general(
+        &mut self,
+        addr: u32,
+        size: u32,
+        value: u32,
+        now: u64,
+    ) -> Result<(), BusFault> {
+        let Some((mi, off)) = self.locate(addr) else {
+            if !self.drop_unmapped_writes {
+                return Err(BusFault { addr });
+            }
+            let (kept, count) = &mut self.dropped_writes;
+            *count += 1;
+            if kept.len() < DROPPED_KEPT && !kept.contains(&addr) {
+                kept.push(addr);
+            }
+            return Ok(());
+        };
         let m = self.maps[mi];
         if !m.writable || off + size as usize > m.len as usize {
             return Err(BusFault { addr });
         }
         if m.mmio {
-            self.mmio_write(mi, off, addr, size, value);
+            self.mmio_write(mi, off, addr, size, value, now);
             return Ok(());
         }
         if m.priced {
@@ -403,6 +497,16 @@ impl XtensaBus for EspBus {
 
     #[inline(always)]
     fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
+        self.read_at(addr, size, 0)
+    }
+
+    #[inline(always)]
+    fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+        self.write_at(addr, size, value, 0)
+    }
+
+    #[inline(always)]
+    fn read_at(&mut self, addr: u32, size: u32, now: u64) -> Result<u32, BusFault> {
         // Fast path: a page wholly inside one priced RAM/ROM mapping, 4 bytes readable at `off`.
         let e = self.pages[(addr >> PAGE_SHIFT) as usize] as usize;
         let m = &self.page_maps[e];
@@ -420,11 +524,11 @@ impl XtensaBus for EspBus {
                 });
             }
         }
-        self.read_general(addr, size)
+        self.read_general(addr, size, now)
     }
 
     #[inline(always)]
-    fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+    fn write_at(&mut self, addr: u32, size: u32, value: u32, now: u64) -> Result<(), BusFault> {
         let e = self.pages[(addr >> PAGE_SHIFT) as usize] as usize;
         let m = &self.page_maps[e];
         let (storage, base) = (m.storage as usize, m.base as usize);
@@ -445,7 +549,7 @@ impl XtensaBus for EspBus {
                 return Ok(());
             }
         }
-        self.write_general(addr, size, value)
+        self.write_general(addr, size, value, now)
     }
 
     fn fetch(&mut self, addr: u32) -> Result<u32, BusFault> {
@@ -500,7 +604,11 @@ impl EspBus {
         let region = match self.page_mapping(pc) {
             Some(m) if !m.fetch_priced => return,
             Some(m) => m.region,
-            None => match self.fetch_priced.iter().find(|(s, e, _)| pc >= *s && (pc as u64) < *e) {
+            None => match self
+                .fetch_priced
+                .iter()
+                .find(|(s, e, _)| pc >= *s && (pc as u64) < *e)
+            {
                 Some(&(_, _, region)) => region,
                 None => return,
             },
@@ -623,7 +731,9 @@ fn fault_kind_of_cause(code: u32) -> FaultKind {
         cause::INSTR_FETCH_ERROR | 20 => FaultKind::BadFetch,
         cause::LOAD_STORE_ERROR | cause::LOAD_PROHIBITED => FaultKind::BadRead,
         cause::STORE_PROHIBITED => FaultKind::BadWrite,
-        cause::LOAD_STORE_ALIGNMENT | cause::DIVIDE_BY_ZERO | cause::PRIVILEGED => FaultKind::UsageFault,
+        cause::LOAD_STORE_ALIGNMENT | cause::DIVIDE_BY_ZERO | cause::PRIVILEGED => {
+            FaultKind::UsageFault
+        }
         _ => FaultKind::UnhandledException,
     }
 }
@@ -644,16 +754,32 @@ impl XtensaBackend {
             CoreKind::XtensaLx7 => XtensaConfig::esp32s3(),
             CoreKind::XtensaLx6 => XtensaConfig::esp32(),
             CoreKind::XtensaLx106 => XtensaConfig::esp8266(),
-            other => return Err(CoreError::Engine(format!("{} is not an Xtensa core", other.name()))),
+            other => {
+                return Err(CoreError::Engine(format!(
+                    "{} is not an Xtensa core",
+                    other.name()
+                )))
+            }
         };
         let mut iss = Xtensa::new(cfg);
         iss.cpu.break_stops = true;
         iss.cpu.bus_fault_exceptions = false;
         iss.cpu.stop_on_double_exception = true;
         let bus = EspBus::new(board);
-        let rom_regions =
-            board.regions.iter().enumerate().filter(|(_, r)| r.kind == RegionKind::Rom).map(|(i, _)| i).collect();
-        Ok(XtensaBackend { iss, bus, pending_flow: None, pending_call: None, rom_regions })
+        let rom_regions = board
+            .regions
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.kind == RegionKind::Rom)
+            .map(|(i, _)| i)
+            .collect();
+        Ok(XtensaBackend {
+            iss,
+            bus,
+            pending_flow: None,
+            pending_call: None,
+            rom_regions,
+        })
     }
 
     fn cfg(&self) -> &XtensaConfig {
@@ -667,7 +793,9 @@ impl XtensaBackend {
     }
 
     fn insn_text(&self, pc: u32) -> String {
-        self.disassemble(pc).map(|t| format!(" (`{t}`)")).unwrap_or_default()
+        self.disassemble(pc)
+            .map(|t| format!(" (`{t}`)"))
+            .unwrap_or_default()
     }
 
     /// The PIE mnemonic at `pc` if it is one the ISS decodes but does not execute (`pie::not_executed`).
@@ -677,7 +805,9 @@ impl XtensaBackend {
     }
 
     fn in_rom(&self, addr: u32) -> bool {
-        self.bus.region_of(addr).is_some_and(|r| self.rom_regions.contains(&r))
+        self.bus
+            .region_of(addr)
+            .is_some_and(|r| self.rom_regions.contains(&r))
     }
 
     /// Turn an exception that reached an empty vector into the fault the firmware ran into.
@@ -700,9 +830,15 @@ impl XtensaBackend {
             },
             _ => format!("raised by 0x{pc:08x}{insn}"),
         };
-        let vaddr_text = address.map(|v| format!(", EXCVADDR 0x{v:08x}")).unwrap_or_default();
+        let vaddr_text = address
+            .map(|v| format!(", EXCVADDR 0x{v:08x}"))
+            .unwrap_or_default();
         // Window exceptions and high-level interrupts have no EXCCAUSE (fact sheet §3.2/§3.3).
-        let cause_text = if code < 64 { format!(" (EXCCAUSE {code})") } else { String::new() };
+        let cause_text = if code < 64 {
+            format!(" (EXCCAUSE {code})")
+        } else {
+            String::new()
+        };
         Stop::Fault(Fault {
             kind,
             pc,
@@ -734,23 +870,40 @@ impl XtensaBackend {
             StopReason::Break { pc, s, t, .. } => {
                 if let Some((code, from, vector)) = at_vector(pc) {
                     let vaddr = Some(cpu.excvaddr);
-                    return self.unhandled(code, from, vaddr, vector, &format!("runs the firmware's stop handler (`break {s}, {t}`)"));
+                    return self.unhandled(
+                        code,
+                        from,
+                        vaddr,
+                        vector,
+                        &format!("runs the firmware's stop handler (`break {s}, {t}`)"),
+                    );
                 }
                 Stop::Fault(Fault {
                     kind: FaultKind::Breakpoint,
                     pc,
                     address: None,
-                    detail: format!("BREAK {s}, {t} at 0x{pc:08x} with no debugger attached (a2 = 0x{:08x})", cpu.ar(2)),
+                    detail: format!(
+                        "BREAK {s}, {t} at 0x{pc:08x} with no debugger attached (a2 = 0x{:08x})",
+                        cpu.ar(2)
+                    ),
                 })
             }
-            StopReason::Exception { cause: code, pc, vaddr, double } => {
+            StopReason::Exception {
+                cause: code,
+                pc,
+                vaddr,
+                double,
+            } => {
                 if let Some((first, from, vector)) = at_vector(pc) {
                     let why = if self.in_rom(vector) {
                         "is in the mask ROM, which the simulator does not load: the firmware installed no handler (VECBASE)"
                     } else {
                         "holds no handler"
                     };
-                    let v = if matches!(fault_kind_of_cause(first), FaultKind::BadRead | FaultKind::BadWrite | FaultKind::BadFetch) {
+                    let v = if matches!(
+                        fault_kind_of_cause(first),
+                        FaultKind::BadRead | FaultKind::BadWrite | FaultKind::BadFetch
+                    ) {
                         Some(cpu.excvaddr)
                     } else {
                         None
@@ -759,7 +912,11 @@ impl XtensaBackend {
                 }
                 let mut s = self.unhandled(code, pc, Some(vaddr), pc, "");
                 if let Stop::Fault(f) = &mut s {
-                    let ctx = if double { "double exception (raised while PS.EXCM = 1" } else { "exception (" };
+                    let ctx = if double {
+                        "double exception (raised while PS.EXCM = 1"
+                    } else {
+                        "exception ("
+                    };
                     f.detail = format!(
                         "{} at 0x{pc:08x}{}: {ctx}, no handler can run)",
                         exception_name(code, self.cfg()),
@@ -771,9 +928,28 @@ impl XtensaBackend {
             StopReason::BusFault { pc, addr, kind } => {
                 if let Some((code, from, vector)) = at_vector(pc) {
                     let _ = code;
-                    return self.unhandled(code, from, Some(cpu.excvaddr), vector, &format!("is at 0x{addr:08x}, where no memory is mapped"));
+                    return self.unhandled(
+                        code,
+                        from,
+                        Some(cpu.excvaddr),
+                        vector,
+                        &format!("is at 0x{addr:08x}, where no memory is mapped"),
+                    );
                 }
                 let insn = self.insn_text(pc);
+                if kind == AccessKind::Read && self.bus.strict_mmio && self.bus.periph.covers(addr)
+                {
+                    let register = self.bus.periph.register_name(addr);
+                    return Stop::Fault(Fault {
+                        kind: FaultKind::EndlessLoop,
+                        pc,
+                        address: Some(addr),
+                        detail: format!(
+                            "--strict-mmio: the firmware polls {register} (0x{addr:08x}) without progress{insn}: the \
+                             register never changes here; the peripheral behaviour it waits for is not modelled"
+                        ),
+                    });
+                }
                 let (fk, detail) = match kind {
                     AccessKind::Fetch => {
                         (FaultKind::BadFetch, format!("instruction fetch from 0x{addr:08x}, which no memory region of the board covers"))
@@ -787,7 +963,12 @@ impl XtensaBackend {
                         format!("write to 0x{addr:08x}, which is unmapped or read-only{insn}"),
                     ),
                 };
-                Stop::Fault(Fault { kind: fk, pc, address: Some(addr), detail })
+                Stop::Fault(Fault {
+                    kind: fk,
+                    pc,
+                    address: Some(addr),
+                    detail,
+                })
             }
         }
     }
@@ -818,12 +999,30 @@ impl Core for XtensaBackend {
 
     fn run(&mut self, budget: Budget, observer: &mut dyn ExecObserver) -> Result<Stop, CoreError> {
         if let Some(c) = self.pending_call.take() {
-            observer.block(c.pc, Flow::Call { return_to: c.return_to }, c.cycles, c.instructions);
+            observer.block(
+                c.pc,
+                Flow::Call {
+                    return_to: c.return_to,
+                },
+                c.cycles,
+                c.instructions,
+            );
         }
         let (quiet, owner) = (observer.quiet_jumps(), observer.memory_owner());
         self.bus.mem.set_owner(owner);
-        let mut bridge = Bridge { observer, flow: self.pending_flow.take(), last_exception: None, quiet, owner };
-        let stop = self.iss.run(&mut self.bus, &mut bridge, budget.instructions, budget.cycles);
+        let mut bridge = Bridge {
+            observer,
+            flow: self.pending_flow.take(),
+            last_exception: None,
+            quiet,
+            owner,
+        };
+        let stop = self.iss.run(
+            &mut self.bus,
+            &mut bridge,
+            budget.instructions,
+            budget.cycles,
+        );
         self.bus.flush_traffic();
         let last = bridge.last_exception;
         self.pending_flow = bridge.flow;
@@ -845,10 +1044,16 @@ impl Core for XtensaBackend {
     }
 
     fn registers(&self) -> Vec<(&'static str, u32)> {
-        const NAMES: [&str; 16] =
-            ["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "a11", "a12", "a13", "a14", "a15"];
+        const NAMES: [&str; 16] = [
+            "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "a11", "a12", "a13",
+            "a14", "a15",
+        ];
         let cpu = &self.iss.cpu;
-        let mut v: Vec<(&'static str, u32)> = NAMES.iter().enumerate().map(|(i, n)| (*n, cpu.ar(i as u32))).collect();
+        let mut v: Vec<(&'static str, u32)> = NAMES
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (*n, cpu.ar(i as u32)))
+            .collect();
         v.push(("pc", cpu.pc));
         v.push(("ps", cpu.ps()));
         v.push(("sar", cpu.sar));
@@ -880,6 +1085,106 @@ impl Core for XtensaBackend {
 
     fn take_console(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.bus.console)
+    }
+
+    fn take_warnings(&mut self) -> Vec<(u32, String)> {
+        let pc = self.iss.cpu.pc;
+        self.bus
+            .periph
+            .take_polls()
+            .into_iter()
+            .map(|p| {
+                let what = if self.bus.strict_mmio { "stopped: " } else { "" };
+                (
+                    pc,
+                    format!(
+                        "{what}the firmware polls {} (0x{:08x}) without progress: {} reads in a row gave 0x{:08x} with no \
+                         peripheral write in between",
+                        p.register, p.addr, tigris_memmodels::periph::POLL_LIMIT, p.value
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    fn call_function(
+        &mut self,
+        addr: u32,
+        args: &[u32],
+        sp: u32,
+        max_instructions: u64,
+    ) -> Result<u32, CoreError> {
+        // As a CALL4 from a caller whose stack is at `sp` would leave it (windowed cores: the callee's
+        // ENTRY rotates by 4, RETW returns to `ret`), or a CALL0 on the LX106. The return address is
+        // a breakpoint that stops the run there.
+        let cpu = &mut self.iss.cpu;
+        let windowed = cpu.cfg.windowed;
+        // The PC `reset` set (the firmware's entry): fetchable, and where the next run starts anyway.
+        let ret = cpu.pc;
+        let base = if windowed { 4 } else { 0 };
+        cpu.set_ps(if windowed {
+            PS_WOE | (1 << super::cpu::PS_CALLINC_SHIFT)
+        } else {
+            0
+        });
+        cpu.set_ar(1, sp);
+        cpu.set_ar(
+            base,
+            if windowed {
+                (1 << 30) | (ret & 0x3FFF_FFFF)
+            } else {
+                ret
+            },
+        );
+        for (i, a) in args.iter().enumerate() {
+            cpu.set_ar(base + 2 + i as u32, *a);
+        }
+        cpu.pc = addr;
+        if windowed && (addr ^ ret) & 0xC000_0000 != 0 {
+            return Err(CoreError::Engine(format!(
+                "0x{addr:08x} and the return address 0x{ret:08x} are in different 1 GiB windows"
+            )));
+        }
+        self.iss.add_breakpoint(ret);
+        let mut quiet = crate::NoObserver;
+        let mut bridge = Bridge {
+            observer: &mut quiet,
+            flow: None,
+            last_exception: None,
+            quiet: (1, 0),
+            owner: 0,
+        };
+        let stop = self
+            .iss
+            .run(&mut self.bus, &mut bridge, max_instructions, u64::MAX);
+        self.iss.remove_breakpoint(ret);
+        self.bus.flush_traffic();
+        match stop {
+            StopReason::Breakpoint { pc } if pc == ret => Ok(self.iss.cpu.ar(base + 2)),
+            other => Err(CoreError::Engine(format!(
+                "the call of 0x{addr:08x} did not return within {max_instructions} instructions ({other:?}, pc 0x{:08x})",
+                self.iss.cpu.pc
+            ))),
+        }
+    }
+
+    fn run_notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = self
+            .bus
+            .periph
+            .other_console_bytes
+            .iter()
+            .map(|(name, n)| format!("{name} also received {n} console bytes (the console shows the device written first)"))
+            .collect();
+        let (kept, count) = &self.bus.dropped_writes;
+        if *count > 0 {
+            let addrs: Vec<String> = kept.iter().map(|a| format!("0x{a:08x}")).collect();
+            notes.push(format!(
+                "{count} stores went to addresses no memory or device covers and were lost, as on the chip (first: {})",
+                addrs.join(", ")
+            ));
+        }
+        notes
     }
 
     fn disassemble(&self, addr: u32) -> Option<String> {
@@ -932,7 +1237,12 @@ impl Core for XtensaBackend {
         let return_to = cpu.pc;
         cpu.cycles += cycles;
         // The profiler sees the emulated function as a call that returns.
-        self.pending_call = Some(EmulatedCall { pc, return_to, cycles: before.0, instructions: before.1 });
+        self.pending_call = Some(EmulatedCall {
+            pc,
+            return_to,
+            cycles: before.0,
+            instructions: before.1,
+        });
         self.pending_flow = Some(Flow::Return);
         Ok(())
     }

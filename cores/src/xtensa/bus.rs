@@ -14,6 +14,17 @@ pub trait XtensaBus {
     fn read(&mut self, addr: u32, size: u32) -> Result<u32, BusFault>;
     /// Data store of the low `size` bytes of `value`.
     fn write(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault>;
+    /// `read` by the core at cycle `now` (the cycle count at the start of the running block), which
+    /// peripheral timers and delayed register effects are measured against.
+    #[inline(always)]
+    fn read_at(&mut self, addr: u32, size: u32, _now: u64) -> Result<u32, BusFault> {
+        self.read(addr, size)
+    }
+    /// `write` by the core at cycle `now` (see `read_at`).
+    #[inline(always)]
+    fn write_at(&mut self, addr: u32, size: u32, value: u32, _now: u64) -> Result<(), BusFault> {
+        self.write(addr, size, value)
+    }
     /// Instruction fetch of the 4 bytes at `addr` (little-endian, any alignment). Bytes past the end
     /// of a mapped region may read as 0; only a fault on the first byte is an error.
     fn fetch(&mut self, addr: u32) -> Result<u32, BusFault>;
@@ -70,7 +81,11 @@ impl Default for FlatMemory {
 
 impl FlatMemory {
     pub fn new() -> Self {
-        FlatMemory { regions: Vec::new(), last: 0, generation: 0 }
+        FlatMemory {
+            regions: Vec::new(),
+            last: 0,
+            generation: 0,
+        }
     }
 
     /// Map `size` bytes of zeroed memory at `base`.

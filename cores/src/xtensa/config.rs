@@ -42,14 +42,26 @@ impl XtensaTiming {
     /// a load result is ready one cycle after the next instruction needs it (1 bubble), and a taken
     /// branch resolved in E discards the two instructions fetched behind it [U].
     pub fn five_stage() -> Self {
-        XtensaTiming { base: 1, load_use: 1, taken_branch: 2, mul: 1, div: 2, fp: 1, exception: 3 }
+        XtensaTiming {
+            base: 1,
+            load_use: 1,
+            taken_branch: 2,
+            mul: 1,
+            div: 2,
+            fp: 1,
+            exception: 3,
+        }
     }
 
     /// The 7-stage pipeline (esp32s3.md §3a: XCHAL_DATA_PIPE_DELAY 2 on the ESP32): one more memory
     /// stage puts a load result one cycle later (2 bubbles), and one more fetch stage lengthens the
     /// refill after a taken branch by one [U: derived from the stage count, not measured].
     pub fn seven_stage() -> Self {
-        XtensaTiming { load_use: 2, taken_branch: 3, ..Self::five_stage() }
+        XtensaTiming {
+            load_use: 2,
+            taken_branch: 3,
+            ..Self::five_stage()
+        }
     }
 }
 

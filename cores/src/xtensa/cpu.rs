@@ -60,9 +60,18 @@ pub enum StopReason {
     /// unless an interrupt was raised meanwhile.
     WaitI { pc: u32, level: u32 },
     /// An exception whose cause is in `stop_on_exception` (not dispatched; `pc` is the faulting insn).
-    Exception { cause: u32, pc: u32, vaddr: u32, double: bool },
+    Exception {
+        cause: u32,
+        pc: u32,
+        vaddr: u32,
+        double: bool,
+    },
     /// A bus fault (when `bus_fault_exceptions` is false). `pc` is the faulting instruction.
-    BusFault { pc: u32, addr: u32, kind: AccessKind },
+    BusFault {
+        pc: u32,
+        addr: u32,
+        kind: AccessKind,
+    },
 }
 
 impl StopReason {
@@ -373,7 +382,11 @@ impl Cpu {
         let n = self.hle_callinc();
         self.set_ar(4 * n + 2, value);
         let ra = self.ar(4 * n);
-        self.pc = if n == 0 { ra } else { (self.pc & 0xC000_0000) | (ra & 0x3FFF_FFFF) };
+        self.pc = if n == 0 {
+            ra
+        } else {
+            (self.pc & 0xC000_0000) | (ra & 0x3FFF_FFFF)
+        };
     }
 
     /// Current CCOUNT.
@@ -526,9 +539,16 @@ impl Cpu {
         vaddr: Option<u32>,
     ) -> Option<StopReason> {
         let double = self.ps & PS_EXCM != 0;
-        if (cause < 64 && self.stop_on_exception & (1u64 << cause) != 0) || (double && self.stop_on_double_exception) {
+        if (cause < 64 && self.stop_on_exception & (1u64 << cause) != 0)
+            || (double && self.stop_on_double_exception)
+        {
             self.pc = pc;
-            return Some(StopReason::Exception { cause, pc, vaddr: vaddr.unwrap_or(0), double });
+            return Some(StopReason::Exception {
+                cause,
+                pc,
+                vaddr: vaddr.unwrap_or(0),
+                double,
+            });
         }
         self.exccause = cause;
         if let Some(v) = vaddr {

@@ -14,38 +14,250 @@ use super::config::{XtensaConfig, XtensaCore};
 pub enum Op {
     Illegal,
     // SNM0 / CALLX (op0=0, op1=0, op2=0, r=0)
-    Ill, Ret, Retw, Jx, Callx0, Callx4, Callx8, Callx12,
+    Ill,
+    Ret,
+    Retw,
+    Jx,
+    Callx0,
+    Callx4,
+    Callx8,
+    Callx12,
     Movsp,
-    Isync, Rsync, Esync, Dsync, Excw, Memw, Extw, Nop,
-    Rfe, Rfde, Rfwo, Rfwu, Rfi,
-    Break, Syscall, Simcall, Rsil, Waiti,
-    Any4, All4, Any8, All8,
-    And, Or, Xor,
-    Ssr, Ssl, Ssa8l, Ssa8b, Ssai, Rer, Wer, Rotw, Nsa, Nsau,
-    Ritlb0, Iitlb, Pitlb, Witlb, Ritlb1, Rdtlb0, Idtlb, Pdtlb, Wdtlb, Rdtlb1,
-    Neg, Abs, Add, Addx2, Addx4, Addx8, Sub, Subx2, Subx4, Subx8,
-    Slli, Srai, Srli, Xsr, Src, Srl, Sll, Sra, Mul16u, Mul16s,
-    Andb, Andbc, Orb, Orbc, Xorb, Saltu, Salt, Mull, Muluh, Mulsh, Quou, Quos, Remu, Rems,
-    Rsr, Wsr, Sext, Clamps, Min, Max, Minu, Maxu, Moveqz, Movnez, Movltz, Movgez, Movf, Movt,
-    Rur, Wur, Extui,
-    Lsx, Lsxp, Ssx, Ssxp, L32e, S32e, S32nb,
+    Isync,
+    Rsync,
+    Esync,
+    Dsync,
+    Excw,
+    Memw,
+    Extw,
+    Nop,
+    Rfe,
+    Rfde,
+    Rfwo,
+    Rfwu,
+    Rfi,
+    Break,
+    Syscall,
+    Simcall,
+    Rsil,
+    Waiti,
+    Any4,
+    All4,
+    Any8,
+    All8,
+    And,
+    Or,
+    Xor,
+    Ssr,
+    Ssl,
+    Ssa8l,
+    Ssa8b,
+    Ssai,
+    Rer,
+    Wer,
+    Rotw,
+    Nsa,
+    Nsau,
+    Ritlb0,
+    Iitlb,
+    Pitlb,
+    Witlb,
+    Ritlb1,
+    Rdtlb0,
+    Idtlb,
+    Pdtlb,
+    Wdtlb,
+    Rdtlb1,
+    Neg,
+    Abs,
+    Add,
+    Addx2,
+    Addx4,
+    Addx8,
+    Sub,
+    Subx2,
+    Subx4,
+    Subx8,
+    Slli,
+    Srai,
+    Srli,
+    Xsr,
+    Src,
+    Srl,
+    Sll,
+    Sra,
+    Mul16u,
+    Mul16s,
+    Andb,
+    Andbc,
+    Orb,
+    Orbc,
+    Xorb,
+    Saltu,
+    Salt,
+    Mull,
+    Muluh,
+    Mulsh,
+    Quou,
+    Quos,
+    Remu,
+    Rems,
+    Rsr,
+    Wsr,
+    Sext,
+    Clamps,
+    Min,
+    Max,
+    Minu,
+    Maxu,
+    Moveqz,
+    Movnez,
+    Movltz,
+    Movgez,
+    Movf,
+    Movt,
+    Rur,
+    Wur,
+    Extui,
+    Lsx,
+    Lsxp,
+    Ssx,
+    Ssxp,
+    L32e,
+    S32e,
+    S32nb,
     // FP0 / FP1 (op1 = A / B)
-    AddS, SubS, MulS, MaddS, MsubS, MaddnS, DivnS, RoundS, TruncS, FloorS, CeilS, FloatS, UfloatS,
-    UtruncS, MovS, AbsS, ConstS, Rfr, Wfr, NegS, Div0S, Recip0S, Sqrt0S, Rsqrt0S, Nexp01S, MksadjS,
-    MkdadjS, AddexpS, AddexpmS,
-    UnS, OeqS, UeqS, OltS, UltS, OleS, UleS, MoveqzS, MovnezS, MovltzS, MovgezS, MovfS, MovtS,
+    AddS,
+    SubS,
+    MulS,
+    MaddS,
+    MsubS,
+    MaddnS,
+    DivnS,
+    RoundS,
+    TruncS,
+    FloorS,
+    CeilS,
+    FloatS,
+    UfloatS,
+    UtruncS,
+    MovS,
+    AbsS,
+    ConstS,
+    Rfr,
+    Wfr,
+    NegS,
+    Div0S,
+    Recip0S,
+    Sqrt0S,
+    Rsqrt0S,
+    Nexp01S,
+    MksadjS,
+    MkdadjS,
+    AddexpS,
+    AddexpmS,
+    UnS,
+    OeqS,
+    UeqS,
+    OltS,
+    UltS,
+    OleS,
+    UleS,
+    MoveqzS,
+    MovnezS,
+    MovltzS,
+    MovgezS,
+    MovfS,
+    MovtS,
     // op0 = 1..3
-    L32r, L8ui, L16ui, L32i, S8i, S16i, S32i, L16si, Movi, L32ai, Addi, Addmi, S32c1i, S32ri,
-    Lsi, Ssi, Lsip, Ssip,
+    L32r,
+    L8ui,
+    L16ui,
+    L32i,
+    S8i,
+    S16i,
+    S32i,
+    L16si,
+    Movi,
+    L32ai,
+    Addi,
+    Addmi,
+    S32c1i,
+    S32ri,
+    Lsi,
+    Ssi,
+    Lsip,
+    Ssip,
     // MAC16 (op0 = 4, fact sheet §2.4)
-    UmulAa, MulAa, MulaAa, MulsAa, MulAd, MulaAd, MulsAd, MulDa, MulaDa, MulsDa, MulDd, MulaDd, MulsDd,
-    MulaDaLdinc, MulaDaLddec, MulaDdLdinc, MulaDdLddec, Ldinc, Lddec,
+    UmulAa,
+    MulAa,
+    MulaAa,
+    MulsAa,
+    MulAd,
+    MulaAd,
+    MulsAd,
+    MulDa,
+    MulaDa,
+    MulsDa,
+    MulDd,
+    MulaDd,
+    MulsDd,
+    MulaDaLdinc,
+    MulaDaLddec,
+    MulaDdLdinc,
+    MulaDdLddec,
+    Ldinc,
+    Lddec,
     // op0 = 5..7
-    Call0, Call4, Call8, Call12, J,
-    Beqz, Bnez, Bltz, Bgez, Beqi, Bnei, Blti, Bgei, Bltui, Bgeui, Entry, Bf, Bt, Loop, Loopnez, Loopgtz,
-    Bnone, Beq, Blt, Bltu, Ball, Bbc, Bbci, Bany, Bne, Bge, Bgeu, Bnall, Bbs, Bbsi,
+    Call0,
+    Call4,
+    Call8,
+    Call12,
+    J,
+    Beqz,
+    Bnez,
+    Bltz,
+    Bgez,
+    Beqi,
+    Bnei,
+    Blti,
+    Bgei,
+    Bltui,
+    Bgeui,
+    Entry,
+    Bf,
+    Bt,
+    Loop,
+    Loopnez,
+    Loopgtz,
+    Bnone,
+    Beq,
+    Blt,
+    Bltu,
+    Ball,
+    Bbc,
+    Bbci,
+    Bany,
+    Bne,
+    Bge,
+    Bgeu,
+    Bnall,
+    Bbs,
+    Bbsi,
     // narrow (op0 = 8..D)
-    L32iN, S32iN, AddN, AddiN, MoviN, BeqzN, BnezN, MovN, RetN, RetwN, BreakN, NopN, IllN,
+    L32iN,
+    S32iN,
+    AddN,
+    AddiN,
+    MoviN,
+    BeqzN,
+    BnezN,
+    MovN,
+    RetN,
+    RetwN,
+    BreakN,
+    NopN,
+    IllN,
     /// ESP32-S3 PIE (fact sheet §4.3): `r` = index into `pie::defs()`, `s`/`t` = the AR nibbles
     /// w[11:8]/w[7:4], `imm` = the whole instruction word.
     Ee,
@@ -90,7 +302,9 @@ pub(crate) const AR_T: u8 = 4;
 
 /// Branch offset constants B4CONST / B4CONSTU (fact sheet §2.2).
 pub const B4CONST: [i32; 16] = [-1, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 32, 64, 128, 256];
-pub const B4CONSTU: [u32; 16] = [32768, 65536, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 32, 64, 128, 256];
+pub const B4CONSTU: [u32; 16] = [
+    32768, 65536, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 32, 64, 128, 256,
+];
 
 /// Instruction length from the first byte (fact sheet §2.1): op0 0–7 → 3, 8–D → 2, E–F → 4 on S3 (PIE).
 #[inline]
@@ -125,12 +339,38 @@ impl Insn {
         if arm & AR_T != 0 {
             pane = pane.max(t as u8 >> 2);
         }
-        Insn { op, len, r: r as u8, s: s as u8, t: t as u8, pane, cost: 0, arm, imm, cum_cost: 0, idx: 0, off: 0 }
+        Insn {
+            op,
+            len,
+            r: r as u8,
+            s: s as u8,
+            t: t as u8,
+            pane,
+            cost: 0,
+            arm,
+            imm,
+            cum_cost: 0,
+            idx: 0,
+            off: 0,
+        }
     }
 
     /// The illegal-instruction marker of a given length.
     pub fn illegal(len: u8) -> Insn {
-        Insn { op: Op::Illegal, len, r: 0, s: 0, t: 0, pane: 0, cost: 0, arm: 0, imm: 0, cum_cost: 0, idx: 0, off: 0 }
+        Insn {
+            op: Op::Illegal,
+            len,
+            r: 0,
+            s: 0,
+            t: 0,
+            pane: 0,
+            cost: 0,
+            arm: 0,
+            imm: 0,
+            cum_cost: 0,
+            idx: 0,
+            off: 0,
+        }
     }
 
     /// True for instructions after which a decoded block must end (control flow, state that changes
@@ -139,23 +379,178 @@ impl Insn {
         use Op::*;
         !matches!(
             self.op,
-            And | Or | Xor | Neg | Abs | Add | Addx2 | Addx4 | Addx8 | Sub | Subx2 | Subx4 | Subx8
-                | Slli | Srai | Srli | Src | Srl | Sll | Sra | Mul16u | Mul16s | Saltu | Salt | Mull
-                | Muluh | Mulsh | Quou | Quos | Remu | Rems | Sext | Clamps | Min | Max | Minu | Maxu
-                | Moveqz | Movnez | Movltz | Movgez | Movf | Movt | Extui | Ssr | Ssl | Ssa8l | Ssa8b
-                | Ssai | Nsa | Nsau | L32r | L8ui | L16ui | L32i | S8i | S16i | S32i | L16si | Movi
-                | L32ai | Addi | Addmi | S32c1i | S32ri | L32iN | S32iN | AddN | AddiN | MoviN | MovN
-                | NopN | Nop | Memw | Extw | Isync | Rsync | Esync | Dsync | Excw | Andb | Andbc | Orb
-                | Orbc | Xorb | Any4 | All4 | Any8 | All8 | Rur | Wur | Rsr | L32e | S32e | S32nb
-                | Lsx | Lsxp | Ssx | Ssxp | Lsi | Ssi | Lsip | Ssip | AddS | SubS | MulS | MaddS
-                | MsubS | MaddnS | DivnS | RoundS | TruncS | FloorS | CeilS | FloatS | UfloatS
-                | UtruncS | MovS | AbsS | ConstS | Rfr | Wfr | NegS | Div0S | Recip0S | Sqrt0S
-                | Rsqrt0S | Nexp01S | MksadjS | MkdadjS | AddexpS | AddexpmS | UnS | OeqS | UeqS
-                | OltS | UltS | OleS | UleS | MoveqzS | MovnezS | MovltzS | MovgezS | MovfS | MovtS
-                | UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa
-                | MulsDa | MulDd | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc
-                | MulaDdLddec | Ldinc | Lddec | Rer | Ritlb0 | Ritlb1 | Rdtlb0 | Rdtlb1 | Pitlb
-                | Pdtlb | Entry | Ee
+            And | Or
+                | Xor
+                | Neg
+                | Abs
+                | Add
+                | Addx2
+                | Addx4
+                | Addx8
+                | Sub
+                | Subx2
+                | Subx4
+                | Subx8
+                | Slli
+                | Srai
+                | Srli
+                | Src
+                | Srl
+                | Sll
+                | Sra
+                | Mul16u
+                | Mul16s
+                | Saltu
+                | Salt
+                | Mull
+                | Muluh
+                | Mulsh
+                | Quou
+                | Quos
+                | Remu
+                | Rems
+                | Sext
+                | Clamps
+                | Min
+                | Max
+                | Minu
+                | Maxu
+                | Moveqz
+                | Movnez
+                | Movltz
+                | Movgez
+                | Movf
+                | Movt
+                | Extui
+                | Ssr
+                | Ssl
+                | Ssa8l
+                | Ssa8b
+                | Ssai
+                | Nsa
+                | Nsau
+                | L32r
+                | L8ui
+                | L16ui
+                | L32i
+                | S8i
+                | S16i
+                | S32i
+                | L16si
+                | Movi
+                | L32ai
+                | Addi
+                | Addmi
+                | S32c1i
+                | S32ri
+                | L32iN
+                | S32iN
+                | AddN
+                | AddiN
+                | MoviN
+                | MovN
+                | NopN
+                | Nop
+                | Memw
+                | Extw
+                | Isync
+                | Rsync
+                | Esync
+                | Dsync
+                | Excw
+                | Andb
+                | Andbc
+                | Orb
+                | Orbc
+                | Xorb
+                | Any4
+                | All4
+                | Any8
+                | All8
+                | Rur
+                | Wur
+                | Rsr
+                | L32e
+                | S32e
+                | S32nb
+                | Lsx
+                | Lsxp
+                | Ssx
+                | Ssxp
+                | Lsi
+                | Ssi
+                | Lsip
+                | Ssip
+                | AddS
+                | SubS
+                | MulS
+                | MaddS
+                | MsubS
+                | MaddnS
+                | DivnS
+                | RoundS
+                | TruncS
+                | FloorS
+                | CeilS
+                | FloatS
+                | UfloatS
+                | UtruncS
+                | MovS
+                | AbsS
+                | ConstS
+                | Rfr
+                | Wfr
+                | NegS
+                | Div0S
+                | Recip0S
+                | Sqrt0S
+                | Rsqrt0S
+                | Nexp01S
+                | MksadjS
+                | MkdadjS
+                | AddexpS
+                | AddexpmS
+                | UnS
+                | OeqS
+                | UeqS
+                | OltS
+                | UltS
+                | OleS
+                | UleS
+                | MoveqzS
+                | MovnezS
+                | MovltzS
+                | MovgezS
+                | MovfS
+                | MovtS
+                | UmulAa
+                | MulAa
+                | MulaAa
+                | MulsAa
+                | MulAd
+                | MulaAd
+                | MulsAd
+                | MulDa
+                | MulaDa
+                | MulsDa
+                | MulDd
+                | MulaDd
+                | MulsDd
+                | MulaDaLdinc
+                | MulaDaLddec
+                | MulaDdLdinc
+                | MulaDdLddec
+                | Ldinc
+                | Lddec
+                | Rer
+                | Ritlb0
+                | Ritlb1
+                | Rdtlb0
+                | Rdtlb1
+                | Pitlb
+                | Pdtlb
+                | Entry
+                | Ee
         )
     }
 
@@ -164,20 +559,56 @@ impl Insn {
         use Op::*;
         matches!(
             self.op,
-            Beqz | BeqzN | Bnez | BnezN | Bltz | Bgez | Beqi | Bnei | Blti | Bgei | Bltui | Bgeui | Beq | Bne
-                | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs | Bbci | Bbsi | Bf | Bt
+            Beqz | BeqzN
+                | Bnez
+                | BnezN
+                | Bltz
+                | Bgez
+                | Beqi
+                | Bnei
+                | Blti
+                | Bgei
+                | Bltui
+                | Bgeui
+                | Beq
+                | Bne
+                | Blt
+                | Bge
+                | Bltu
+                | Bgeu
+                | Bany
+                | Bnone
+                | Ball
+                | Bnall
+                | Bbc
+                | Bbs
+                | Bbci
+                | Bbsi
+                | Bf
+                | Bt
         )
     }
 
     /// True for instructions that may set LEND: LOOP, LOOPNEZ, LOOPGTZ and WSR/XSR.LEND (SR 1).
     pub fn may_move_lend(&self) -> bool {
         use Op::*;
-        matches!(self.op, Loop | Loopnez | Loopgtz) || (matches!(self.op, Wsr | Xsr) && self.imm == 1)
+        matches!(self.op, Loop | Loopnez | Loopgtz)
+            || (matches!(self.op, Wsr | Xsr) && self.imm == 1)
     }
 
     /// True for loads that write the AR in the t field (used for the load-use interlock).
     pub fn is_ar_load(&self) -> bool {
-        matches!(self.op, Op::L8ui | Op::L16ui | Op::L32i | Op::L16si | Op::L32ai | Op::L32iN | Op::L32r | Op::L32e)
+        matches!(
+            self.op,
+            Op::L8ui
+                | Op::L16ui
+                | Op::L32i
+                | Op::L16si
+                | Op::L32ai
+                | Op::L32iN
+                | Op::L32r
+                | Op::L32e
+        )
     }
 
     /// True if this instruction names AR register `t`-numbered `reg` in one of its AR fields.
@@ -214,7 +645,14 @@ fn decode_narrow(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
         8 => i(L32iN, r, s, t, AR_S | AR_T, r * 4),
         9 => i(S32iN, r, s, t, AR_S | AR_T, r * 4),
         0xA => i(AddN, r, s, t, AR_R | AR_S | AR_T, 0),
-        0xB => i(AddiN, r, s, t, AR_R | AR_S, if t == 0 { -1i32 as u32 } else { t }),
+        0xB => i(
+            AddiN,
+            r,
+            s,
+            t,
+            AR_R | AR_S,
+            if t == 0 { -1i32 as u32 } else { t },
+        ),
         0xC => {
             if t & 8 == 0 {
                 // RI7: imm7 = {w[6:4], w[15:12]}, minus 128 if bits 6 and 5 are both set (§2.2).
@@ -302,7 +740,9 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
                     },
                     6 => i(Rsil, AR_T, s),
                     7 if t == 0 => i(Waiti, 0, s),
-                    8 | 9 if s & 3 == 0 => gate(cfg.booleans, i(if r == 8 { Any4 } else { All4 }, 0, 0)),
+                    8 | 9 if s & 3 == 0 => {
+                        gate(cfg.booleans, i(if r == 8 { Any4 } else { All4 }, 0, 0))
+                    }
                     0xA | 0xB if s & 7 == 0 => {
                         gate(cfg.booleans, i(if r == 0xA { Any8 } else { All8 }, 0, 0))
                     }
@@ -360,7 +800,10 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
                 4 => i(Srli, AR_R | AR_T, s),
                 6 => {
                     let sr = (r << 4) | s;
-                    gate(cfg.has_sr(sr) && sr_access_ok(sr, SrAccess::X), i(Xsr, AR_T, sr))
+                    gate(
+                        cfg.has_sr(sr) && sr_access_ok(sr, SrAccess::X),
+                        i(Xsr, AR_T, sr),
+                    )
                 }
                 8 => rst(Src),
                 9 if s == 0 => i(Srl, AR_R | AR_T, 0),
@@ -371,7 +814,10 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
                 _ => ill,
             },
             2 => match op2 {
-                0..=4 => gate(cfg.booleans, i([Andb, Andbc, Orb, Orbc, Xorb][op2 as usize], 0, 0)),
+                0..=4 => gate(
+                    cfg.booleans,
+                    i([Andb, Andbc, Orb, Orbc, Xorb][op2 as usize], 0, 0),
+                ),
                 6 => gate(lx, rst(Saltu)),
                 7 => gate(lx, rst(Salt)),
                 8 => gate(cfg.mul32, rst(Mull)),
@@ -386,7 +832,11 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
             3 => match op2 {
                 0 | 1 => {
                     let sr = (r << 4) | s;
-                    let (op, acc) = if op2 == 0 { (Rsr, SrAccess::R) } else { (Wsr, SrAccess::W) };
+                    let (op, acc) = if op2 == 0 {
+                        (Rsr, SrAccess::R)
+                    } else {
+                        (Wsr, SrAccess::W)
+                    };
                     gate(cfg.has_sr(sr) && sr_access_ok(sr, acc), i(op, AR_T, sr))
                 }
                 2 => gate(cfg.sext, i(Sext, AR_R | AR_S, 0)),
@@ -413,7 +863,11 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
                 _ => ill,
             },
             // EXTUI: shift = {op1[0], s}, width = op2 + 1 (§2.2); imm = shift | width << 8
-            4 | 5 => i(Extui, AR_R | AR_T, (((op1 & 1) << 4) | s) | ((op2 + 1) << 8)),
+            4 | 5 => i(
+                Extui,
+                AR_R | AR_T,
+                (((op1 & 1) << 4) | s) | ((op2 + 1) << 8),
+            ),
             8 => match op2 {
                 0 => gate(cfg.fpu, i(Lsx, AR_S | AR_T, 0)),
                 1 => gate(cfg.fpu, i(Lsxp, AR_S | AR_T, 0)),
@@ -423,8 +877,14 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
             },
             9 => match op2 {
                 // L32E/S32E offset = (r − 16)·4; S32NB offset = r·4 (§2.2)
-                0 => gate(cfg.windowed, i(L32e, AR_S | AR_T, ((r as i32 - 16) * 4) as u32)),
-                4 => gate(cfg.windowed, i(S32e, AR_S | AR_T, ((r as i32 - 16) * 4) as u32)),
+                0 => gate(
+                    cfg.windowed,
+                    i(L32e, AR_S | AR_T, ((r as i32 - 16) * 4) as u32),
+                ),
+                4 => gate(
+                    cfg.windowed,
+                    i(S32e, AR_S | AR_T, ((r as i32 - 16) * 4) as u32),
+                ),
                 5 => gate(cfg.s32nb, i(S32nb, AR_S | AR_T, r * 4)),
                 _ => ill,
             },
@@ -480,7 +940,9 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
         5 => {
             // CALLn target = (PC & ~3) + 4 + sext18·4 (§2.2)
             let n = t & 3;
-            let tgt = (pc & !3).wrapping_add(4).wrapping_add((sext(w >> 6, 18) << 2) as u32);
+            let tgt = (pc & !3)
+                .wrapping_add(4)
+                .wrapping_add((sext(w >> 6, 18) << 2) as u32);
             let op = [Call0, Call4, Call8, Call12][n as usize];
             let mut x = Insn::new(op, 3, r, s, t, 0, tgt);
             x.pane = n as u8;
@@ -491,7 +953,11 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
             let m = t >> 2;
             let b8 = pc.wrapping_add(4).wrapping_add(sext(w >> 16, 8) as u32);
             match n {
-                0 => i(J, 0, pc.wrapping_add(4).wrapping_add(sext(w >> 6, 18) as u32)),
+                0 => i(
+                    J,
+                    0,
+                    pc.wrapping_add(4).wrapping_add(sext(w >> 6, 18) as u32),
+                ),
                 1 => {
                     let tgt = pc.wrapping_add(4).wrapping_add(sext(w >> 12, 12) as u32);
                     i([Beqz, Bnez, Bltz, Bgez][m as usize], AR_S, tgt)
@@ -617,7 +1083,12 @@ fn decode_fp1(r: u32, s: u32, t: u32, op2: u32) -> Insn {
 /// Packed MAC16 operand fields in `Insn::imm`: bits 1:0 half (0 LL, 1 HL, 2 LH, 3 HH),
 /// bits 5:4 mx (0/1), bits 9:8 my (2/3), bits 13:12 mw (fact sheet §2.4).
 pub fn mac_fields(imm: u32) -> (u32, usize, usize, usize) {
-    (imm & 3, ((imm >> 4) & 3) as usize, ((imm >> 8) & 3) as usize, ((imm >> 12) & 3) as usize)
+    (
+        imm & 3,
+        ((imm >> 4) & 3) as usize,
+        ((imm >> 8) & 3) as usize,
+        ((imm >> 12) & 3) as usize,
+    )
 }
 
 fn decode_mac16(w: u32, r: u32, s: u32, t: u32, op1: u32, op2: u32) -> Insn {
@@ -649,7 +1120,10 @@ fn decode_mac16(w: u32, r: u32, s: u32, t: u32, op1: u32, op2: u32) -> Insn {
             3 => i(MulsAd, AR_S),
             _ => ill,
         },
-        4 | 5 if kind == 2 && r & 0x8 == 0 => i(if op2 == 4 { MulaDaLdinc } else { MulaDaLddec }, AR_S | AR_T),
+        4 | 5 if kind == 2 && r & 0x8 == 0 => i(
+            if op2 == 4 { MulaDaLdinc } else { MulaDaLddec },
+            AR_S | AR_T,
+        ),
         6 if s == 0 && r_mx_only => match kind {
             1 => i(MulDa, AR_T),
             2 => i(MulaDa, AR_T),
@@ -662,7 +1136,9 @@ fn decode_mac16(w: u32, r: u32, s: u32, t: u32, op1: u32, op2: u32) -> Insn {
             2 => i(MulaAa, AR_S | AR_T),
             _ => i(MulsAa, AR_S | AR_T),
         },
-        8 | 9 if op1 == 0 && t == 0 && r & 0xC == 0 => i(if op2 == 8 { Ldinc } else { Lddec }, AR_S),
+        8 | 9 if op1 == 0 && t == 0 && r & 0xC == 0 => {
+            i(if op2 == 8 { Ldinc } else { Lddec }, AR_S)
+        }
         _ => ill,
     }
 }

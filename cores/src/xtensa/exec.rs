@@ -75,7 +75,16 @@ const BLK_BP: u8 = 1;
 /// `XtensaBus::fetch_priced` of the start PC: `block_fetch` is called only when set.
 const BLK_FETCH: u8 = 2;
 
-const EMPTY_SLOT: Block = Block { pc: u32::MAX, start: 0, bytes: 0, n: 0, max_pane: 0, flags: 0, head_n: 0, head_bytes: 0 };
+const EMPTY_SLOT: Block = Block {
+    pc: u32::MAX,
+    start: 0,
+    bytes: 0,
+    n: 0,
+    max_pane: 0,
+    flags: 0,
+    head_n: 0,
+    head_bytes: 0,
+};
 
 struct BlockCache {
     map: HashMap<u32, u32>,
@@ -177,7 +186,12 @@ pub struct Xtensa {
 impl Xtensa {
     /// A core in its reset state.
     pub fn new(cfg: XtensaConfig) -> Self {
-        Xtensa { cpu: Cpu::new(cfg), cache: BlockCache::new(), breakpoints: HashSet::new(), bp_resume: None }
+        Xtensa {
+            cpu: Cpu::new(cfg),
+            cache: BlockCache::new(),
+            breakpoints: HashSet::new(),
+            bp_resume: None,
+        }
     }
 
     /// Reset the architectural state (keeps breakpoints and policies).
@@ -255,7 +269,10 @@ impl Xtensa {
         let insn_end = self.cpu.insns.saturating_add(max_insns);
         let cycle_end = self.cpu.cycles.saturating_add(max_cycles);
         self.cpu.set_run_end(cycle_end);
-        let run = RunBounds { insn_end, plain_insn_end: insn_end.saturating_sub(MAX_BLOCK as u64) };
+        let run = RunBounds {
+            insn_end,
+            plain_insn_end: insn_end.saturating_sub(MAX_BLOCK as u64),
+        };
         let mut bp_skip = self.bp_resume.take();
         let mut mem_owner = hooks.memory_owner();
         bus.set_owner(mem_owner);
@@ -288,15 +305,24 @@ impl Xtensa {
             // Block lookup: the direct-mapped table; on a miss the map, then the decoder.
             let slot = BlockCache::slot(pc);
             if self.cache.fast[slot].pc != pc {
-                if let Err(f) = self.cache.fill(slot, pc, &self.breakpoints, &self.cpu.cfg, bus) {
+                if let Err(f) = self
+                    .cache
+                    .fill(slot, pc, &self.breakpoints, &self.cpu.cfg, bus)
+                {
                     let cpu = &mut self.cpu;
                     if cpu.bus_fault_exceptions && cpu.ps & PS_EXCM == 0 {
-                        if let Some(stop) = cpu.raise_exception(hooks, cause::INSTR_FETCH_ERROR, pc, Some(f.addr)) {
+                        if let Some(stop) =
+                            cpu.raise_exception(hooks, cause::INSTR_FETCH_ERROR, pc, Some(f.addr))
+                        {
                             return stop;
                         }
                         continue;
                     }
-                    return StopReason::BusFault { pc, addr: f.addr, kind: AccessKind::Fetch };
+                    return StopReason::BusFault {
+                        pc,
+                        addr: f.addr,
+                        kind: AccessKind::Fetch,
+                    };
                 }
             }
             let blk = &self.cache.fast[slot];
@@ -311,16 +337,39 @@ impl Xtensa {
                 }
                 let code = self.cache.plain_code(blk);
                 let lim = blk.limits(run, blk.bytes, cpu.cycle_stop, self.cache.generation);
-                match cpu.exec_block::<B, H, true, WIN, LOOPS>(bus, hooks, &self.cache, code, lim, Segments::PLAIN) {
+                match cpu.exec_block::<B, H, true, WIN, LOOPS>(
+                    bus,
+                    hooks,
+                    &self.cache,
+                    code,
+                    lim,
+                    Segments::PLAIN,
+                ) {
                     BlockExit::Next => continue,
                     BlockExit::Stop => cpu.stop.take(),
                     BlockExit::Resume(at) => {
                         let slot = BlockCache::slot(at.pc0);
-                        self.general_block::<B, H, WIN, LOOPS>(bus, hooks, slot, run, Some(at), &mut bp_skip, &mut mem_owner)
+                        self.general_block::<B, H, WIN, LOOPS>(
+                            bus,
+                            hooks,
+                            slot,
+                            run,
+                            Some(at),
+                            &mut bp_skip,
+                            &mut mem_owner,
+                        )
                     }
                 }
             } else {
-                self.general_block::<B, H, WIN, LOOPS>(bus, hooks, slot, run, None, &mut bp_skip, &mut mem_owner)
+                self.general_block::<B, H, WIN, LOOPS>(
+                    bus,
+                    hooks,
+                    slot,
+                    run,
+                    None,
+                    &mut bp_skip,
+                    &mut mem_owner,
+                )
             };
             if let Some(stop) = stop {
                 return stop;
@@ -370,9 +419,20 @@ impl Xtensa {
                 resume_to: None,
             },
             // The plain path ran the block so far without pane checks: it found them not needed.
-            Some(at) => Segments { wchk: false, lend_idx: at.lend_idx, resume_to: Some(at.to) },
+            Some(at) => Segments {
+                wchk: false,
+                lend_idx: at.lend_idx,
+                resume_to: Some(at.to),
+            },
         };
-        let exit = cpu.exec_block::<B, H, false, WIN, LOOPS>(bus, hooks, &self.cache, insns, lim, segments);
+        let exit = cpu.exec_block::<B, H, false, WIN, LOOPS>(
+            bus,
+            hooks,
+            &self.cache,
+            insns,
+            lim,
+            segments,
+        );
         // A zero-overhead loop pass may have told the hooks of the block again: charge what follows
         // as the run loop would from the next block on (nothing touches memory before it).
         *mem_owner = charge_owner(bus, hooks, *mem_owner);
@@ -387,7 +447,12 @@ impl Cpu {
     /// The between-blocks work of the run loop, in its order: timers, interrupts, WAITI, budgets.
     #[cold]
     #[inline(never)]
-    fn between_blocks<H: XtensaHooks>(&mut self, hooks: &mut H, insn_end: u64, cycle_end: u64) -> Between {
+    fn between_blocks<H: XtensaHooks>(
+        &mut self,
+        hooks: &mut H,
+        insn_end: u64,
+        cycle_end: u64,
+    ) -> Between {
         if self.cycles >= self.next_timer {
             self.fire_timers();
         }
@@ -410,7 +475,10 @@ impl Cpu {
                     self.idle_cycles += skip;
                     Between::Again
                 }
-                None => Between::Stop(StopReason::WaitI { pc: self.pc, level: self.ps & PS_INTLEVEL }),
+                None => Between::Stop(StopReason::WaitI {
+                    pc: self.pc,
+                    level: self.ps & PS_INTLEVEL,
+                }),
             };
         }
         if self.insns >= insn_end {
@@ -481,7 +549,12 @@ impl<'a> Here<'a> {
     #[inline(never)]
     fn plain(cache: &'a BlockCache, pc0: u32) -> Here<'a> {
         let blk = &cache.fast[BlockCache::slot(pc0)];
-        Here { insns: cache.body(blk), pc0, bytes: blk.bytes as u32, max_pane: blk.max_pane }
+        Here {
+            insns: cache.body(blk),
+            pc0,
+            bytes: blk.bytes as u32,
+            max_pane: blk.max_pane,
+        }
     }
 
     /// `lend_at` of the block with LEND at `lend`.
@@ -504,7 +577,11 @@ struct Segments {
 
 impl Segments {
     /// The plain path: panes all in reach, LEND outside the block.
-    const PLAIN: Segments = Segments { wchk: false, lend_idx: NO_LEND, resume_to: None };
+    const PLAIN: Segments = Segments {
+        wchk: false,
+        lend_idx: NO_LEND,
+        resume_to: None,
+    };
 }
 
 /// Where the plain path handed a block over to the general one: LEND moved into the block, so the
@@ -539,8 +616,15 @@ fn build_block<B: XtensaBus>(
 ) -> Result<u32, BusFault> {
     let start = cache.insns.len();
     let mut end = decode_run(cache, bps, cfg, bus, pc)?;
-    let (head_n, head_bytes) = ((cache.insns.len() - start) as u8, end.wrapping_sub(pc) as u16);
-    let max_pane = cache.insns[start..].iter().map(|i| i.pane).max().unwrap_or(0);
+    let (head_n, head_bytes) = (
+        (cache.insns.len() - start) as u8,
+        end.wrapping_sub(pc) as u16,
+    );
+    let max_pane = cache.insns[start..]
+        .iter()
+        .map(|i| i.pane)
+        .max()
+        .unwrap_or(0);
     let mut flags = 0;
     if bps.contains(&pc) {
         flags |= BLK_BP;
@@ -554,7 +638,9 @@ fn build_block<B: XtensaBus>(
             break;
         }
         let run_start = cache.insns.len();
-        let Ok(run_end) = decode_run(cache, bps, cfg, bus, end) else { break };
+        let Ok(run_end) = decode_run(cache, bps, cfg, bus, end) else {
+            break;
+        };
         let run = &cache.insns[run_start..];
         if !continues_plainly(run, cache.insns.len() - start, max_pane, end, cfg) {
             cache.insns.truncate(run_start);
@@ -577,7 +663,16 @@ fn build_block<B: XtensaBus>(
     let idx = cache.blocks.len() as u32;
     let n = (cache.insns.len() - start) as u8;
     cache.insns.push(block_end_marker(n, cum, bytes));
-    cache.blocks.push(Block { pc, start: start as u32, bytes: bytes as u16, n, max_pane, flags, head_n, head_bytes });
+    cache.blocks.push(Block {
+        pc,
+        start: start as u32,
+        bytes: bytes as u16,
+        n,
+        max_pane,
+        flags,
+        head_n,
+        head_bytes,
+    });
     cache.map.insert(pc, idx);
     Ok(idx)
 }
@@ -586,7 +681,12 @@ fn build_block<B: XtensaBus>(
 /// an instruction of length 0 (no decoded instruction has that length) saying what falling through
 /// the `n` instructions amounts to: their count, their cost and the `bytes` to the next PC.
 fn block_end_marker(n: u8, cost: u16, bytes: u32) -> Insn {
-    Insn { idx: n, cum_cost: cost, imm: bytes, ..Insn::illegal(0) }
+    Insn {
+        idx: n,
+        cum_cost: cost,
+        imm: bytes,
+        ..Insn::illegal(0)
+    }
 }
 
 /// Decode the block the run loop would meet at `pc` on its own onto `cache.insns` (all but the
@@ -620,7 +720,10 @@ fn decode_run<B: XtensaBus>(
         debug_assert!(insn.op == Op::Ee || (insn.r | insn.s | insn.t) < 16);
         cache.insns.push(insn);
         p = p.wrapping_add(insn.len as u32);
-        if insn.op == Op::Illegal || insn.ends_block() || cache.insns.len() - start >= MAX_BLOCK || bps.contains(&p)
+        if insn.op == Op::Illegal
+            || insn.ends_block()
+            || cache.insns.len() - start >= MAX_BLOCK
+            || bps.contains(&p)
         {
             break;
         }
@@ -630,7 +733,9 @@ fn decode_run<B: XtensaBus>(
     for i in start..end.saturating_sub(1) {
         let (a, b) = (cache.insns[i], cache.insns[i + 1]);
         if a.is_ar_load() && b.names_ar(a.t) {
-            cache.insns[i].cost = cache.insns[i].cost.saturating_add(cfg.timing.load_use as u8);
+            cache.insns[i].cost = cache.insns[i]
+                .cost
+                .saturating_add(cfg.timing.load_use as u8);
         }
     }
     Ok(p)
@@ -658,7 +763,10 @@ fn continues_plainly(run: &[Insn], n: usize, head_pane: u8, pc: u32, cfg: &Xtens
 #[inline(never)]
 fn lend_index(insns: &[Insn], pc0: u32, lend: u32) -> u8 {
     let off = lend.wrapping_sub(pc0);
-    insns.iter().find(|i| i.off as u32 + i.len as u32 == off).map_or(NO_LEND, |i| i.idx)
+    insns
+        .iter()
+        .find(|i| i.off as u32 + i.len as u32 == off)
+        .map_or(NO_LEND, |i| i.idx)
 }
 
 /// `lend_index` when no instruction of the block is followed by LEND (no index reaches 255).
@@ -688,11 +796,12 @@ fn static_cost(insn: &Insn, cfg: &XtensaConfig) -> u32 {
     t.base
         + match insn.op {
             Mul16u | Mul16s | Mull | Muluh | Mulsh => t.mul,
-            UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa | MulsDa | MulDd
-            | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc | MulaDdLddec => t.mul,
+            UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa
+            | MulsDa | MulDd | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc
+            | MulaDdLddec => t.mul,
             Quou | Quos | Remu | Rems => t.div,
-            AddS | SubS | MulS | MaddS | MsubS | RoundS | TruncS | FloorS | CeilS | FloatS | UfloatS
-            | UtruncS => t.fp,
+            AddS | SubS | MulS | MaddS | MsubS | RoundS | TruncS | FloorS | CeilS | FloatS
+            | UfloatS | UtruncS => t.fp,
             _ => 0,
         }
 }
@@ -729,20 +838,33 @@ fn f2i(x: f32, mode: u8) -> u32 {
 impl Cpu {
     /// Data load of `size` bytes at `addr`, or the fault it raises (`data_fault` dispatches it).
     #[inline(always)]
-    fn try_load<B: XtensaBus>(&mut self, bus: &mut B, addr: u32, size: u32) -> Result<u32, DataFault> {
+    fn try_load<B: XtensaBus>(
+        &mut self,
+        bus: &mut B,
+        addr: u32,
+        size: u32,
+    ) -> Result<u32, DataFault> {
         if self.align_exc && addr & (size - 1) != 0 {
             return Err(DataFault::Misaligned { addr });
         }
-        bus.read(addr, size).map_err(|f| DataFault::Bus(f, AccessKind::Read))
+        bus.read_at(addr, size, self.cycles)
+            .map_err(|f| DataFault::Bus(f, AccessKind::Read))
     }
 
     /// Data store of the low `size` bytes of `v` at `addr`, or the fault it raises.
     #[inline(always)]
-    fn try_store<B: XtensaBus>(&mut self, bus: &mut B, addr: u32, size: u32, v: u32) -> Result<(), DataFault> {
+    fn try_store<B: XtensaBus>(
+        &mut self,
+        bus: &mut B,
+        addr: u32,
+        size: u32,
+        v: u32,
+    ) -> Result<(), DataFault> {
         if self.align_exc && addr & (size - 1) != 0 {
             return Err(DataFault::Misaligned { addr });
         }
-        bus.write(addr, size, v).map_err(|f| DataFault::Bus(f, AccessKind::Write))
+        bus.write_at(addr, size, v, self.cycles)
+            .map_err(|f| DataFault::Bus(f, AccessKind::Write))
     }
 
     /// `try_load` with its fault dispatched for the instruction at `pc`.
@@ -755,7 +877,8 @@ impl Cpu {
         size: u32,
         pc: u32,
     ) -> Result<u32, Option<StopReason>> {
-        self.try_load(bus, addr, size).map_err(|f| self.data_fault(hooks, f, pc))
+        self.try_load(bus, addr, size)
+            .map_err(|f| self.data_fault(hooks, f, pc))
     }
 
     /// `try_store` with its fault dispatched for the instruction at `pc`.
@@ -769,27 +892,45 @@ impl Cpu {
         v: u32,
         pc: u32,
     ) -> Result<(), Option<StopReason>> {
-        self.try_store(bus, addr, size, v).map_err(|f| self.data_fault(hooks, f, pc))
+        self.try_store(bus, addr, size, v)
+            .map_err(|f| self.data_fault(hooks, f, pc))
     }
 
     /// Dispatch the fault of a data access by the instruction at `pc`: the alignment exception, a
     /// LoadStoreError or a stop (see `bus_fault_exceptions`).
     #[cold]
     #[inline(never)]
-    fn data_fault<H: XtensaHooks>(&mut self, hooks: &mut H, fault: DataFault, pc: u32) -> Option<StopReason> {
+    fn data_fault<H: XtensaHooks>(
+        &mut self,
+        hooks: &mut H,
+        fault: DataFault,
+        pc: u32,
+    ) -> Option<StopReason> {
         match fault {
-            DataFault::Misaligned { addr } => self.raise_exception(hooks, cause::LOAD_STORE_ALIGNMENT, pc, Some(addr)),
+            DataFault::Misaligned { addr } => {
+                self.raise_exception(hooks, cause::LOAD_STORE_ALIGNMENT, pc, Some(addr))
+            }
             DataFault::Bus(f, kind) => self.bus_fault(hooks, pc, f, kind),
         }
     }
 
     #[cold]
-    fn bus_fault<H: XtensaHooks>(&mut self, hooks: &mut H, pc: u32, f: BusFault, kind: AccessKind) -> Option<StopReason> {
+    fn bus_fault<H: XtensaHooks>(
+        &mut self,
+        hooks: &mut H,
+        pc: u32,
+        f: BusFault,
+        kind: AccessKind,
+    ) -> Option<StopReason> {
         if self.bus_fault_exceptions {
             self.raise_exception(hooks, cause::LOAD_STORE_ERROR, pc, Some(f.addr))
         } else {
             self.pc = pc;
-            Some(StopReason::BusFault { pc, addr: f.addr, kind })
+            Some(StopReason::BusFault {
+                pc,
+                addr: f.addr,
+                kind,
+            })
         }
     }
 
@@ -901,7 +1042,11 @@ impl Cpu {
     }
 
     #[inline(always)]
-    fn fp_enabled<H: XtensaHooks>(&mut self, hooks: &mut H, pc: u32) -> Result<(), Option<StopReason>> {
+    fn fp_enabled<H: XtensaHooks>(
+        &mut self,
+        hooks: &mut H,
+        pc: u32,
+    ) -> Result<(), Option<StopReason>> {
         if self.cpenable & 1 == 0 {
             Err(self.raise_exception(hooks, cause::COPROCESSOR0_DISABLED, pc, None))
         } else {
@@ -931,7 +1076,13 @@ impl Cpu {
     /// decoded and their code is left out).
     /// `LOOPS`: zero-overhead loops may be active (blocks are cut at LEND).
     #[inline(always)]
-    fn exec_block<B: XtensaBus, H: XtensaHooks, const PLAIN: bool, const WIN: bool, const LOOPS: bool>(
+    fn exec_block<
+        B: XtensaBus,
+        H: XtensaHooks,
+        const PLAIN: bool,
+        const WIN: bool,
+        const LOOPS: bool,
+    >(
         &mut self,
         bus: &mut B,
         hooks: &mut H,
@@ -953,79 +1104,88 @@ impl Cpu {
         // block, else `NO_LEND` (a segment ends there).
         let mut lend_idx = segments.lend_idx;
         let (stopped, end_n, end_cyc): (bool, u32, u64) = 'ex: {
-        // The block runs in segments that end where a fall-through reaches LEND (or at the block's
-        // end), so that no instruction pays for the LEND test: `insns[from..to]` is the segment. A
-        // resumed block enters where its segment ended.
-        let mut from = 0;
-        let mut to = segments.resume_to.map_or(0, |to| to as usize);
-        let mut resumed = segments.resume_to.is_some();
-        'seg: loop {
-        if !resumed {
-        to = if !PLAIN && lend_idx != NO_LEND && lend_idx as usize >= from {
-            lend_idx as usize + 1
-        } else {
-            insns.len()
-        };
-        let mut segment = insns[from..to].iter();
-        let mut plain_at = code.as_ptr();
-        loop {
-            let insn: &Insn = if PLAIN {
-                // The plain path walks the block up to its end marker without testing for the end
-                // of the slice (two host instructions per instruction): the marker leaves the loop,
-                // every other instruction moves on to the next or leaves (`jump!` may move on to
-                // the start of another block's code), so the walk stays within the code of a
-                // block (`BlockCache::plain_code`), which ends with the marker.
-                // SAFETY: `plain_at` points into the code of a block, as just argued.
-                unsafe { &*plain_at }
-            } else {
-                match segment.next() {
-                    Some(insn) => insn,
-                    None => break,
-                }
-            };
-            // Operands and addresses are read or computed where an instruction uses them: binding
-            // them up front costs every instruction the loads and adds.
-            macro_rules! pc {
-                () => {
-                    pc0.wrapping_add(insn.off as u32)
-                };
-            }
-            macro_rules! next {
-                () => {
-                    pc!().wrapping_add(insn.len as u32)
-                };
-            }
-            if wchk && insn.pane > self.win_limit {
-                // Before the instruction: it does not count.
-                self.window_overflow(hooks, pc!());
-                break 'ex (false, insn.idx as u32, insn.cum_cost as u64 - insn.cost as u64);
-            }
-            // Leave the block after this instruction.
-            macro_rules! exit {
-                ($stop:expr) => {{
-                    let stop: Option<StopReason> = $stop;
-                    let stopped = stop.is_some();
-                    if stopped {
-                        self.stop = stop;
-                    }
-                    break 'ex (stopped, insn.idx as u32 + 1, insn.cum_cost as u64)
-                }};
-            }
-            // The block running now as far as rare instructions need it: on the plain path
-            // `jump!` may have moved on from the one `lim` and `insns` describe.
-            macro_rules! here {
-                () => {
-                    if PLAIN {
-                        Here::plain(cache, pc0)
+            // The block runs in segments that end where a fall-through reaches LEND (or at the block's
+            // end), so that no instruction pays for the LEND test: `insns[from..to]` is the segment. A
+            // resumed block enters where its segment ended.
+            let mut from = 0;
+            let mut to = segments.resume_to.map_or(0, |to| to as usize);
+            let mut resumed = segments.resume_to.is_some();
+            'seg: loop {
+                if !resumed {
+                    to = if !PLAIN && lend_idx != NO_LEND && lend_idx as usize >= from {
+                        lend_idx as usize + 1
                     } else {
-                        Here { insns, pc0, bytes: lim.bytes, max_pane: lim.max_pane }
-                    }
-                };
-            }
-            // Leave the block for `target` after this instruction, a taken branch or jump. The plain
-            // path goes on into the block at `target` on the spot when the run loop would run it
-            // plainly next (the pass is counted as a block exit would).
-            macro_rules! jump {
+                        insns.len()
+                    };
+                    let mut segment = insns[from..to].iter();
+                    let mut plain_at = code.as_ptr();
+                    loop {
+                        let insn: &Insn = if PLAIN {
+                            // The plain path walks the block up to its end marker without testing for the end
+                            // of the slice (two host instructions per instruction): the marker leaves the loop,
+                            // every other instruction moves on to the next or leaves (`jump!` may move on to
+                            // the start of another block's code), so the walk stays within the code of a
+                            // block (`BlockCache::plain_code`), which ends with the marker.
+                            // SAFETY: `plain_at` points into the code of a block, as just argued.
+                            unsafe { &*plain_at }
+                        } else {
+                            match segment.next() {
+                                Some(insn) => insn,
+                                None => break,
+                            }
+                        };
+                        // Operands and addresses are read or computed where an instruction uses them: binding
+                        // them up front costs every instruction the loads and adds.
+                        macro_rules! pc {
+                            () => {
+                                pc0.wrapping_add(insn.off as u32)
+                            };
+                        }
+                        macro_rules! next {
+                            () => {
+                                pc!().wrapping_add(insn.len as u32)
+                            };
+                        }
+                        if wchk && insn.pane > self.win_limit {
+                            // Before the instruction: it does not count.
+                            self.window_overflow(hooks, pc!());
+                            break 'ex (
+                                false,
+                                insn.idx as u32,
+                                insn.cum_cost as u64 - insn.cost as u64,
+                            );
+                        }
+                        // Leave the block after this instruction.
+                        macro_rules! exit {
+                            ($stop:expr) => {{
+                                let stop: Option<StopReason> = $stop;
+                                let stopped = stop.is_some();
+                                if stopped {
+                                    self.stop = stop;
+                                }
+                                break 'ex (stopped, insn.idx as u32 + 1, insn.cum_cost as u64);
+                            }};
+                        }
+                        // The block running now as far as rare instructions need it: on the plain path
+                        // `jump!` may have moved on from the one `lim` and `insns` describe.
+                        macro_rules! here {
+                            () => {
+                                if PLAIN {
+                                    Here::plain(cache, pc0)
+                                } else {
+                                    Here {
+                                        insns,
+                                        pc0,
+                                        bytes: lim.bytes,
+                                        max_pane: lim.max_pane,
+                                    }
+                                }
+                            };
+                        }
+                        // Leave the block for `target` after this instruction, a taken branch or jump. The plain
+                        // path goes on into the block at `target` on the spot when the run loop would run it
+                        // plainly next (the pass is counted as a block exit would).
+                        macro_rules! jump {
                 ($target:expr) => {{
                     let target: u32 = $target;
                     if PLAIN {
@@ -1041,67 +1201,86 @@ impl Cpu {
                     break 'ex (false, insn.idx as u32 + 1, insn.cum_cost as u64 + self.t_taken)
                 }};
             }
-            // Rare instructions run out of line, with the counters current while they run (taken
-            // back afterwards: the exit adds the whole pass). Wrapping: a BREAK that stops takes
-            // itself back too, so the counters may dip below their value at entry until the exit.
-            macro_rules! out_of_line {
-                ($call:expr) => {{
-                    let (n, c) = (insn.idx as u64 + 1, insn.cum_cost as u64);
-                    self.insns += n;
-                    self.cycles += c;
-                    let flow = $call;
-                    self.insns = self.insns.wrapping_sub(n);
-                    self.cycles = self.cycles.wrapping_sub(c);
-                    match flow {
-                        Flow::Next => lend_moved!(here!().lend_at::<LOOPS>(self.lend)),
-                        Flow::Exit(x) => exit!(x),
-                    }
-                }};
-            }
-            // LEND may have moved into or within this block: end the segment after this
-            // instruction, so that the next one is cut at the new LEND (on the general path).
-            macro_rules! lend_moved {
-                ($new:expr) => {{
-                    let new = $new;
-                    if new != lend_idx {
-                        if PLAIN {
-                            return BlockExit::Resume(Resume { pc0, to: insn.idx + 1, lend_idx: new });
+                        // Rare instructions run out of line, with the counters current while they run (taken
+                        // back afterwards: the exit adds the whole pass). Wrapping: a BREAK that stops takes
+                        // itself back too, so the counters may dip below their value at entry until the exit.
+                        macro_rules! out_of_line {
+                            ($call:expr) => {{
+                                let (n, c) = (insn.idx as u64 + 1, insn.cum_cost as u64);
+                                self.insns += n;
+                                self.cycles += c;
+                                let flow = $call;
+                                self.insns = self.insns.wrapping_sub(n);
+                                self.cycles = self.cycles.wrapping_sub(c);
+                                match flow {
+                                    Flow::Next => lend_moved!(here!().lend_at::<LOOPS>(self.lend)),
+                                    Flow::Exit(x) => exit!(x),
+                                }
+                            }};
                         }
-                        lend_idx = new;
-                        to = insn.idx as usize + 1;
-                        break;
-                    }
-                }};
-            }
-            // The value of a data access, or leave the block with the fault it raised.
-            macro_rules! mem {
-                ($e:expr) => {
-                    match $e {
-                        Ok(v) => v,
-                        Err(fault) => exit!(self.data_fault(hooks, fault, pc!())),
-                    }
-                };
-            }
-            // a<r>, a<s>, a<t> of the instruction (a `u8` index into `Cpu::ar`: no bounds check), or
-            // a<i> for a register number i below 16.
-            macro_rules! a {
-                (r) => { self.ar[insn.r as usize] };
-                (s) => { self.ar[insn.s as usize] };
-                (t) => { self.ar[insn.t as usize] };
-                ($i:expr) => {
-                    self.ar[((($i) as u32) & 15) as usize]
-                };
-            }
-            macro_rules! sa {
-                (r, $v:expr) => {{ let v: u32 = $v; self.ar[insn.r as usize] = v }};
-                (s, $v:expr) => {{ let v: u32 = $v; self.ar[insn.s as usize] = v }};
-                (t, $v:expr) => {{ let v: u32 = $v; self.ar[insn.t as usize] = v }};
-                ($i:expr, $v:expr) => {{
-                    let v: u32 = $v;
-                    self.ar[((($i) as u32) & 15) as usize] = v
-                }};
-            }
-            macro_rules! br {
+                        // LEND may have moved into or within this block: end the segment after this
+                        // instruction, so that the next one is cut at the new LEND (on the general path).
+                        macro_rules! lend_moved {
+                            ($new:expr) => {{
+                                let new = $new;
+                                if new != lend_idx {
+                                    if PLAIN {
+                                        return BlockExit::Resume(Resume {
+                                            pc0,
+                                            to: insn.idx + 1,
+                                            lend_idx: new,
+                                        });
+                                    }
+                                    lend_idx = new;
+                                    to = insn.idx as usize + 1;
+                                    break;
+                                }
+                            }};
+                        }
+                        // The value of a data access, or leave the block with the fault it raised.
+                        macro_rules! mem {
+                            ($e:expr) => {
+                                match $e {
+                                    Ok(v) => v,
+                                    Err(fault) => exit!(self.data_fault(hooks, fault, pc!())),
+                                }
+                            };
+                        }
+                        // a<r>, a<s>, a<t> of the instruction (a `u8` index into `Cpu::ar`: no bounds check), or
+                        // a<i> for a register number i below 16.
+                        macro_rules! a {
+                            (r) => {
+                                self.ar[insn.r as usize]
+                            };
+                            (s) => {
+                                self.ar[insn.s as usize]
+                            };
+                            (t) => {
+                                self.ar[insn.t as usize]
+                            };
+                            ($i:expr) => {
+                                self.ar[((($i) as u32) & 15) as usize]
+                            };
+                        }
+                        macro_rules! sa {
+                            (r, $v:expr) => {{
+                                let v: u32 = $v;
+                                self.ar[insn.r as usize] = v
+                            }};
+                            (s, $v:expr) => {{
+                                let v: u32 = $v;
+                                self.ar[insn.s as usize] = v
+                            }};
+                            (t, $v:expr) => {{
+                                let v: u32 = $v;
+                                self.ar[insn.t as usize] = v
+                            }};
+                            ($i:expr, $v:expr) => {{
+                                let v: u32 = $v;
+                                self.ar[((($i) as u32) & 15) as usize] = v
+                            }};
+                        }
+                        macro_rules! br {
                 ($cond:expr) => {{
                     if $cond {
                         jump!(insn.imm);
@@ -1114,414 +1293,450 @@ impl Cpu {
                     }
                 }};
             }
-            macro_rules! exc {
-                ($c:expr) => {
-                    exit!(self.raise_exception(hooks, $c, pc!(), None))
-                };
+                        macro_rules! exc {
+                            ($c:expr) => {
+                                exit!(self.raise_exception(hooks, $c, pc!(), None))
+                            };
+                        }
+                        match insn.op {
+                            // The end marker of a block on the plain path (see `block_end_marker`).
+                            Illegal if PLAIN && insn.len == 0 => {
+                                self.pc = pc0.wrapping_add(insn.imm);
+                                break 'ex (false, insn.idx as u32, insn.cum_cost as u64);
+                            }
+                            Illegal | Ill | IllN => exc!(cause::ILLEGAL),
+                            // ---- ALU ----
+                            And => sa!(r, a!(s) & a!(t)),
+                            Or => sa!(r, a!(s) | a!(t)),
+                            Xor => sa!(r, a!(s) ^ a!(t)),
+                            Add | AddN => sa!(r, a!(s).wrapping_add(a!(t))),
+                            Addx2 => sa!(r, (a!(s) << 1).wrapping_add(a!(t))),
+                            Addx4 => sa!(r, (a!(s) << 2).wrapping_add(a!(t))),
+                            Addx8 => sa!(r, (a!(s) << 3).wrapping_add(a!(t))),
+                            Sub => sa!(r, a!(s).wrapping_sub(a!(t))),
+                            Subx2 => sa!(r, (a!(s) << 1).wrapping_sub(a!(t))),
+                            Subx4 => sa!(r, (a!(s) << 2).wrapping_sub(a!(t))),
+                            Subx8 => sa!(r, (a!(s) << 3).wrapping_sub(a!(t))),
+                            Neg => sa!(r, a!(t).wrapping_neg()),
+                            Abs => sa!(r, (a!(t) as i32).wrapping_abs() as u32),
+                            Addi => sa!(t, a!(s).wrapping_add(insn.imm)),
+                            Addmi => sa!(t, a!(s).wrapping_add(insn.imm)),
+                            AddiN => sa!(r, a!(s).wrapping_add(insn.imm)),
+                            Movi => sa!(t, insn.imm),
+                            MoviN => sa!(s, insn.imm),
+                            MovN => sa!(t, a!(s)),
+                            Salt => sa!(r, ((a!(s) as i32) < (a!(t) as i32)) as u32),
+                            Saltu => sa!(r, (a!(s) < a!(t)) as u32),
+                            Moveqz => {
+                                if a!(t) == 0 {
+                                    sa!(r, a!(s))
+                                }
+                            }
+                            Movnez => {
+                                if a!(t) != 0 {
+                                    sa!(r, a!(s))
+                                }
+                            }
+                            Movltz => {
+                                if (a!(t) as i32) < 0 {
+                                    sa!(r, a!(s))
+                                }
+                            }
+                            Movgez => {
+                                if (a!(t) as i32) >= 0 {
+                                    sa!(r, a!(s))
+                                }
+                            }
+                            Movf => {
+                                if !self.getb(insn.t) {
+                                    sa!(r, a!(s))
+                                }
+                            }
+                            Movt => {
+                                if self.getb(insn.t) {
+                                    sa!(r, a!(s))
+                                }
+                            }
+                            Min => sa!(r, (a!(s) as i32).min(a!(t) as i32) as u32),
+                            Max => sa!(r, (a!(s) as i32).max(a!(t) as i32) as u32),
+                            Minu => sa!(r, a!(s).min(a!(t))),
+                            Maxu => sa!(r, a!(s).max(a!(t))),
+                            Sext => {
+                                // sign-extend from bit b = t + 7 (§2.2, §2.7)
+                                let sh = 31 - ((insn.t as u32) + 7);
+                                sa!(r, (((a!(s) << sh) as i32) >> sh) as u32)
+                            }
+                            Clamps => {
+                                let b = (insn.t as u32) + 7;
+                                let lo = -(1i64 << b);
+                                let hi = (1i64 << b) - 1;
+                                sa!(r, ((a!(s) as i32 as i64).clamp(lo, hi)) as i32 as u32)
+                            }
+                            Nsa => {
+                                // redundant sign bits; 31 for 0 and −1 (§2.7)
+                                let v = a!(s);
+                                let x = if (v as i32) < 0 { !v } else { v };
+                                sa!(t, if x == 0 { 31 } else { x.leading_zeros() - 1 })
+                            }
+                            Nsau => sa!(t, a!(s).leading_zeros()),
+                            // ---- shifts (§2.7 "Shifts and SAR") ----
+                            Slli => sa!(r, ((a!(s) as u64) << insn.imm) as u32),
+                            Srai => sa!(r, ((a!(t) as i32) >> insn.imm) as u32),
+                            Srli => sa!(r, a!(t) >> insn.imm),
+                            Extui => {
+                                // imm = shift | width << 8 with shift < 32 and width 1..=16 (the decoder's).
+                                let (sh, w) = (insn.imm & 0xFF, insn.imm >> 8);
+                                sa!(r, (a!(t) >> sh) & ((1u32 << w) - 1))
+                            }
+                            Ssr => self.sar = a!(s) & 31,
+                            Ssl => self.sar = 32 - (a!(s) & 31),
+                            Ssa8l => self.sar = (a!(s) & 3) * 8,
+                            Ssa8b => self.sar = 32 - (a!(s) & 3) * 8,
+                            Ssai => self.sar = insn.imm,
+                            Src => {
+                                let v = ((a!(s) as u64) << 32) | a!(t) as u64;
+                                sa!(r, (v >> self.sar) as u32)
+                            }
+                            Srl => sa!(r, ((a!(t) as u64) >> self.sar) as u32),
+                            Sra => sa!(r, ((a!(t) as i32 as i64) >> self.sar) as u32),
+                            Sll => sa!(r, (((a!(s) as u64) << 32) >> self.sar) as u32),
+                            // ---- multiply / divide ----
+                            Mul16u => sa!(r, (a!(s) & 0xFFFF) * (a!(t) & 0xFFFF)),
+                            Mul16s => {
+                                sa!(r, ((a!(s) as i16 as i32) * (a!(t) as i16 as i32)) as u32)
+                            }
+                            Mull => sa!(r, a!(s).wrapping_mul(a!(t))),
+                            Muluh => sa!(r, ((a!(s) as u64 * a!(t) as u64) >> 32) as u32),
+                            Mulsh => sa!(
+                                r,
+                                ((a!(s) as i32 as i64 * a!(t) as i32 as i64) >> 32) as u32
+                            ),
+                            Quou | Quos | Remu | Rems => {
+                                let (x, y) = (a!(s), a!(t));
+                                if y == 0 {
+                                    exc!(cause::DIVIDE_BY_ZERO);
+                                }
+                                // QUOS(−2^31, −1) = −2^31, REMS = 0 (§2.7) — wrapping ops give exactly that.
+                                let v = match insn.op {
+                                    Quou => x / y,
+                                    Remu => x % y,
+                                    Quos => (x as i32).wrapping_div(y as i32) as u32,
+                                    _ => (x as i32).wrapping_rem(y as i32) as u32,
+                                };
+                                sa!(r, v)
+                            }
+                            // ---- loads / stores ----
+                            L8ui => {
+                                let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 1));
+                                sa!(t, v)
+                            }
+                            L16ui => {
+                                let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 2));
+                                sa!(t, v)
+                            }
+                            L16si => {
+                                let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 2));
+                                sa!(t, v as u16 as i16 as i32 as u32)
+                            }
+                            L32i | L32iN | L32ai | L32e => {
+                                let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 4));
+                                sa!(t, v)
+                            }
+                            S8i => {
+                                mem!(self.try_store(bus, a!(s).wrapping_add(insn.imm), 1, a!(t)))
+                            }
+                            S16i => {
+                                mem!(self.try_store(bus, a!(s).wrapping_add(insn.imm), 2, a!(t)))
+                            }
+                            S32i | S32iN | S32ri | S32e | S32nb => {
+                                mem!(self.try_store(bus, a!(s).wrapping_add(insn.imm), 4, a!(t)))
+                            }
+                            L32r => {
+                                // The block holds the address without LITBASE (see `build_block`).
+                                let addr = if self.litbase & 1 != 0 {
+                                    self.litbase_address(insn.imm, pc!())
+                                } else {
+                                    insn.imm
+                                };
+                                let v = mem!(self.try_load(bus, addr, 4));
+                                sa!(t, v)
+                            }
+                            S32c1i => {
+                                // §2.7: old = mem; if old == SCOMPARE1 store at; at = old
+                                let addr = a!(s).wrapping_add(insn.imm);
+                                let old = mem!(self.try_load(bus, addr, 4));
+                                if old == self.scompare1 {
+                                    mem!(self.try_store(bus, addr, 4, a!(t)));
+                                }
+                                sa!(t, old)
+                            }
+                            // ---- branches ----
+                            Beqz | BeqzN => br!(a!(s) == 0),
+                            Bnez | BnezN => br!(a!(s) != 0),
+                            Bltz => br!((a!(s) as i32) < 0),
+                            Bgez => br!((a!(s) as i32) >= 0),
+                            Beqi => {
+                                br!(a!(s) as i32
+                                    == super::decode::B4CONST[(insn.r as u32) as usize])
+                            }
+                            Bnei => {
+                                br!(a!(s) as i32
+                                    != super::decode::B4CONST[(insn.r as u32) as usize])
+                            }
+                            Blti => {
+                                br!((a!(s) as i32)
+                                    < super::decode::B4CONST[(insn.r as u32) as usize])
+                            }
+                            Bgei => {
+                                br!((a!(s) as i32)
+                                    >= super::decode::B4CONST[(insn.r as u32) as usize])
+                            }
+                            Bltui => br!(a!(s) < super::decode::B4CONSTU[(insn.r as u32) as usize]),
+                            Bgeui => {
+                                br!(a!(s) >= super::decode::B4CONSTU[(insn.r as u32) as usize])
+                            }
+                            Beq => br!(a!(s) == a!(t)),
+                            Bne => br!(a!(s) != a!(t)),
+                            Blt => br!((a!(s) as i32) < (a!(t) as i32)),
+                            Bge => br!((a!(s) as i32) >= (a!(t) as i32)),
+                            Bltu => br!(a!(s) < a!(t)),
+                            Bgeu => br!(a!(s) >= a!(t)),
+                            Bany => br!(a!(s) & a!(t) != 0),
+                            Bnone => br!(a!(s) & a!(t) == 0),
+                            Ball => br!(a!(s) & a!(t) == a!(t)),
+                            Bnall => br!(a!(s) & a!(t) != a!(t)),
+                            Bbc => br!(a!(s) & (1 << (a!(t) & 31)) == 0),
+                            Bbs => br!(a!(s) & (1 << (a!(t) & 31)) != 0),
+                            Bbci => br!(a!(s)
+                                & (1 << ((((insn.r as u32) & 1) << 4) | (insn.t as u32)))
+                                == 0),
+                            Bbsi => br!(a!(s)
+                                & (1 << ((((insn.r as u32) & 1) << 4) | (insn.t as u32)))
+                                != 0),
+                            Bf => br!(!self.getb(insn.s)),
+                            Bt => br!(self.getb(insn.s)),
+                            J => {
+                                // `j .` as a block of its own: the core spins and can only leave through an
+                                // interrupt, so wait for one as WAITI does (time jumps to the next timer
+                                // interrupt; none possible: a stop).
+                                if insn.imm == pc0 && insn.idx == 0 {
+                                    self.waiting = true;
+                                }
+                                jump!(insn.imm);
+                            }
+                            Jx => {
+                                let tgt = a!(s);
+                                jump!(tgt);
+                            }
+                            // ---- calls / returns ----
+                            Call0 => {
+                                sa!(0, next!());
+                                hooks.call(pc!(), next!(), insn.imm, 0);
+                                jump!(insn.imm);
+                            }
+                            Callx0 => {
+                                let tgt = a!(s);
+                                sa!(0, next!());
+                                hooks.call(pc!(), next!(), tgt, 0);
+                                jump!(tgt);
+                            }
+                            Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
+                                if !WIN {
+                                    // Never decoded without the windowed-register option (keeps the code out).
+                                    exc!(cause::ILLEGAL);
+                                }
+                                // §3.3: target first; a[4n] = n<<30 | (PC+3)[29:0]; PS.CALLINC = n
+                                let (n, tgt) = match insn.op {
+                                    Call4 => (1, insn.imm),
+                                    Call8 => (2, insn.imm),
+                                    Call12 => (3, insn.imm),
+                                    Callx4 => (1, a!(s)),
+                                    Callx8 => (2, a!(s)),
+                                    _ => (3, a!(s)),
+                                };
+                                sa!(4 * n, (n << 30) | (next!() & 0x3FFF_FFFF));
+                                self.ps = (self.ps & !PS_CALLINC) | (n << PS_CALLINC_SHIFT);
+                                hooks.call(pc!(), next!(), tgt, 4 * n);
+                                jump!(tgt);
+                            }
+                            Ret | RetN => {
+                                let tgt = a!(0);
+                                hooks.ret(pc!(), tgt);
+                                jump!(tgt);
+                            }
+                            Retw | RetwN => {
+                                if !WIN {
+                                    // Never decoded without the windowed-register option (keeps the code out).
+                                    exc!(cause::ILLEGAL);
+                                }
+                                let a0 = a!(0);
+                                let n = a0 >> 30;
+                                if n == 0 {
+                                    exc!(cause::ILLEGAL); // [Q]
+                                }
+                                let caller = self.wb.wrapping_sub(n) & 15;
+                                if self.ws & (1 << caller) == 0 {
+                                    self.window_underflow(hooks, pc!(), n);
+                                    exit!(None);
+                                }
+                                let tgt = (pc!() & 0xC000_0000) | (a0 & 0x3FFF_FFFF);
+                                self.ws &= !(1 << self.wb);
+                                self.set_wb(caller);
+                                self.update_win_limit();
+                                hooks.ret(pc!(), tgt);
+                                jump!(tgt);
+                            }
+                            Entry => {
+                                if !WIN {
+                                    // Never decoded without the windowed-register option (keeps the code out).
+                                    exc!(cause::ILLEGAL);
+                                }
+                                // §3.3 ENTRY
+                                if self.ps & PS_WOE == 0 || (insn.s as u32) > 3 {
+                                    exc!(cause::ILLEGAL);
+                                }
+                                let callinc = (self.ps & PS_CALLINC) >> PS_CALLINC_SHIFT;
+                                if callinc as u8 > self.win_limit {
+                                    self.window_overflow(hooks, pc!());
+                                    exit!(None);
+                                }
+                                let v = a!(s).wrapping_sub(insn.imm);
+                                sa!(4 * callinc + ((insn.s as u32) & 3), v);
+                                self.set_wb(self.wb + callinc);
+                                self.ws |= 1 << self.wb;
+                                self.update_win_limit();
+                                // The block continues in the new window unless it names panes now out of reach.
+                                if !wchk && here!().max_pane > self.win_limit {
+                                    self.pc = next!();
+                                    exit!(None);
+                                }
+                            }
+                            Movsp => {
+                                if !WIN {
+                                    // Never decoded without the windowed-register option (keeps the code out).
+                                    exc!(cause::ILLEGAL);
+                                }
+                                // Alloca if WS[WB−1..WB−3] are all clear (§3.3)
+                                let rot = ((self.ws | (self.ws << 16)) >> self.wb) & 0xFFFF;
+                                if self.cfg.windowed && rot & 0xE000 == 0 {
+                                    exc!(cause::ALLOCA);
+                                }
+                                sa!(t, a!(s))
+                            }
+                            Rotw => {
+                                if !WIN {
+                                    // Never decoded without the windowed-register option (keeps the code out).
+                                    exc!(cause::ILLEGAL);
+                                }
+                                self.set_wb(self.wb.wrapping_add(insn.imm));
+                                self.update_win_limit();
+                            }
+                            Rfwo | Rfwu => {
+                                if !WIN {
+                                    // Never decoded without the windowed-register option (keeps the code out).
+                                    exc!(cause::ILLEGAL);
+                                }
+                                if insn.op == Rfwo {
+                                    self.ws &= !(1 << self.wb);
+                                } else {
+                                    self.ws |= 1 << self.wb;
+                                }
+                                let owb = (self.ps & PS_OWB) >> PS_OWB_SHIFT;
+                                self.ps &= !PS_EXCM;
+                                self.set_wb(owb);
+                                self.ps_changed();
+                                self.pc = self.epc[1];
+                                self.cycles += self.t_taken;
+                                hooks.exception_return(pc!(), self.pc);
+                                exit!(None);
+                            }
+                            // ---- zero-overhead loops (§3.4) ----
+                            Loop | Loopnez | Loopgtz => {
+                                let v = a!(s);
+                                self.lbeg = next!();
+                                self.lend = insn.imm;
+                                self.lcount = v.wrapping_sub(1);
+                                let skip = match insn.op {
+                                    Loopnez => v == 0,
+                                    Loopgtz => (v as i32) <= 0,
+                                    _ => false,
+                                };
+                                if skip {
+                                    jump!(insn.imm);
+                                }
+                                lend_moved!(here!().lend_at::<LOOPS>(insn.imm));
+                            }
+                            Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => {}
+                            Ee => out_of_line!(self.exec_pie(bus, hooks, insn, pc!())),
+                            // Every other op by name, not `_`: an exhaustive match lets the dispatch table cover
+                            // the whole enum with no range check per instruction.
+                            Rfe | Rfde | Rfi | Break | Syscall | Simcall | Rsil | Waiti | Any4
+                            | All4 | Any8 | All8 | Rer | Wer | Ritlb0 | Iitlb | Pitlb | Witlb
+                            | Ritlb1 | Rdtlb0 | Idtlb | Pdtlb | Wdtlb | Rdtlb1 | Xsr | Andb
+                            | Andbc | Orb | Orbc | Xorb | Rsr | Wsr | Rur | Wur | Lsx | Lsxp
+                            | Ssx | Ssxp | AddS | SubS | MulS | MaddS | MsubS | MaddnS | DivnS
+                            | RoundS | TruncS | FloorS | CeilS | FloatS | UfloatS | UtruncS
+                            | MovS | AbsS | ConstS | Rfr | Wfr | NegS | Div0S | Recip0S
+                            | Sqrt0S | Rsqrt0S | Nexp01S | MksadjS | MkdadjS | AddexpS
+                            | AddexpmS | UnS | OeqS | UeqS | OltS | UltS | OleS | UleS
+                            | MoveqzS | MovnezS | MovltzS | MovgezS | MovfS | MovtS | Lsi | Ssi
+                            | Lsip | Ssip | UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd
+                            | MulsAd | MulDa | MulaDa | MulsDa | MulDd | MulaDd | MulsDd
+                            | MulaDaLdinc | MulaDaLddec | MulaDdLdinc | MulaDdLddec | Ldinc
+                            | Lddec | BreakN => {
+                                out_of_line!(self.exec_slow(bus, hooks, insn, pc!(), next!()))
+                            }
+                        }
+                        if PLAIN {
+                            plain_at = plain_at.wrapping_add(1);
+                        }
+                    }
+                }
+                resumed = false;
+                if PLAIN {
+                    break 'seg;
+                }
+                // Zero-overhead loop-back on fall-through (§3.4): `insns[to - 1]` is followed by LEND.
+                if lend_idx as usize + 1 == to && self.loop_back() {
+                    let insn = &insns[to - 1];
+                    // The pass ends here: count it.
+                    self.insns += insn.idx as u64 + 1;
+                    self.cycles += insn.cum_cost as u64;
+                    // Stay in this block when the loop body starts here and no event can be due.
+                    if self.lbeg == pc0
+                        && !self.irq_check
+                        && lim.max_pane <= self.win_limit
+                        && self.insns + insns.len() as u64 <= lim.run.insn_end
+                        && self.cycles < lim.cycle_limit
+                        && bus.code_generation() == lim.generation
+                    {
+                        // Memory traffic stays charged as it was until the block is left (`general_block`).
+                        let _ = hooks.block_start(pc0, self.cycles, self.insns);
+                        if lim.fetch {
+                            bus.block_fetch(pc0, lim.bytes);
+                        }
+                        from = 0;
+                        continue 'seg;
+                    }
+                    self.pc = self.lbeg;
+                    break 'ex (false, 0, 0);
+                }
+                if to == insns.len() {
+                    break 'seg;
+                }
+                from = to;
             }
-            match insn.op {
-                // The end marker of a block on the plain path (see `block_end_marker`).
-                Illegal if PLAIN && insn.len == 0 => {
-                    self.pc = pc0.wrapping_add(insn.imm);
-                    break 'ex (false, insn.idx as u32, insn.cum_cost as u64);
+            // Fell through the end of the (possibly budget-truncated) block.
+            match insns.last() {
+                Some(last) => {
+                    self.pc = pc0.wrapping_add(last.off as u32 + last.len as u32);
+                    (false, last.idx as u32 + 1, last.cum_cost as u64)
                 }
-                Illegal | Ill | IllN => exc!(cause::ILLEGAL),
-                // ---- ALU ----
-                And => sa!(r, a!(s) & a!(t)),
-                Or => sa!(r, a!(s) | a!(t)),
-                Xor => sa!(r, a!(s) ^ a!(t)),
-                Add | AddN => sa!(r, a!(s).wrapping_add(a!(t))),
-                Addx2 => sa!(r, (a!(s) << 1).wrapping_add(a!(t))),
-                Addx4 => sa!(r, (a!(s) << 2).wrapping_add(a!(t))),
-                Addx8 => sa!(r, (a!(s) << 3).wrapping_add(a!(t))),
-                Sub => sa!(r, a!(s).wrapping_sub(a!(t))),
-                Subx2 => sa!(r, (a!(s) << 1).wrapping_sub(a!(t))),
-                Subx4 => sa!(r, (a!(s) << 2).wrapping_sub(a!(t))),
-                Subx8 => sa!(r, (a!(s) << 3).wrapping_sub(a!(t))),
-                Neg => sa!(r, a!(t).wrapping_neg()),
-                Abs => sa!(r, (a!(t) as i32).wrapping_abs() as u32),
-                Addi => sa!(t, a!(s).wrapping_add(insn.imm)),
-                Addmi => sa!(t, a!(s).wrapping_add(insn.imm)),
-                AddiN => sa!(r, a!(s).wrapping_add(insn.imm)),
-                Movi => sa!(t, insn.imm),
-                MoviN => sa!(s, insn.imm),
-                MovN => sa!(t, a!(s)),
-                Salt => sa!(r, ((a!(s) as i32) < (a!(t) as i32)) as u32),
-                Saltu => sa!(r, (a!(s) < a!(t)) as u32),
-                Moveqz => {
-                    if a!(t) == 0 {
-                        sa!(r, a!(s))
-                    }
-                }
-                Movnez => {
-                    if a!(t) != 0 {
-                        sa!(r, a!(s))
-                    }
-                }
-                Movltz => {
-                    if (a!(t) as i32) < 0 {
-                        sa!(r, a!(s))
-                    }
-                }
-                Movgez => {
-                    if (a!(t) as i32) >= 0 {
-                        sa!(r, a!(s))
-                    }
-                }
-                Movf => {
-                    if !self.getb(insn.t) {
-                        sa!(r, a!(s))
-                    }
-                }
-                Movt => {
-                    if self.getb(insn.t) {
-                        sa!(r, a!(s))
-                    }
-                }
-                Min => sa!(r, (a!(s) as i32).min(a!(t) as i32) as u32),
-                Max => sa!(r, (a!(s) as i32).max(a!(t) as i32) as u32),
-                Minu => sa!(r, a!(s).min(a!(t))),
-                Maxu => sa!(r, a!(s).max(a!(t))),
-                Sext => {
-                    // sign-extend from bit b = t + 7 (§2.2, §2.7)
-                    let sh = 31 - ((insn.t as u32) + 7);
-                    sa!(r, (((a!(s) << sh) as i32) >> sh) as u32)
-                }
-                Clamps => {
-                    let b = (insn.t as u32) + 7;
-                    let lo = -(1i64 << b);
-                    let hi = (1i64 << b) - 1;
-                    sa!(r, ((a!(s) as i32 as i64).clamp(lo, hi)) as i32 as u32)
-                }
-                Nsa => {
-                    // redundant sign bits; 31 for 0 and −1 (§2.7)
-                    let v = a!(s);
-                    let x = if (v as i32) < 0 { !v } else { v };
-                    sa!(t, if x == 0 { 31 } else { x.leading_zeros() - 1 })
-                }
-                Nsau => sa!(t, a!(s).leading_zeros()),
-                // ---- shifts (§2.7 "Shifts and SAR") ----
-                Slli => sa!(r, ((a!(s) as u64) << insn.imm) as u32),
-                Srai => sa!(r, ((a!(t) as i32) >> insn.imm) as u32),
-                Srli => sa!(r, a!(t) >> insn.imm),
-                Extui => {
-                    // imm = shift | width << 8 with shift < 32 and width 1..=16 (the decoder's).
-                    let (sh, w) = (insn.imm & 0xFF, insn.imm >> 8);
-                    sa!(r, (a!(t) >> sh) & ((1u32 << w) - 1))
-                }
-                Ssr => self.sar = a!(s) & 31,
-                Ssl => self.sar = 32 - (a!(s) & 31),
-                Ssa8l => self.sar = (a!(s) & 3) * 8,
-                Ssa8b => self.sar = 32 - (a!(s) & 3) * 8,
-                Ssai => self.sar = insn.imm,
-                Src => {
-                    let v = ((a!(s) as u64) << 32) | a!(t) as u64;
-                    sa!(r, (v >> self.sar) as u32)
-                }
-                Srl => sa!(r, ((a!(t) as u64) >> self.sar) as u32),
-                Sra => sa!(r, ((a!(t) as i32 as i64) >> self.sar) as u32),
-                Sll => sa!(r, (((a!(s) as u64) << 32) >> self.sar) as u32),
-                // ---- multiply / divide ----
-                Mul16u => sa!(r, (a!(s) & 0xFFFF) * (a!(t) & 0xFFFF)),
-                Mul16s => sa!(r, ((a!(s) as i16 as i32) * (a!(t) as i16 as i32)) as u32),
-                Mull => sa!(r, a!(s).wrapping_mul(a!(t))),
-                Muluh => sa!(r, ((a!(s) as u64 * a!(t) as u64) >> 32) as u32),
-                Mulsh => sa!(r, ((a!(s) as i32 as i64 * a!(t) as i32 as i64) >> 32) as u32),
-                Quou | Quos | Remu | Rems => {
-                    let (x, y) = (a!(s), a!(t));
-                    if y == 0 {
-                        exc!(cause::DIVIDE_BY_ZERO);
-                    }
-                    // QUOS(−2^31, −1) = −2^31, REMS = 0 (§2.7) — wrapping ops give exactly that.
-                    let v = match insn.op {
-                        Quou => x / y,
-                        Remu => x % y,
-                        Quos => (x as i32).wrapping_div(y as i32) as u32,
-                        _ => (x as i32).wrapping_rem(y as i32) as u32,
-                    };
-                    sa!(r, v)
-                }
-                // ---- loads / stores ----
-                L8ui => {
-                    let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 1));
-                    sa!(t, v)
-                }
-                L16ui => {
-                    let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 2));
-                    sa!(t, v)
-                }
-                L16si => {
-                    let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 2));
-                    sa!(t, v as u16 as i16 as i32 as u32)
-                }
-                L32i | L32iN | L32ai | L32e => {
-                    let v = mem!(self.try_load(bus, a!(s).wrapping_add(insn.imm), 4));
-                    sa!(t, v)
-                }
-                S8i => mem!(self.try_store(bus, a!(s).wrapping_add(insn.imm), 1, a!(t))),
-                S16i => mem!(self.try_store(bus, a!(s).wrapping_add(insn.imm), 2, a!(t))),
-                S32i | S32iN | S32ri | S32e | S32nb => {
-                    mem!(self.try_store(bus, a!(s).wrapping_add(insn.imm), 4, a!(t)))
-                }
-                L32r => {
-                    // The block holds the address without LITBASE (see `build_block`).
-                    let addr = if self.litbase & 1 != 0 { self.litbase_address(insn.imm, pc!()) } else { insn.imm };
-                    let v = mem!(self.try_load(bus, addr, 4));
-                    sa!(t, v)
-                }
-                S32c1i => {
-                    // §2.7: old = mem; if old == SCOMPARE1 store at; at = old
-                    let addr = a!(s).wrapping_add(insn.imm);
-                    let old = mem!(self.try_load(bus, addr, 4));
-                    if old == self.scompare1 {
-                        mem!(self.try_store(bus, addr, 4, a!(t)));
-                    }
-                    sa!(t, old)
-                }
-                // ---- branches ----
-                Beqz | BeqzN => br!(a!(s) == 0),
-                Bnez | BnezN => br!(a!(s) != 0),
-                Bltz => br!((a!(s) as i32) < 0),
-                Bgez => br!((a!(s) as i32) >= 0),
-                Beqi => br!(a!(s) as i32 == super::decode::B4CONST[(insn.r as u32) as usize]),
-                Bnei => br!(a!(s) as i32 != super::decode::B4CONST[(insn.r as u32) as usize]),
-                Blti => br!((a!(s) as i32) < super::decode::B4CONST[(insn.r as u32) as usize]),
-                Bgei => br!((a!(s) as i32) >= super::decode::B4CONST[(insn.r as u32) as usize]),
-                Bltui => br!(a!(s) < super::decode::B4CONSTU[(insn.r as u32) as usize]),
-                Bgeui => br!(a!(s) >= super::decode::B4CONSTU[(insn.r as u32) as usize]),
-                Beq => br!(a!(s) == a!(t)),
-                Bne => br!(a!(s) != a!(t)),
-                Blt => br!((a!(s) as i32) < (a!(t) as i32)),
-                Bge => br!((a!(s) as i32) >= (a!(t) as i32)),
-                Bltu => br!(a!(s) < a!(t)),
-                Bgeu => br!(a!(s) >= a!(t)),
-                Bany => br!(a!(s) & a!(t) != 0),
-                Bnone => br!(a!(s) & a!(t) == 0),
-                Ball => br!(a!(s) & a!(t) == a!(t)),
-                Bnall => br!(a!(s) & a!(t) != a!(t)),
-                Bbc => br!(a!(s) & (1 << (a!(t) & 31)) == 0),
-                Bbs => br!(a!(s) & (1 << (a!(t) & 31)) != 0),
-                Bbci => br!(a!(s) & (1 << ((((insn.r as u32) & 1) << 4) | (insn.t as u32))) == 0),
-                Bbsi => br!(a!(s) & (1 << ((((insn.r as u32) & 1) << 4) | (insn.t as u32))) != 0),
-                Bf => br!(!self.getb(insn.s)),
-                Bt => br!(self.getb(insn.s)),
-                J => {
-                    // `j .` as a block of its own: the core spins and can only leave through an
-                    // interrupt, so wait for one as WAITI does (time jumps to the next timer
-                    // interrupt; none possible: a stop).
-                    if insn.imm == pc0 && insn.idx == 0 {
-                        self.waiting = true;
-                    }
-                    jump!(insn.imm);
-                }
-                Jx => {
-                    let tgt = a!(s);
-                    jump!(tgt);
-                }
-                // ---- calls / returns ----
-                Call0 => {
-                    sa!(0, next!());
-                    hooks.call(pc!(), next!(), insn.imm, 0);
-                    jump!(insn.imm);
-                }
-                Callx0 => {
-                    let tgt = a!(s);
-                    sa!(0, next!());
-                    hooks.call(pc!(), next!(), tgt, 0);
-                    jump!(tgt);
-                }
-                Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
-                    if !WIN {
-                        // Never decoded without the windowed-register option (keeps the code out).
-                        exc!(cause::ILLEGAL);
-                    }
-                    // §3.3: target first; a[4n] = n<<30 | (PC+3)[29:0]; PS.CALLINC = n
-                    let (n, tgt) = match insn.op {
-                        Call4 => (1, insn.imm),
-                        Call8 => (2, insn.imm),
-                        Call12 => (3, insn.imm),
-                        Callx4 => (1, a!(s)),
-                        Callx8 => (2, a!(s)),
-                        _ => (3, a!(s)),
-                    };
-                    sa!(4 * n, (n << 30) | (next!() & 0x3FFF_FFFF));
-                    self.ps = (self.ps & !PS_CALLINC) | (n << PS_CALLINC_SHIFT);
-                    hooks.call(pc!(), next!(), tgt, 4 * n);
-                    jump!(tgt);
-                }
-                Ret | RetN => {
-                    let tgt = a!(0);
-                    hooks.ret(pc!(), tgt);
-                    jump!(tgt);
-                }
-                Retw | RetwN => {
-                    if !WIN {
-                        // Never decoded without the windowed-register option (keeps the code out).
-                        exc!(cause::ILLEGAL);
-                    }
-                    let a0 = a!(0);
-                    let n = a0 >> 30;
-                    if n == 0 {
-                        exc!(cause::ILLEGAL); // [Q]
-                    }
-                    let caller = self.wb.wrapping_sub(n) & 15;
-                    if self.ws & (1 << caller) == 0 {
-                        self.window_underflow(hooks, pc!(), n);
-                        exit!(None);
-                    }
-                    let tgt = (pc!() & 0xC000_0000) | (a0 & 0x3FFF_FFFF);
-                    self.ws &= !(1 << self.wb);
-                    self.set_wb(caller);
-                    self.update_win_limit();
-                    hooks.ret(pc!(), tgt);
-                    jump!(tgt);
-                }
-                Entry => {
-                    if !WIN {
-                        // Never decoded without the windowed-register option (keeps the code out).
-                        exc!(cause::ILLEGAL);
-                    }
-                    // §3.3 ENTRY
-                    if self.ps & PS_WOE == 0 || (insn.s as u32) > 3 {
-                        exc!(cause::ILLEGAL);
-                    }
-                    let callinc = (self.ps & PS_CALLINC) >> PS_CALLINC_SHIFT;
-                    if callinc as u8 > self.win_limit {
-                        self.window_overflow(hooks, pc!());
-                        exit!(None);
-                    }
-                    let v = a!(s).wrapping_sub(insn.imm);
-                    sa!(4 * callinc + ((insn.s as u32) & 3), v);
-                    self.set_wb(self.wb + callinc);
-                    self.ws |= 1 << self.wb;
-                    self.update_win_limit();
-                    // The block continues in the new window unless it names panes now out of reach.
-                    if !wchk && here!().max_pane > self.win_limit {
-                        self.pc = next!();
-                        exit!(None);
-                    }
-                }
-                Movsp => {
-                    if !WIN {
-                        // Never decoded without the windowed-register option (keeps the code out).
-                        exc!(cause::ILLEGAL);
-                    }
-                    // Alloca if WS[WB−1..WB−3] are all clear (§3.3)
-                    let rot = ((self.ws | (self.ws << 16)) >> self.wb) & 0xFFFF;
-                    if self.cfg.windowed && rot & 0xE000 == 0 {
-                        exc!(cause::ALLOCA);
-                    }
-                    sa!(t, a!(s))
-                }
-                Rotw => {
-                    if !WIN {
-                        // Never decoded without the windowed-register option (keeps the code out).
-                        exc!(cause::ILLEGAL);
-                    }
-                    self.set_wb(self.wb.wrapping_add(insn.imm));
-                    self.update_win_limit();
-                }
-                Rfwo | Rfwu => {
-                    if !WIN {
-                        // Never decoded without the windowed-register option (keeps the code out).
-                        exc!(cause::ILLEGAL);
-                    }
-                    if insn.op == Rfwo {
-                        self.ws &= !(1 << self.wb);
-                    } else {
-                        self.ws |= 1 << self.wb;
-                    }
-                    let owb = (self.ps & PS_OWB) >> PS_OWB_SHIFT;
-                    self.ps &= !PS_EXCM;
-                    self.set_wb(owb);
-                    self.ps_changed();
-                    self.pc = self.epc[1];
-                    self.cycles += self.t_taken;
-                    hooks.exception_return(pc!(), self.pc);
-                    exit!(None);
-                }
-                // ---- zero-overhead loops (§3.4) ----
-                Loop | Loopnez | Loopgtz => {
-                    let v = a!(s);
-                    self.lbeg = next!();
-                    self.lend = insn.imm;
-                    self.lcount = v.wrapping_sub(1);
-                    let skip = match insn.op {
-                        Loopnez => v == 0,
-                        Loopgtz => (v as i32) <= 0,
-                        _ => false,
-                    };
-                    if skip {
-                        jump!(insn.imm);
-                    }
-                    lend_moved!(here!().lend_at::<LOOPS>(insn.imm));
-                }
-                Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => {}
-                Ee => out_of_line!(self.exec_pie(bus, hooks, insn, pc!())),
-                // Every other op by name, not `_`: an exhaustive match lets the dispatch table cover
-                // the whole enum with no range check per instruction.
-                Rfe | Rfde | Rfi | Break | Syscall | Simcall | Rsil | Waiti | Any4 | All4 | Any8 | All8 | Rer
-                | Wer | Ritlb0 | Iitlb | Pitlb | Witlb | Ritlb1 | Rdtlb0 | Idtlb | Pdtlb | Wdtlb | Rdtlb1 | Xsr
-                | Andb | Andbc | Orb | Orbc | Xorb | Rsr | Wsr | Rur | Wur | Lsx | Lsxp | Ssx | Ssxp | AddS | SubS
-                | MulS | MaddS | MsubS | MaddnS | DivnS | RoundS | TruncS | FloorS | CeilS | FloatS | UfloatS
-                | UtruncS | MovS | AbsS | ConstS | Rfr | Wfr | NegS | Div0S | Recip0S | Sqrt0S | Rsqrt0S | Nexp01S
-                | MksadjS | MkdadjS | AddexpS | AddexpmS | UnS | OeqS | UeqS | OltS | UltS | OleS | UleS | MoveqzS
-                | MovnezS | MovltzS | MovgezS | MovfS | MovtS | Lsi | Ssi | Lsip | Ssip | UmulAa | MulAa | MulaAa
-                | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa | MulsDa | MulDd | MulaDd | MulsDd
-                | MulaDaLdinc | MulaDaLddec | MulaDdLdinc | MulaDdLddec | Ldinc | Lddec | BreakN => {
-                    out_of_line!(self.exec_slow(bus, hooks, insn, pc!(), next!()))
+                None => {
+                    self.pc = pc0;
+                    (false, 0, 0)
                 }
             }
-            if PLAIN {
-                plain_at = plain_at.wrapping_add(1);
-            }
-        }
-        }
-        resumed = false;
-        if PLAIN {
-            break 'seg;
-        }
-        // Zero-overhead loop-back on fall-through (§3.4): `insns[to - 1]` is followed by LEND.
-        if lend_idx as usize + 1 == to && self.loop_back() {
-            let insn = &insns[to - 1];
-            // The pass ends here: count it.
-            self.insns += insn.idx as u64 + 1;
-            self.cycles += insn.cum_cost as u64;
-            // Stay in this block when the loop body starts here and no event can be due.
-            if self.lbeg == pc0
-                && !self.irq_check
-                && lim.max_pane <= self.win_limit
-                && self.insns + insns.len() as u64 <= lim.run.insn_end
-                && self.cycles < lim.cycle_limit
-                && bus.code_generation() == lim.generation
-            {
-                // Memory traffic stays charged as it was until the block is left (`general_block`).
-                let _ = hooks.block_start(pc0, self.cycles, self.insns);
-                if lim.fetch {
-                    bus.block_fetch(pc0, lim.bytes);
-                }
-                from = 0;
-                continue 'seg;
-            }
-            self.pc = self.lbeg;
-            break 'ex (false, 0, 0);
-        }
-        if to == insns.len() {
-            break 'seg;
-        }
-        from = to;
-        }
-        // Fell through the end of the (possibly budget-truncated) block.
-        match insns.last() {
-            Some(last) => {
-                self.pc = pc0.wrapping_add(last.off as u32 + last.len as u32);
-                (false, last.idx as u32 + 1, last.cum_cost as u64)
-            }
-            None => {
-                self.pc = pc0;
-                (false, 0, 0)
-            }
-        }
         };
         self.insns = self.insns.wrapping_add(end_n as u64);
         self.cycles = self.cycles.wrapping_add(end_cyc);
@@ -1537,7 +1752,9 @@ impl Cpu {
 #[derive(Clone, Copy)]
 enum DataFault {
     /// Not aligned to its size, on a core that raises the alignment exception.
-    Misaligned { addr: u32 },
+    Misaligned {
+        addr: u32,
+    },
     Bus(BusFault, AccessKind),
 }
 
@@ -1587,314 +1804,336 @@ impl Cpu {
         }
         let _ = next;
         match insn.op {
-                // ---- special registers ----
-                Rsr => {
-                    let v = self.read_sr(imm);
-                    self.set_ar(t, v)
+            // ---- special registers ----
+            Rsr => {
+                let v = self.read_sr(imm);
+                self.set_ar(t, v)
+            }
+            Wsr => {
+                let v = a!(t);
+                self.write_sr(imm, v);
+            }
+            Xsr => {
+                let old = self.read_sr(imm);
+                let v = a!(t);
+                self.write_sr(imm, v);
+                self.set_ar(t, old)
+            }
+            Rur | Wur => {
+                // FCR/FSR need CP0; the PIE URs CP3 except GPIO_OUT (§2.7, §4.1).
+                if imm == 232 || imm == 233 {
+                    fpchk!();
+                } else if super::pie::ur_is_cp3(imm) && self.cpenable & (1 << 3) == 0 {
+                    exc!(cause::COPROCESSOR0_DISABLED + 3);
                 }
-                Wsr => {
+                if insn.op == Rur {
+                    let v = self.read_ur(imm);
+                    self.set_ar(r, v)
+                } else {
                     let v = a!(t);
-                    self.write_sr(imm, v);
+                    self.write_ur(imm, v)
                 }
-                Xsr => {
-                    let old = self.read_sr(imm);
-                    let v = a!(t);
-                    self.write_sr(imm, v);
-                    self.set_ar(t, old)
+            }
+            // ---- ESP32-S3 PIE (§4) ----
+            Ee => return self.exec_pie(bus, hooks, insn, pc),
+            Rsil => {
+                // §2.7: at = PS, then PS.INTLEVEL = n
+                let old = self.ps;
+                self.ps = (self.ps & !PS_INTLEVEL) | s;
+                self.set_ar(t, old);
+                self.ps_changed();
+            }
+            Waiti => {
+                self.ps = (self.ps & !PS_INTLEVEL) | s;
+                self.ps_changed();
+                self.waiting = true;
+                self.pc = next;
+                return Flow::Exit(None);
+            }
+            Rfe => {
+                self.ps &= !PS_EXCM;
+                self.ps_changed();
+                self.pc = self.epc[1];
+                self.cycles += self.t_taken;
+                hooks.exception_return(pc, self.pc);
+                return Flow::Exit(None);
+            }
+            Rfde => {
+                self.pc = self.depc;
+                self.cycles += self.t_taken;
+                hooks.exception_return(pc, self.pc);
+                return Flow::Exit(None);
+            }
+            Rfi => {
+                let n = s as usize;
+                if n < 2 || n > self.cfg.nmi_level as usize {
+                    exc!(cause::ILLEGAL);
                 }
-                Rur | Wur => {
-                    // FCR/FSR need CP0; the PIE URs CP3 except GPIO_OUT (§2.7, §4.1).
-                    if imm == 232 || imm == 233 {
-                        fpchk!();
-                    } else if super::pie::ur_is_cp3(imm) && self.cpenable & (1 << 3) == 0 {
-                        exc!(cause::COPROCESSOR0_DISABLED + 3);
-                    }
-                    if insn.op == Rur {
-                        let v = self.read_ur(imm);
-                        self.set_ar(r, v)
-                    } else {
-                        let v = a!(t);
-                        self.write_ur(imm, v)
-                    }
+                let v = self.eps[n];
+                self.set_ps(v);
+                self.pc = self.epc[n];
+                self.cycles += self.t_taken;
+                hooks.exception_return(pc, self.pc);
+                return Flow::Exit(None);
+            }
+            Syscall => exc!(cause::SYSCALL),
+            Simcall => {
+                self.pc = next;
+                let args = [a!(2), a!(3), a!(4), a!(5), a!(6)];
+                return Flow::Exit(Some(StopReason::Simcall { pc, args }));
+            }
+            Break | BreakN => {
+                if self.break_stops {
+                    self.pc = pc;
+                    self.insns -= 1;
+                    self.cycles -= insn.cost as u64;
+                    return Flow::Exit(Some(StopReason::Break {
+                        pc,
+                        s: insn.s,
+                        t: insn.t,
+                        len: insn.len,
+                    }));
                 }
-                // ---- ESP32-S3 PIE (§4) ----
-                Ee => return self.exec_pie(bus, hooks, insn, pc),
-                Rsil => {
-                    // §2.7: at = PS, then PS.INTLEVEL = n
-                    let old = self.ps;
-                    self.ps = (self.ps & !PS_INTLEVEL) | s;
-                    self.set_ar(t, old);
+                let dl = self.cfg.debug_level;
+                if self.cintlevel() < dl {
+                    // §2.7: DEBUGCAUSE BI/BN, EPC/EPS[debug level], PS.INTLEVEL = level, EXCM = 1
+                    self.debugcause = if insn.op == Break { 0x8 } else { 0x10 };
+                    self.epc[dl as usize] = pc;
+                    self.eps[dl as usize] = self.ps;
+                    self.ps = (self.ps & !PS_INTLEVEL) | dl | PS_EXCM;
                     self.ps_changed();
-                }
-                Waiti => {
-                    self.ps = (self.ps & !PS_INTLEVEL) | s;
-                    self.ps_changed();
-                    self.waiting = true;
-                    self.pc = next;
+                    self.pc = self.vecbase.wrapping_add(self.cfg.vec.level[dl as usize]);
+                    hooks.exception(64 + dl, pc, self.pc);
                     return Flow::Exit(None);
                 }
-                Rfe => {
-                    self.ps &= !PS_EXCM;
-                    self.ps_changed();
-                    self.pc = self.epc[1];
-                    self.cycles += self.t_taken;
-                    hooks.exception_return(pc, self.pc);
-                    return Flow::Exit(None);
+            }
+            Rer => self.set_ar(t, 0),
+            Wer => {}
+            Witlb | Wdtlb => {
+                let reg = (a!(s) >> 29) as usize;
+                let v = (a!(t) & 0xF) as u8;
+                if insn.op == Witlb {
+                    self.itlb_attr[reg] = v
+                } else {
+                    self.dtlb_attr[reg] = v
                 }
-                Rfde => {
-                    self.pc = self.depc;
-                    self.cycles += self.t_taken;
-                    hooks.exception_return(pc, self.pc);
-                    return Flow::Exit(None);
+            }
+            Ritlb0 | Rdtlb0 | Pitlb | Pdtlb => self.set_ar(t, a!(s) & 0xE000_0000),
+            Ritlb1 | Rdtlb1 => {
+                let reg = (a!(s) >> 29) as usize;
+                let v = if insn.op == Ritlb1 {
+                    self.itlb_attr[reg]
+                } else {
+                    self.dtlb_attr[reg]
+                };
+                self.set_ar(t, (a!(s) & 0xE000_0000) | v as u32)
+            }
+            Iitlb | Idtlb => {}
+            // ---- booleans ----
+            Andb => self.setb(insn.r, self.getb(insn.s) & self.getb(insn.t)),
+            Andbc => self.setb(insn.r, self.getb(insn.s) & !self.getb(insn.t)),
+            Orb => self.setb(insn.r, self.getb(insn.s) | self.getb(insn.t)),
+            Orbc => self.setb(insn.r, self.getb(insn.s) | !self.getb(insn.t)),
+            Xorb => self.setb(insn.r, self.getb(insn.s) ^ self.getb(insn.t)),
+            Any4 => self.setb(insn.t, (self.br >> s) & 0xF != 0),
+            All4 => self.setb(insn.t, (self.br >> s) & 0xF == 0xF),
+            Any8 => self.setb(insn.t, (self.br >> s) & 0xFF != 0),
+            All8 => self.setb(insn.t, (self.br >> s) & 0xFF == 0xFF),
+            // ---- MAC16 (§2.4) ----
+            UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa
+            | MulsDa | MulDd | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc
+            | MulaDdLddec | Ldinc | Lddec => {
+                let (h, mx, my, mw) = mac_fields(imm);
+                let (x, y, kind) = match insn.op {
+                    UmulAa => (a!(s), a!(t), 0),
+                    MulAa => (a!(s), a!(t), 1),
+                    MulaAa => (a!(s), a!(t), 2),
+                    MulsAa => (a!(s), a!(t), 3),
+                    MulAd => (a!(s), self.m[my], 1),
+                    MulaAd => (a!(s), self.m[my], 2),
+                    MulsAd => (a!(s), self.m[my], 3),
+                    MulDa => (self.m[mx], a!(t), 1),
+                    MulaDa | MulaDaLdinc | MulaDaLddec => (self.m[mx], a!(t), 2),
+                    MulsDa => (self.m[mx], a!(t), 3),
+                    MulDd => (self.m[mx], self.m[my], 1),
+                    MulaDd | MulaDdLdinc | MulaDdLddec => (self.m[mx], self.m[my], 2),
+                    MulsDd => (self.m[mx], self.m[my], 3),
+                    _ => (0, 0, 255),
+                };
+                if kind != 255 {
+                    self.mac(x, y, h, kind);
                 }
-                Rfi => {
-                    let n = s as usize;
-                    if n < 2 || n > self.cfg.nmi_level as usize {
-                        exc!(cause::ILLEGAL);
+                match insn.op {
+                    MulaDaLdinc | MulaDdLdinc | Ldinc | MulaDaLddec | MulaDdLddec | Lddec => {
+                        let inc = matches!(insn.op, MulaDaLdinc | MulaDdLdinc | Ldinc);
+                        let p = if inc {
+                            a!(s).wrapping_add(4)
+                        } else {
+                            a!(s).wrapping_sub(4)
+                        };
+                        let v = ms!(self.load(bus, hooks, p, 4, pc));
+                        self.set_ar(s, p);
+                        self.m[mw] = v;
                     }
-                    let v = self.eps[n];
-                    self.set_ps(v);
-                    self.pc = self.epc[n];
-                    self.cycles += self.t_taken;
-                    hooks.exception_return(pc, self.pc);
-                    return Flow::Exit(None);
+                    _ => {}
                 }
-                Syscall => exc!(cause::SYSCALL),
-                Simcall => {
-                    self.pc = next;
-                    let args = [a!(2), a!(3), a!(4), a!(5), a!(6)];
-                    return Flow::Exit(Some(StopReason::Simcall { pc, args }));
+            }
+            // ---- FPU (coprocessor 0, §2.7 "FP") ----
+            Lsi | Lsip | Lsx | Lsxp => {
+                fpchk!();
+                let (addr, upd, fr) = match insn.op {
+                    Lsi => (a!(s).wrapping_add(imm), None, t),
+                    Lsip => (a!(s), Some(a!(s).wrapping_add(imm)), t),
+                    Lsx => (a!(s).wrapping_add(a!(t)), None, r),
+                    _ => (a!(s), Some(a!(s).wrapping_add(a!(t))), r),
+                };
+                let v = ms!(self.load(bus, hooks, addr, 4, pc));
+                self.fr[fr as usize] = v;
+                if let Some(u) = upd {
+                    self.set_ar(s, u);
                 }
-                Break | BreakN => {
-                    if self.break_stops {
-                        self.pc = pc;
-                        self.insns -= 1;
-                        self.cycles -= insn.cost as u64;
-                        return Flow::Exit(Some(StopReason::Break { pc, s: insn.s, t: insn.t, len: insn.len }));
-                    }
-                    let dl = self.cfg.debug_level;
-                    if self.cintlevel() < dl {
-                        // §2.7: DEBUGCAUSE BI/BN, EPC/EPS[debug level], PS.INTLEVEL = level, EXCM = 1
-                        self.debugcause = if insn.op == Break { 0x8 } else { 0x10 };
-                        self.epc[dl as usize] = pc;
-                        self.eps[dl as usize] = self.ps;
-                        self.ps = (self.ps & !PS_INTLEVEL) | dl | PS_EXCM;
-                        self.ps_changed();
-                        self.pc = self.vecbase.wrapping_add(self.cfg.vec.level[dl as usize]);
-                        hooks.exception(64 + dl, pc, self.pc);
-                        return Flow::Exit(None);
-                    }
+            }
+            Ssi | Ssip | Ssx | Ssxp => {
+                fpchk!();
+                let (addr, upd, fr) = match insn.op {
+                    Ssi => (a!(s).wrapping_add(imm), None, t),
+                    Ssip => (a!(s), Some(a!(s).wrapping_add(imm)), t),
+                    Ssx => (a!(s).wrapping_add(a!(t)), None, r),
+                    _ => (a!(s), Some(a!(s).wrapping_add(a!(t))), r),
+                };
+                let v = self.fr[fr as usize];
+                ms!(self.store(bus, hooks, addr, 4, v, pc));
+                if let Some(u) = upd {
+                    self.set_ar(s, u);
                 }
-                Rer => self.set_ar(t, 0),
-                Wer => {}
-                Witlb | Wdtlb => {
-                    let reg = (a!(s) >> 29) as usize;
-                    let v = (a!(t) & 0xF) as u8;
-                    if insn.op == Witlb {
-                        self.itlb_attr[reg] = v
-                    } else {
-                        self.dtlb_attr[reg] = v
-                    }
-                }
-                Ritlb0 | Rdtlb0 | Pitlb | Pdtlb => self.set_ar(t, a!(s) & 0xE000_0000),
-                Ritlb1 | Rdtlb1 => {
-                    let reg = (a!(s) >> 29) as usize;
-                    let v = if insn.op == Ritlb1 { self.itlb_attr[reg] } else { self.dtlb_attr[reg] };
-                    self.set_ar(t, (a!(s) & 0xE000_0000) | v as u32)
-                }
-                Iitlb | Idtlb => {}
-                // ---- booleans ----
-                Andb => self.setb(insn.r, self.getb(insn.s) & self.getb(insn.t)),
-                Andbc => self.setb(insn.r, self.getb(insn.s) & !self.getb(insn.t)),
-                Orb => self.setb(insn.r, self.getb(insn.s) | self.getb(insn.t)),
-                Orbc => self.setb(insn.r, self.getb(insn.s) | !self.getb(insn.t)),
-                Xorb => self.setb(insn.r, self.getb(insn.s) ^ self.getb(insn.t)),
-                Any4 => self.setb(insn.t, (self.br >> s) & 0xF != 0),
-                All4 => self.setb(insn.t, (self.br >> s) & 0xF == 0xF),
-                Any8 => self.setb(insn.t, (self.br >> s) & 0xFF != 0),
-                All8 => self.setb(insn.t, (self.br >> s) & 0xFF == 0xFF),
-                // ---- MAC16 (§2.4) ----
-                UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa | MulsDa | MulDd
-                | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc | MulaDdLddec | Ldinc | Lddec => {
-                    let (h, mx, my, mw) = mac_fields(imm);
-                    let (x, y, kind) = match insn.op {
-                        UmulAa => (a!(s), a!(t), 0),
-                        MulAa => (a!(s), a!(t), 1),
-                        MulaAa => (a!(s), a!(t), 2),
-                        MulsAa => (a!(s), a!(t), 3),
-                        MulAd => (a!(s), self.m[my], 1),
-                        MulaAd => (a!(s), self.m[my], 2),
-                        MulsAd => (a!(s), self.m[my], 3),
-                        MulDa => (self.m[mx], a!(t), 1),
-                        MulaDa | MulaDaLdinc | MulaDaLddec => (self.m[mx], a!(t), 2),
-                        MulsDa => (self.m[mx], a!(t), 3),
-                        MulDd => (self.m[mx], self.m[my], 1),
-                        MulaDd | MulaDdLdinc | MulaDdLddec => (self.m[mx], self.m[my], 2),
-                        MulsDd => (self.m[mx], self.m[my], 3),
-                        _ => (0, 0, 255),
-                    };
-                    if kind != 255 {
-                        self.mac(x, y, h, kind);
-                    }
-                    match insn.op {
-                        MulaDaLdinc | MulaDdLdinc | Ldinc | MulaDaLddec | MulaDdLddec | Lddec => {
-                            let inc = matches!(insn.op, MulaDaLdinc | MulaDdLdinc | Ldinc);
-                            let p = if inc { a!(s).wrapping_add(4) } else { a!(s).wrapping_sub(4) };
-                            let v = ms!(self.load(bus, hooks, p, 4, pc));
-                            self.set_ar(s, p);
-                            self.m[mw] = v;
+            }
+            AddS | SubS | MulS | MaddS | MsubS => {
+                fpchk!();
+                let (x, y, z) = (
+                    f(self.fr[s as usize]),
+                    f(self.fr[t as usize]),
+                    f(self.fr[r as usize]),
+                );
+                let v = match insn.op {
+                    AddS => x + y,
+                    SubS => x - y,
+                    MulS => x * y,
+                    MaddS => x.mul_add(y, z),
+                    _ => (-x).mul_add(y, z),
+                };
+                self.fr[r as usize] = v.to_bits();
+            }
+            MaddnS | DivnS | Div0S | Nexp01S | Sqrt0S | AddexpS => {
+                // no-ops as in QEMU [Q] (§2.7 "division and square-root helpers")
+                fpchk!();
+            }
+            AddexpmS | MovS => {
+                fpchk!();
+                self.fr[r as usize] = self.fr[s as usize];
+            }
+            MkdadjS => {
+                fpchk!();
+                self.fr[r as usize] = (f(self.fr[s as usize]) / f(self.fr[r as usize])).to_bits();
+            }
+            MksadjS => {
+                fpchk!();
+                self.fr[r as usize] = f(self.fr[s as usize]).sqrt().to_bits();
+            }
+            Recip0S => {
+                // seed approximated by the exact reciprocal [U]
+                fpchk!();
+                self.fr[r as usize] = (1.0 / f(self.fr[s as usize])).to_bits();
+            }
+            Rsqrt0S => {
+                fpchk!();
+                self.fr[r as usize] = (1.0 / f(self.fr[s as usize]).sqrt()).to_bits();
+            }
+            AbsS => {
+                fpchk!();
+                self.fr[r as usize] = self.fr[s as usize] & 0x7FFF_FFFF;
+            }
+            NegS => {
+                fpchk!();
+                self.fr[r as usize] = self.fr[s as usize] ^ 0x8000_0000;
+            }
+            ConstS => {
+                fpchk!();
+                // k = 0..3 → 0.0, 1.0, 2.0, 0.5 [Q]
+                let v: f32 = match s {
+                    1 => 1.0,
+                    2 => 2.0,
+                    3 => 0.5,
+                    _ => 0.0,
+                };
+                self.fr[r as usize] = v.to_bits();
+            }
+            Rfr => {
+                fpchk!();
+                let v = self.fr[s as usize];
+                self.set_ar(r, v)
+            }
+            Wfr => {
+                fpchk!();
+                self.fr[r as usize] = a!(s);
+            }
+            RoundS | TruncS | FloorS | CeilS | UtruncS => {
+                fpchk!();
+                let x = f(self.fr[s as usize]) * (1u32 << t) as f32;
+                let v = match insn.op {
+                    RoundS => f2i(x, 0),
+                    TruncS => f2i(x, 1),
+                    FloorS => f2i(x, 2),
+                    CeilS => f2i(x, 3),
+                    _ => {
+                        if x.is_nan() {
+                            u32::MAX
+                        } else {
+                            x.trunc() as u32
                         }
-                        _ => {}
                     }
-                }
-                // ---- FPU (coprocessor 0, §2.7 "FP") ----
-                Lsi | Lsip | Lsx | Lsxp => {
-                    fpchk!();
-                    let (addr, upd, fr) = match insn.op {
-                        Lsi => (a!(s).wrapping_add(imm), None, t),
-                        Lsip => (a!(s), Some(a!(s).wrapping_add(imm)), t),
-                        Lsx => (a!(s).wrapping_add(a!(t)), None, r),
-                        _ => (a!(s), Some(a!(s).wrapping_add(a!(t))), r),
-                    };
-                    let v = ms!(self.load(bus, hooks, addr, 4, pc));
-                    self.fr[fr as usize] = v;
-                    if let Some(u) = upd {
-                        self.set_ar(s, u);
-                    }
-                }
-                Ssi | Ssip | Ssx | Ssxp => {
-                    fpchk!();
-                    let (addr, upd, fr) = match insn.op {
-                        Ssi => (a!(s).wrapping_add(imm), None, t),
-                        Ssip => (a!(s), Some(a!(s).wrapping_add(imm)), t),
-                        Ssx => (a!(s).wrapping_add(a!(t)), None, r),
-                        _ => (a!(s), Some(a!(s).wrapping_add(a!(t))), r),
-                    };
-                    let v = self.fr[fr as usize];
-                    ms!(self.store(bus, hooks, addr, 4, v, pc));
-                    if let Some(u) = upd {
-                        self.set_ar(s, u);
-                    }
-                }
-                AddS | SubS | MulS | MaddS | MsubS => {
-                    fpchk!();
-                    let (x, y, z) = (f(self.fr[s as usize]), f(self.fr[t as usize]), f(self.fr[r as usize]));
-                    let v = match insn.op {
-                        AddS => x + y,
-                        SubS => x - y,
-                        MulS => x * y,
-                        MaddS => x.mul_add(y, z),
-                        _ => (-x).mul_add(y, z),
-                    };
-                    self.fr[r as usize] = v.to_bits();
-                }
-                MaddnS | DivnS | Div0S | Nexp01S | Sqrt0S | AddexpS => {
-                    // no-ops as in QEMU [Q] (§2.7 "division and square-root helpers")
-                    fpchk!();
-                }
-                AddexpmS | MovS => {
-                    fpchk!();
+                };
+                self.set_ar(r, v)
+            }
+            FloatS | UfloatS => {
+                fpchk!();
+                let v = a!(s);
+                let x = if insn.op == FloatS {
+                    v as i32 as f32
+                } else {
+                    v as f32
+                };
+                self.fr[r as usize] = (x * f32::powi(2.0, -(t as i32))).to_bits();
+            }
+            UnS | OeqS | UeqS | OltS | UltS | OleS | UleS => {
+                fpchk!();
+                let (x, y) = (f(self.fr[s as usize]), f(self.fr[t as usize]));
+                let un = x.is_nan() || y.is_nan();
+                let v = match insn.op {
+                    UnS => un,
+                    OeqS => x == y,
+                    UeqS => un || x == y,
+                    OltS => x < y,
+                    UltS => un || x < y,
+                    OleS => x <= y,
+                    _ => un || x <= y,
+                };
+                self.setb(insn.r, v);
+            }
+            MoveqzS | MovnezS | MovltzS | MovgezS | MovfS | MovtS => {
+                fpchk!();
+                let c = match insn.op {
+                    MoveqzS => a!(t) == 0,
+                    MovnezS => a!(t) != 0,
+                    MovltzS => (a!(t) as i32) < 0,
+                    MovgezS => (a!(t) as i32) >= 0,
+                    MovfS => !self.getb(insn.t),
+                    _ => self.getb(insn.t),
+                };
+                if c {
                     self.fr[r as usize] = self.fr[s as usize];
                 }
-                MkdadjS => {
-                    fpchk!();
-                    self.fr[r as usize] = (f(self.fr[s as usize]) / f(self.fr[r as usize])).to_bits();
-                }
-                MksadjS => {
-                    fpchk!();
-                    self.fr[r as usize] = f(self.fr[s as usize]).sqrt().to_bits();
-                }
-                Recip0S => {
-                    // seed approximated by the exact reciprocal [U]
-                    fpchk!();
-                    self.fr[r as usize] = (1.0 / f(self.fr[s as usize])).to_bits();
-                }
-                Rsqrt0S => {
-                    fpchk!();
-                    self.fr[r as usize] = (1.0 / f(self.fr[s as usize]).sqrt()).to_bits();
-                }
-                AbsS => {
-                    fpchk!();
-                    self.fr[r as usize] = self.fr[s as usize] & 0x7FFF_FFFF;
-                }
-                NegS => {
-                    fpchk!();
-                    self.fr[r as usize] = self.fr[s as usize] ^ 0x8000_0000;
-                }
-                ConstS => {
-                    fpchk!();
-                    // k = 0..3 → 0.0, 1.0, 2.0, 0.5 [Q]
-                    let v: f32 = match s {
-                        1 => 1.0,
-                        2 => 2.0,
-                        3 => 0.5,
-                        _ => 0.0,
-                    };
-                    self.fr[r as usize] = v.to_bits();
-                }
-                Rfr => {
-                    fpchk!();
-                    let v = self.fr[s as usize];
-                    self.set_ar(r, v)
-                }
-                Wfr => {
-                    fpchk!();
-                    self.fr[r as usize] = a!(s);
-                }
-                RoundS | TruncS | FloorS | CeilS | UtruncS => {
-                    fpchk!();
-                    let x = f(self.fr[s as usize]) * (1u32 << t) as f32;
-                    let v = match insn.op {
-                        RoundS => f2i(x, 0),
-                        TruncS => f2i(x, 1),
-                        FloorS => f2i(x, 2),
-                        CeilS => f2i(x, 3),
-                        _ => {
-                            if x.is_nan() {
-                                u32::MAX
-                            } else {
-                                x.trunc() as u32
-                            }
-                        }
-                    };
-                    self.set_ar(r, v)
-                }
-                FloatS | UfloatS => {
-                    fpchk!();
-                    let v = a!(s);
-                    let x = if insn.op == FloatS { v as i32 as f32 } else { v as f32 };
-                    self.fr[r as usize] = (x * f32::powi(2.0, -(t as i32))).to_bits();
-                }
-                UnS | OeqS | UeqS | OltS | UltS | OleS | UleS => {
-                    fpchk!();
-                    let (x, y) = (f(self.fr[s as usize]), f(self.fr[t as usize]));
-                    let un = x.is_nan() || y.is_nan();
-                    let v = match insn.op {
-                        UnS => un,
-                        OeqS => x == y,
-                        UeqS => un || x == y,
-                        OltS => x < y,
-                        UltS => un || x < y,
-                        OleS => x <= y,
-                        _ => un || x <= y,
-                    };
-                    self.setb(insn.r, v);
-                }
-                MoveqzS | MovnezS | MovltzS | MovgezS | MovfS | MovtS => {
-                    fpchk!();
-                    let c = match insn.op {
-                        MoveqzS => a!(t) == 0,
-                        MovnezS => a!(t) != 0,
-                        MovltzS => (a!(t) as i32) < 0,
-                        MovgezS => (a!(t) as i32) >= 0,
-                        MovfS => !self.getb(insn.t),
-                        _ => self.getb(insn.t),
-                    };
-                    if c {
-                        self.fr[r as usize] = self.fr[s as usize];
-                    }
-                }
-                _ => unreachable!("fast-path op {:?} in exec_slow", insn.op),
+            }
+            _ => unreachable!("fast-path op {:?} in exec_slow", insn.op),
         }
         Flow::Next
     }

@@ -50,9 +50,9 @@ pub mod exec;
 pub mod pie;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod pie_tests;
+#[cfg(test)]
+mod tests;
 
 pub use backend::{EspBus, XtensaBackend};
 pub use bus::{BusFault, FlatMemory, XtensaBus};

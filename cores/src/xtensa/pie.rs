@@ -204,7 +204,11 @@ impl PieState {
     /// the low half of the lanes (§4.1).
     pub fn qacc_lane(&self, i: usize, n: usize, signed: bool) -> i64 {
         let w = if n == 16 { 20 } else { 40 };
-        let (half, j) = if i < n / 2 { (&self.qacc_l, i) } else { (&self.qacc_h, i - n / 2) };
+        let (half, j) = if i < n / 2 {
+            (&self.qacc_l, i)
+        } else {
+            (&self.qacc_h, i - n / 2)
+        };
         let raw = get_bits(half, (j as u32) * w, w);
         if signed {
             sext(raw, w)
@@ -215,7 +219,11 @@ impl PieState {
 
     pub fn set_qacc_lane(&mut self, i: usize, n: usize, v: i64) {
         let w = if n == 16 { 20 } else { 40 };
-        let (half, j) = if i < n / 2 { (&mut self.qacc_l, i) } else { (&mut self.qacc_h, i - n / 2) };
+        let (half, j) = if i < n / 2 {
+            (&mut self.qacc_l, i)
+        } else {
+            (&mut self.qacc_h, i - n / 2)
+        };
         set_bits(half, (j as u32) * w, w, v as u64);
     }
 
@@ -272,9 +280,25 @@ pub fn ur_is_cp3(ur: u32) -> bool {
 /// Names of the PIE user registers (§2.5 UR table), as objdump prints them after `rur.`/`wur.`.
 pub fn ur_name(ur: u32) -> Option<&'static str> {
     const N: [&str; 19] = [
-        "accx_0", "accx_1", "qacc_h_0", "qacc_h_1", "qacc_h_2", "qacc_h_3", "qacc_h_4", "qacc_l_0", "qacc_l_1",
-        "qacc_l_2", "qacc_l_3", "qacc_l_4", "gpio_out", "sar_byte", "fft_bit_width", "ua_state_0", "ua_state_1",
-        "ua_state_2", "ua_state_3",
+        "accx_0",
+        "accx_1",
+        "qacc_h_0",
+        "qacc_h_1",
+        "qacc_h_2",
+        "qacc_h_3",
+        "qacc_h_4",
+        "qacc_l_0",
+        "qacc_l_1",
+        "qacc_l_2",
+        "qacc_l_3",
+        "qacc_l_4",
+        "gpio_out",
+        "sar_byte",
+        "fft_bit_width",
+        "ua_state_0",
+        "ua_state_1",
+        "ua_state_2",
+        "ua_state_3",
     ];
     N.get(ur as usize).copied()
 }
@@ -287,7 +311,11 @@ fn lanes(q: &[u8; 16], ew: usize, signed: bool) -> [i64; 16] {
         for b in 0..ew {
             v |= (q[i * ew + b] as u64) << (8 * b);
         }
-        out[i] = if signed { sext(v, 8 * ew as u32) } else { v as i64 };
+        out[i] = if signed {
+            sext(v, 8 * ew as u32)
+        } else {
+            v as i64
+        };
     }
     out
 }
@@ -325,7 +353,11 @@ fn wrap16(v: i64) -> i64 {
 fn r2bf_half(s: &[i64; 16], sel2: u32) -> [i64; 16] {
     let mut r = [0i64; 16];
     for k in 0..4 {
-        let (ia, ib) = if sel2 == 0 { (k, k + 4) } else { ((k / 2) * 4 + k % 2, (k / 2) * 4 + k % 2 + 2) };
+        let (ia, ib) = if sel2 == 0 {
+            (k, k + 4)
+        } else {
+            ((k / 2) * 4 + k % 2, (k / 2) * 4 + k % 2 + 2)
+        };
         r[k] = s[ia] + s[ib];
         r[k + 4] = s[ia] - s[ib];
     }
@@ -336,10 +368,22 @@ fn r2bf_half(s: &[i64; 16], sel2: u32) -> [i64; 16] {
 /// and the twiddle qm: t0 = x+y, t1 = x'−y' (wrapped); (t2, t3) = ((x−y, x'+y') · m, or · conj(m) when
 /// sel2 = 1) >> SAR (products at full precision, then wrapped). Returns the qz pair (t0+t2, t1+t3) and the
 /// qz1 pair (t0−t2, t3−t1), still to be wrapped by `pack`.
-fn ams_pair(x: &[i64; 16], y: &[i64; 16], m: &[i64; 16], j: usize, sel2: u32, sh: u32) -> ([i64; 2], [i64; 2]) {
+fn ams_pair(
+    x: &[i64; 16],
+    y: &[i64; 16],
+    m: &[i64; 16],
+    j: usize,
+    sel2: u32,
+    sh: u32,
+) -> ([i64; 2], [i64; 2]) {
     let t0 = wrap16(x[j] + y[j]);
     let t1 = wrap16(x[j + 1] - y[j + 1]);
-    let (t2, t3) = cmul((m[j], m[j + 1]), (x[j] - y[j], x[j + 1] + y[j + 1]), sel2 == 1, sh);
+    let (t2, t3) = cmul(
+        (m[j], m[j + 1]),
+        (x[j] - y[j], x[j + 1] + y[j + 1]),
+        sel2 == 1,
+        sh,
+    );
     let (t2, t3) = (wrap16(t2), wrap16(t3));
     ([t0 + t2, t1 + t3], [t0 - t2, t3 - t1])
 }
@@ -370,10 +414,37 @@ fn byte_shift(lo: &[u8; 16], hi: &[u8; 16], sh: usize) -> [u8; 16] {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Key {
-    Q, Qu, Qu1, Qv, Qa, Qa0, Qa1, Qs, Qs0, Qs1, Qx, Qy, Qz, Qz1, Qm,
-    F0, F1, F2, F3,
-    As, Ad, Au, Ax, Ay, As0, Value, Mask,
-    Imm, Sel, Sar, Upd4,
+    Q,
+    Qu,
+    Qu1,
+    Qv,
+    Qa,
+    Qa0,
+    Qa1,
+    Qs,
+    Qs0,
+    Qs1,
+    Qx,
+    Qy,
+    Qz,
+    Qz1,
+    Qm,
+    F0,
+    F1,
+    F2,
+    F3,
+    As,
+    Ad,
+    Au,
+    Ax,
+    Ay,
+    As0,
+    Value,
+    Mask,
+    Imm,
+    Sel,
+    Sar,
+    Upd4,
     /// The second `sel` field of a row (LDXQ/STXQ `sel8`: which 16-bit lane of qs indexes memory).
     Idx,
 }
@@ -473,7 +544,11 @@ impl Operand {
         let raw = match self.dec {
             Dec::Raw => v as u32,
             Dec::S { scale, .. } => {
-                assert_eq!(v % scale as i64, 0, "immediate {v} not a multiple of {scale}");
+                assert_eq!(
+                    v % scale as i64,
+                    0,
+                    "immediate {v} not a multiple of {scale}"
+                );
                 (v / scale as i64) as u32
             }
             Dec::U { scale } => {
@@ -495,20 +570,85 @@ impl Operand {
 /// Semantic family of an opcode, derived from its mnemonic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fam {
-    StQr, LdQr, MvQr,
-    WrMaskGpio, SetBitGpio, ClrBitGpio, GetGpioIn,
-    Vld128, LdUsar, VldH64, VldL64, Vldbc, Vldhbc16,
-    Ldf, Stf, Ldqa, LdQaccL, LdQaccH, StQaccL, StQaccH, LdAccx, StAccx, LdUa, StUa,
-    Vst128, VstH64, VstL64,
-    Movi32A, Movi32Q, Vzip, Vunzip, ZeroAccx, ZeroQacc, ZeroQ, MovQacc,
-    Vadds, Vsubs, Vmax, Vmin, VcmpEq, VcmpGt, VcmpLt, Vmul, Cmul,
-    VmulasAccx, VmulasQacc, Vsmulas, Srcmb, SrsAccx, Vrelu, Vprelu,
-    Andq, Orq, Xorq, Notq, Slci, Srci, Slcxxp, Srcxxp, SrcqSt, SrcQ, SrcQQup, SrcQLd,
-    Vsl32, Vsr32, Bitrev,
-    Ldxq, Stxq,
+    StQr,
+    LdQr,
+    MvQr,
+    WrMaskGpio,
+    SetBitGpio,
+    ClrBitGpio,
+    GetGpioIn,
+    Vld128,
+    LdUsar,
+    VldH64,
+    VldL64,
+    Vldbc,
+    Vldhbc16,
+    Ldf,
+    Stf,
+    Ldqa,
+    LdQaccL,
+    LdQaccH,
+    StQaccL,
+    StQaccH,
+    LdAccx,
+    StAccx,
+    LdUa,
+    StUa,
+    Vst128,
+    VstH64,
+    VstL64,
+    Movi32A,
+    Movi32Q,
+    Vzip,
+    Vunzip,
+    ZeroAccx,
+    ZeroQacc,
+    ZeroQ,
+    MovQacc,
+    Vadds,
+    Vsubs,
+    Vmax,
+    Vmin,
+    VcmpEq,
+    VcmpGt,
+    VcmpLt,
+    Vmul,
+    Cmul,
+    VmulasAccx,
+    VmulasQacc,
+    Vsmulas,
+    Srcmb,
+    SrsAccx,
+    Vrelu,
+    Vprelu,
+    Andq,
+    Orq,
+    Xorq,
+    Notq,
+    Slci,
+    Srci,
+    Slcxxp,
+    Srcxxp,
+    SrcqSt,
+    SrcQ,
+    SrcQQup,
+    SrcQLd,
+    Vsl32,
+    Vsr32,
+    Bitrev,
+    Ldxq,
+    Stxq,
     // FFT.R2BF.S16 / .ST.INCP, FFT.CMUL.S16.LD.XP / .ST.XP, FFT.AMS.S16.LD.INCP / .LD.INCP.UAUP /
     // .LD.R32.DECP / .ST.INCP, FFT.VST.R32.DECP.
-    FftR2bf, FftR2bfSt, FftCmulLd, FftCmulSt, FftAmsLd, FftAmsUaup, FftAmsR32, FftAmsSt, FftVstR32,
+    FftR2bf,
+    FftR2bfSt,
+    FftCmulLd,
+    FftCmulSt,
+    FftAmsLd,
+    FftAmsUaup,
+    FftAmsR32,
+    FftAmsSt,
+    FftVstR32,
 }
 
 /// Address update suffix (§4.1 "Update suffixes").
@@ -582,7 +722,9 @@ impl PieDef {
     pub fn encode(&self, vals: &[(Key, i64)]) -> u32 {
         let mut w = self.mtch;
         for &(k, v) in vals {
-            let o = self.operand(k).unwrap_or_else(|| panic!("{} has no operand {:?}", self.name, k));
+            let o = self
+                .operand(k)
+                .unwrap_or_else(|| panic!("{} has no operand {:?}", self.name, k));
             w |= o.encode(v);
         }
         w
@@ -616,11 +758,17 @@ fn parse_row(line: &str, out: &mut Vec<PieDef>) {
                     if d.starts_with('s') {
                         Dec::S { bits, scale }
                     } else {
-                        Dec::U { scale: scale as u32 }
+                        Dec::U {
+                            scale: scale as u32,
+                        }
                     }
                 }
             };
-            let mut o = Operand { key: Key::Imm, pieces, dec };
+            let mut o = Operand {
+                key: Key::Imm,
+                pieces,
+                dec,
+            };
             o.key = Key::parse(name, o.width());
             if o.key == Key::Sel && ops.iter().any(|p: &Operand| p.key == Key::Sel) {
                 o.key = Key::Idx;
@@ -866,14 +1014,21 @@ pub fn def_by_name(name: &str) -> Option<&'static PieDef> {
 /// `s`/`t` the AR nibbles, `imm` = the word. Only the ESP32-S3 decoder calls this.
 pub fn decode_pie(w: u32, len: u8) -> Option<Insn> {
     let w = if len == 3 { w & 0xFF_FFFF } else { w };
-    let (i, d) = defs().iter().enumerate().find(|(_, d)| d.len == len && w & d.mask == d.mtch)?;
+    let (i, d) = defs()
+        .iter()
+        .enumerate()
+        .find(|(_, d)| d.len == len && w & d.mask == d.mtch)?;
     let mut insn = Insn::illegal(len);
     insn.op = Op::Ee;
     insn.r = i as u8;
     insn.s = ((w >> 8) & 0xF) as u8;
     insn.t = ((w >> 4) & 0xF) as u8;
     insn.arm = d.arm;
-    insn.pane = if d.arm & AR_S != 0 { insn.s >> 2 } else { 0 }.max(if d.arm & AR_T != 0 { insn.t >> 2 } else { 0 });
+    insn.pane = if d.arm & AR_S != 0 { insn.s >> 2 } else { 0 }.max(if d.arm & AR_T != 0 {
+        insn.t >> 2
+    } else {
+        0
+    });
     insn.imm = w;
     Some(insn)
 }
@@ -922,7 +1077,14 @@ type R<T> = Result<T, Option<StopReason>>;
 
 impl Cpu {
     /// Read `n` bytes (1, 2, 4, 8 or 16) at `addr` aligned down to `n` (§4.1 "Addresses").
-    fn pie_read<B: XtensaBus, H: XtensaHooks>(&mut self, bus: &mut B, hooks: &mut H, addr: u32, n: usize, pc: u32) -> R<[u8; 16]> {
+    fn pie_read<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        addr: u32,
+        n: usize,
+        pc: u32,
+    ) -> R<[u8; 16]> {
         let a = addr & !(n as u32 - 1);
         let mut out = [0u8; 16];
         if n < 4 {
@@ -956,14 +1118,26 @@ impl Cpu {
     }
 
     /// Execute a decoded PIE instruction (`Op::Ee`).
-    pub(crate) fn exec_pie<B: XtensaBus, H: XtensaHooks>(&mut self, bus: &mut B, hooks: &mut H, insn: &Insn, pc: u32) -> Flow {
+    pub(crate) fn exec_pie<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        insn: &Insn,
+        pc: u32,
+    ) -> Flow {
         match self.exec_pie_inner(bus, hooks, insn, pc) {
             Ok(()) => Flow::Next,
             Err(stop) => Flow::Exit(stop),
         }
     }
 
-    fn exec_pie_inner<B: XtensaBus, H: XtensaHooks>(&mut self, bus: &mut B, hooks: &mut H, insn: &Insn, pc: u32) -> R<()> {
+    fn exec_pie_inner<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        insn: &Insn,
+        pc: u32,
+    ) -> R<()> {
         use Fam::*;
         use Key::*;
         let d = def_of(insn);
@@ -1040,7 +1214,8 @@ impl Cpu {
                 for i in 0..4 {
                     for r in 0..2 {
                         q0[4 * i + 2 * r..4 * i + 2 * r + 2].copy_from_slice(&v[2 * i..2 * i + 2]);
-                        q1[4 * i + 2 * r..4 * i + 2 * r + 2].copy_from_slice(&v[8 + 2 * i..8 + 2 * i + 2]);
+                        q1[4 * i + 2 * r..4 * i + 2 * r + 2]
+                            .copy_from_slice(&v[8 + 2 * i..8 + 2 * i + 2]);
                     }
                 }
                 self.pie.q[qi(Qu)] = q0;
@@ -1055,12 +1230,14 @@ impl Cpu {
                 if d.fam == Ldf {
                     let v = self.pie_read(bus, hooks, a_s, ew, pc)?;
                     for i in 0..nw {
-                        self.fr[(regs[i] & 15) as usize] = u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap());
+                        self.fr[(regs[i] & 15) as usize] =
+                            u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap());
                     }
                 } else {
                     let mut v = [0u8; 16];
                     for i in 0..nw {
-                        v[4 * i..4 * i + 4].copy_from_slice(&self.fr[(regs[i] & 15) as usize].to_le_bytes());
+                        v[4 * i..4 * i + 4]
+                            .copy_from_slice(&self.fr[(regs[i] & 15) as usize].to_le_bytes());
                     }
                     self.pie_write(bus, hooks, a_s, ew, &v, pc)?;
                 }
@@ -1081,12 +1258,21 @@ impl Cpu {
             LdQaccL | LdQaccH | StQaccL | StQaccH => {
                 // .L.128: QACC bytes 0–15; .H.32: bytes 16–19 (§4.2).
                 let hi = d.name.contains("qacc_h");
-                let (first, nwords) = if matches!(d.fam, LdQaccL | StQaccL) { (0, 4) } else { (4, 1) };
+                let (first, nwords) = if matches!(d.fam, LdQaccL | StQaccL) {
+                    (0, 4)
+                } else {
+                    (4, 1)
+                };
                 if matches!(d.fam, LdQaccL | LdQaccH) {
                     let v = self.pie_read(bus, hooks, a_s, 4 * nwords, pc)?;
-                    let half = if hi { &mut self.pie.qacc_h } else { &mut self.pie.qacc_l };
+                    let half = if hi {
+                        &mut self.pie.qacc_h
+                    } else {
+                        &mut self.pie.qacc_l
+                    };
                     for i in 0..nwords {
-                        half[first + i] = u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap());
+                        half[first + i] =
+                            u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap());
                     }
                 } else {
                     let half = if hi { self.pie.qacc_h } else { self.pie.qacc_l };
@@ -1115,7 +1301,8 @@ impl Cpu {
             LdUa => {
                 let v = self.pie_read(bus, hooks, a_s, 16, pc)?;
                 for i in 0..4 {
-                    self.pie.ua_state[i] = u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap());
+                    self.pie.ua_state[i] =
+                        u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap());
                 }
                 let n = upd_as(self, 16);
                 self.set_ar(k(As), n);
@@ -1151,7 +1338,10 @@ impl Cpu {
                 self.pie.q[qi(Qu)][4 * s..4 * s + 4].copy_from_slice(&v);
             }
             Vzip | Vunzip => {
-                let (a, b) = (lanes(&self.pie.q[qi(Qs0)], ew, false), lanes(&self.pie.q[qi(Qs1)], ew, false));
+                let (a, b) = (
+                    lanes(&self.pie.q[qi(Qs0)], ew, false),
+                    lanes(&self.pie.q[qi(Qs1)], ew, false),
+                );
                 let n = 16 / ew;
                 let (mut x, mut y) = ([0i64; 16], [0i64; 16]);
                 if d.fam == Vzip {
@@ -1197,7 +1387,11 @@ impl Cpu {
                 let n = 16 / ew;
                 let bits = 8 * ew as u32;
                 let sar = self.sar.min(63);
-                let dest = if matches!(d.fam, Vmul | Cmul) { qi(Qz) } else { qi(Qa) };
+                let dest = if matches!(d.fam, Vmul | Cmul) {
+                    qi(Qz)
+                } else {
+                    qi(Qa)
+                };
                 let mut r = lanes(&self.pie.q[dest], ew, sg);
                 if d.fam == Cmul {
                     // (re, im) pairs, >> SAR; sel 0/1: x·y into lanes 0–3 / 4–7, sel 2/3: conj(x)·y (§4.2).
@@ -1222,7 +1416,11 @@ impl Cpu {
                         };
                     }
                 }
-                let loaded = if d.ld { Some(self.pie_read(bus, hooks, a_s, 16, pc)?) } else { None };
+                let loaded = if d.ld {
+                    Some(self.pie_read(bus, hooks, a_s, 16, pc)?)
+                } else {
+                    None
+                };
                 self.pie.q[dest] = pack(&r, ew);
                 if let Some(v) = loaded {
                     self.pie.q[qi(Qu)] = v;
@@ -1246,13 +1444,22 @@ impl Cpu {
                     let w = if n == 16 { 20 } else { 40 };
                     let sel = (k(Sel) as usize) % n;
                     for i in 0..n {
-                        let p = if d.fam == Vsmulas { x[i] * y[sel] } else { x[i] * y[i] };
+                        let p = if d.fam == Vsmulas {
+                            x[i] * y[sel]
+                        } else {
+                            x[i] * y[i]
+                        };
                         let v = sat(self.pie.qacc_lane(i, n, sg) + p, w, sg);
                         self.pie.set_qacc_lane(i, n, v);
                     }
                 }
-                let shifted =
-                    d.qup.then(|| byte_shift(&self.pie.q[qi(Qs0)], &self.pie.q[qi(Qs1)], self.pie.sar_byte as usize));
+                let shifted = d.qup.then(|| {
+                    byte_shift(
+                        &self.pie.q[qi(Qs0)],
+                        &self.pie.q[qi(Qs1)],
+                        self.pie.sar_byte as usize,
+                    )
+                });
                 let mut loaded = None;
                 let mut new_as = a_s;
                 if d.ldbc {
@@ -1297,7 +1504,11 @@ impl Cpu {
             Vrelu | Vprelu => {
                 // Lanes ≤ 0 become (lane·slope) >> ay, others are unchanged (§4.2).
                 let sh = self.ar(k(Ay)) & 63;
-                let (src, dst) = if d.fam == Vrelu { (qi(Qs), qi(Qs)) } else { (qi(Qx), qi(Qz)) };
+                let (src, dst) = if d.fam == Vrelu {
+                    (qi(Qs), qi(Qs))
+                } else {
+                    (qi(Qx), qi(Qz))
+                };
                 let x = lanes(&self.pie.q[src], ew, true);
                 let slope = lanes(&self.pie.q[qi(Qy)], ew, true);
                 let ax = self.ar(k(Ax)) as i32 as i64;
@@ -1323,14 +1534,23 @@ impl Cpu {
             }
             Slci | Srci | Slcxxp | Srcxxp => {
                 // Shift the 256-bit qs1‖qs0 by k+1 bytes with zero fill (§4.2); XXP: k = as[3:0] [U].
-                let kk = if matches!(d.fam, Slci | Srci) { k(Sar) } else { a_s & 15 } as usize + 1;
+                let kk = if matches!(d.fam, Slci | Srci) {
+                    k(Sar)
+                } else {
+                    a_s & 15
+                } as usize
+                    + 1;
                 let mut cat = [0u8; 32];
                 cat[..16].copy_from_slice(&self.pie.q[qi(Qs0)]);
                 cat[16..].copy_from_slice(&self.pie.q[qi(Qs1)]);
                 let mut r = [0u8; 32];
                 for i in 0..32 {
                     r[i] = if matches!(d.fam, Slci | Slcxxp) {
-                        if i >= kk { cat[i - kk] } else { 0 }
+                        if i >= kk {
+                            cat[i - kk]
+                        } else {
+                            0
+                        }
                     } else if i + kk < 32 {
                         cat[i + kk]
                     } else {
@@ -1345,12 +1565,20 @@ impl Cpu {
                 }
             }
             SrcqSt => {
-                let v = byte_shift(&self.pie.q[qi(Qs0)], &self.pie.q[qi(Qs1)], self.pie.sar_byte as usize);
+                let v = byte_shift(
+                    &self.pie.q[qi(Qs0)],
+                    &self.pie.q[qi(Qs1)],
+                    self.pie.sar_byte as usize,
+                );
                 self.pie_write(bus, hooks, a_s, 16, &v, pc)?;
                 self.set_ar(k(As), a_s.wrapping_add(16));
             }
             SrcQ | SrcQQup => {
-                let v = byte_shift(&self.pie.q[qi(Qs0)], &self.pie.q[qi(Qs1)], self.pie.sar_byte as usize);
+                let v = byte_shift(
+                    &self.pie.q[qi(Qs0)],
+                    &self.pie.q[qi(Qs1)],
+                    self.pie.sar_byte as usize,
+                );
                 if d.fam == SrcQQup {
                     // .QUP: also qs0 = qs1 [Q] (§4.2).
                     self.pie.q[qi(Qs0)] = self.pie.q[qi(Qs1)];
@@ -1358,7 +1586,11 @@ impl Cpu {
                 self.pie.q[qi(Qa)] = v;
             }
             SrcQLd => {
-                let v = byte_shift(&self.pie.q[qi(Qs0)], &self.pie.q[qi(Qs1)], self.pie.sar_byte as usize);
+                let v = byte_shift(
+                    &self.pie.q[qi(Qs0)],
+                    &self.pie.q[qi(Qs1)],
+                    self.pie.sar_byte as usize,
+                );
                 let l = self.pie_read(bus, hooks, a_s, 16, pc)?;
                 self.pie.q[qi(Qs0)] = v;
                 self.pie.q[qi(Qu)] = l;
@@ -1370,7 +1602,11 @@ impl Cpu {
                 let sar = self.sar.min(63);
                 let mut r = [0i64; 16];
                 for i in 0..4 {
-                    r[i] = if d.fam == Vsl32 { ((x[i] as u64) << sar.min(32)) as i64 } else { x[i] >> sar };
+                    r[i] = if d.fam == Vsl32 {
+                        ((x[i] as u64) << sar.min(32)) as i64
+                    } else {
+                        x[i] >> sar
+                    };
                     if d.fam == Vsl32 && sar >= 32 {
                         r[i] = 0;
                     }
@@ -1438,7 +1674,12 @@ impl Cpu {
                 let (x, y) = (self.pie.s16(qi(Qx)), self.pie.s16(qi(Qy)));
                 let sel = k(Sel) & 7;
                 let j = 2 * (sel as usize >> 1);
-                let (re, im) = cmul((y[j], y[j + 1]), (x[j], x[j + 1]), sel & 1 == 0, self.sar.min(63));
+                let (re, im) = cmul(
+                    (y[j], y[j + 1]),
+                    (x[j], x[j + 1]),
+                    sel & 1 == 0,
+                    self.sar.min(63),
+                );
                 if d.fam == FftCmulLd {
                     let mut z = self.pie.s16(qi(Qz));
                     (z[j], z[j + 1]) = (re, im);
@@ -1472,15 +1713,21 @@ impl Cpu {
                     FftAmsLd => 2,
                     _ => 4,
                 };
-                let (x, y, m) = (self.pie.s16(qi(Qx)), self.pie.s16(qi(Qy)), self.pie.s16(qi(Qm)));
+                let (x, y, m) = (
+                    self.pie.s16(qi(Qx)),
+                    self.pie.s16(qi(Qy)),
+                    self.pie.s16(qi(Qm)),
+                );
                 let (zp, z1p) = ams_pair(&x, &y, &m, j, k(Sel) & 1, self.sar.min(63));
                 let data = self.pie_read(bus, hooks, a_s, 16, pc)?;
                 let loaded = match d.fam {
                     FftAmsUaup => {
                         let mut ua = [0u8; 16];
                         for i in 0..4 {
-                            ua[4 * i..4 * i + 4].copy_from_slice(&self.pie.ua_state[i].to_le_bytes());
-                            self.pie.ua_state[i] = u32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
+                            ua[4 * i..4 * i + 4]
+                                .copy_from_slice(&self.pie.ua_state[i].to_le_bytes());
+                            self.pie.ua_state[i] =
+                                u32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
                         }
                         byte_shift(&ua, &data, (self.pie.sar_byte & 15) as usize)
                     }
@@ -1512,7 +1759,11 @@ impl Cpu {
                     out[i + 2] = v[i] >> sh;
                 }
                 self.pie_write(bus, hooks, a_s, 16, &pack(&out, 2), pc)?;
-                let (x, y, m) = (self.pie.s16(qi(Qx)), self.pie.s16(qi(Qy)), self.pie.s16(qi(Qm)));
+                let (x, y, m) = (
+                    self.pie.s16(qi(Qx)),
+                    self.pie.s16(qi(Qy)),
+                    self.pie.s16(qi(Qm)),
+                );
                 let (zp, z1p) = ams_pair(&x, &y, &m, 6, sel, self.sar.min(63));
                 let mut z1 = self.pie.s16(qi(Qz1));
                 (z1[6], z1[7]) = (z1p[0], z1p[1]);

@@ -83,7 +83,10 @@ impl Sim {
     fn run(&mut self, prog: &[(&str, &[(K, i64)])]) -> &mut Self {
         match self.exec(prog) {
             StopReason::Break { pc, .. } if pc >= CODE => self,
-            other => panic!("unexpected stop {other:?} (EXCCAUSE {})", self.x.cpu.exccause),
+            other => panic!(
+                "unexpected stop {other:?} (EXCCAUSE {})",
+                self.x.cpu.exccause
+            ),
         }
     }
 }
@@ -120,7 +123,13 @@ const M: i16 = 0x1234; // marker for lanes an instruction must keep
 #[test]
 fn pie_every_opcode_is_executed() {
     assert!(pie::defs().iter().all(|d| d.executed()));
-    for name in ["ldxq.32", "stxq.32", "fft.r2bf.s16", "fft.ams.s16.st.incp", "fft.vst.r32.decp"] {
+    for name in [
+        "ldxq.32",
+        "stxq.32",
+        "fft.r2bf.s16",
+        "fft.ams.s16.st.incp",
+        "fft.vst.r32.decp",
+    ] {
         let d = pie::def_by_name(name).unwrap();
         let insn = decode(d.encode(&[]), CODE, &XtensaConfig::esp32s3());
         assert_eq!(insn.op, Op::Ee);
@@ -138,32 +147,74 @@ fn pie_trm_instruction_words_match_the_4_3_layouts() {
         // §1.8.13 FFT.R2BF.S16 qa0=2 qa1=3 qx=5 qy=6 sel2=1: 11 | qa0[2:1]=01 | 1100 | qa0[0]=0 | qa1=011 |
         // qy[2:1]=11 | 0 | sel2=1 | qx[2:1]=10 | qy[0]=0 | qx[0]=1 | 0100
         // = 0xC00000 + 0x100000 + 0x0C0000 + 0x3000 + 0xC00 + 0x100 + 0x80 + 0x10 + 0x4.
-        ("fft.r2bf.s16", &[(K::Qa0, 2), (K::Qa1, 3), (K::Qx, 5), (K::Qy, 6), (K::Sel, 1)], 0xDC3D94),
+        (
+            "fft.r2bf.s16",
+            &[
+                (K::Qa0, 2),
+                (K::Qa1, 3),
+                (K::Qx, 5),
+                (K::Qy, 6),
+                (K::Sel, 1),
+            ],
+            0xDC3D94,
+        ),
         // §1.8.12 FFT.CMUL.S16.ST.XP qx=5 qy=3 qv=6 as=a2 ad=a4 sel8=6 upd4=2 sar4=1: 10101 | sar4=01 |
         // upd4[1]=1 | sel8[0]=0 | qy=011 | upd4[0]=0 | qv=110 | qx[1:0]=01 | sel8[2:1]=11 | ad=4 | as=2 |
         // 111 | qx[2]=1 = 0xA8000000 + 0x02000000 + 0x01000000 + 0x300000 + 0x60000 + 0x4000 + 0x3000
         // + 0x400 + 0x20 + 0xE + 1.
         (
             "fft.cmul.s16.st.xp",
-            &[(K::Qx, 5), (K::Qy, 3), (K::Qv, 6), (K::As, 2), (K::Ad, 4), (K::Sel, 6), (K::Upd4, 2), (K::Sar, 1)],
+            &[
+                (K::Qx, 5),
+                (K::Qy, 3),
+                (K::Qv, 6),
+                (K::As, 2),
+                (K::Ad, 4),
+                (K::Sel, 6),
+                (K::Upd4, 2),
+                (K::Sar, 1),
+            ],
             0xAB36_742F,
         ),
         // §1.8.37 LDXQ.32 qu=2 qs=6 as=a11 sel4=2 sel8=1: 1110000 | sel4[1]=1 | sel8[0]=1 | 111 |
         // sel4[0]=0 | qu=010 | qs[1:0]=10 | sel8[2:1]=00 | 1101 | as=1011 | 111 | qs[2]=1
         // = 0xE0000000 + 0x01000000 + 0x800000 + 0x700000 + 0x20000 + 0x8000 + 0xD00 + 0xB0 + 0xE + 1.
-        ("ldxq.32", &[(K::Qu, 2), (K::Qs, 6), (K::As, 11), (K::Sel, 2), (K::Idx, 1)], 0xE1F2_8DBF),
+        (
+            "ldxq.32",
+            &[
+                (K::Qu, 2),
+                (K::Qs, 6),
+                (K::As, 11),
+                (K::Sel, 2),
+                (K::Idx, 1),
+            ],
+            0xE1F2_8DBF,
+        ),
         // §1.8.7 FFT.AMS.S16.LD.INCP qu=5 as=a5 qz=3 qz1=1 qx=1 qy=2 qm=5 sel2=1: 110100 | sel2=1 |
         // qz1[2]=0 | qz[0]=1 | qy=010 | qz1[1]=0 | qm=101 | qx[1:0]=01 | qz[2:1]=01 | qz1[0]=1 | qu=101 |
         // as=0101 | 111 | qx[2]=0 = 0xD0000000 + 0x02000000 + 0x800000 + 0x200000 + 0x50000 + 0x4000
         // + 0x1000 + 0x800 + 0x500 + 0x50 + 0xE.
         (
             "fft.ams.s16.ld.incp",
-            &[(K::Qu, 5), (K::As, 5), (K::Qz, 3), (K::Qz1, 1), (K::Qx, 1), (K::Qy, 2), (K::Qm, 5), (K::Sel, 1)],
+            &[
+                (K::Qu, 5),
+                (K::As, 5),
+                (K::Qz, 3),
+                (K::Qz1, 1),
+                (K::Qx, 1),
+                (K::Qy, 2),
+                (K::Qm, 5),
+                (K::Sel, 1),
+            ],
             0xD2A5_5D5E,
         ),
         // §1.8.15 FFT.VST.R32.DECP qv=5 as=a3 sar2=1: 11 | qv[2:1]=10 | 1101 | qv[0]=1 | 0110 | sar2=1 |
         // 11 | as=0011 | 0100 = 0xC00000 + 0x200000 + 0xD0000 + 0x8000 + 0x3000 + 0x400 + 0x300 + 0x34.
-        ("fft.vst.r32.decp", &[(K::Qv, 5), (K::As, 3), (K::Sar, 1)], 0xEDB734),
+        (
+            "fft.vst.r32.decp",
+            &[(K::Qv, 5), (K::As, 3), (K::Sar, 1)],
+            0xEDB734,
+        ),
         // §1.8.2 BITREV qa=2 as=a6: 11 | qa[2:1]=01 | 1101 | qa[0]=0 | 1111011 | as=0110 | 0100
         // = 0xC00000 + 0x100000 + 0xD0000 + 0x7B00 + 0x60 + 0x4.
         ("bitrev", &[(K::Qa, 2), (K::Ax, 6)], 0xDD7B64),
@@ -185,10 +236,22 @@ fn pie_fft_r2bf_s16_lane_selection_wrap_and_aliasing() {
     let y = [100, 200, 300, 400, 1000, 2000, 3000, 4000];
     let mut s = Sim::new();
     s.q16(0, x).q16(1, y);
-    s.run(&[("fft.r2bf.s16", &[(K::Qa0, 2), (K::Qa1, 3), (K::Qx, 0), (K::Qy, 1), (K::Sel, 0)])]);
+    s.run(&[(
+        "fft.r2bf.s16",
+        &[
+            (K::Qa0, 2),
+            (K::Qa1, 3),
+            (K::Qx, 0),
+            (K::Qy, 1),
+            (K::Sel, 0),
+        ],
+    )]);
     // 32767+1 = 32768 wraps to −32768; −32768+1 = −32767; 32767−1 = 32766; −32768−1 = −32769 wraps to 32767.
     assert_eq!(s.lanes(2), [-32768, 22, 33, -32767, 32766, -18, -27, 32767]);
-    assert_eq!(s.lanes(3), [1100, 2200, 3300, 4400, -900, -1800, -2700, -3600]);
+    assert_eq!(
+        s.lanes(3),
+        [1100, 2200, 3300, 4400, -900, -1800, -2700, -3600]
+    );
 
     // sel2 = 1: op_a = {qy[95:64], qy[31:0], qx[95:64], qx[31:0]} (lanes x0 x1 x4 x5 | y0 y1 y4 y5),
     // op_b = {qy[127:96], qy[63:32], qx[127:96], qx[63:32]} (x2 x3 x6 x7 | y2 y3 y6 y7).
@@ -196,7 +259,16 @@ fn pie_fft_r2bf_s16_lane_selection_wrap_and_aliasing() {
     let x = [1, 2, 3, 4, 10, 20, 30, 40];
     let mut s = Sim::new();
     s.q16(0, x).q16(1, y);
-    s.run(&[("fft.r2bf.s16", &[(K::Qa0, 0), (K::Qa1, 1), (K::Qx, 0), (K::Qy, 1), (K::Sel, 1)])]);
+    s.run(&[(
+        "fft.r2bf.s16",
+        &[
+            (K::Qa0, 0),
+            (K::Qa1, 1),
+            (K::Qx, 0),
+            (K::Qy, 1),
+            (K::Sel, 1),
+        ],
+    )]);
     // qa0 = [1+3, 2+4, 10+30, 20+40, 1−3, 2−4, 10−30, 20−40].
     assert_eq!(s.lanes(0), [4, 6, 40, 60, -2, -2, -20, -20]);
     // qa1 = [100+300, 200+400, 1000+3000, 2000+4000, 100−300, 200−400, 1000−3000, 2000−4000].
@@ -211,14 +283,26 @@ fn pie_fft_r2bf_s16_st_incp_shift_by_sar4_and_store() {
     let mut s = Sim::new();
     s.q16(0, x).q16(1, y).ar(&[(2, DATA + 0x105)]);
     s.run(&[
-        ("fft.r2bf.s16.st.incp", &[(K::Qa0, 2), (K::Qx, 0), (K::Qy, 1), (K::As, 2), (K::Sar, 1)]),
-        ("fft.r2bf.s16.st.incp", &[(K::Qa0, 3), (K::Qx, 0), (K::Qy, 1), (K::As, 2), (K::Sar, 0)]),
+        (
+            "fft.r2bf.s16.st.incp",
+            &[(K::Qa0, 2), (K::Qx, 0), (K::Qy, 1), (K::As, 2), (K::Sar, 1)],
+        ),
+        (
+            "fft.r2bf.s16.st.incp",
+            &[(K::Qa0, 3), (K::Qx, 0), (K::Qy, 1), (K::As, 2), (K::Sar, 0)],
+        ),
     ]);
     // Sums 150, −150, 5, −7, 32768, −32769, −1, 0 at full precision; >> 1 (arithmetic):
     // 75, −75, 2, −4, 16384, −16385, −1, 0.
-    assert_eq!(s.mem16(DATA + 0x100), [75, -75, 2, -4, 16384, -16385, -1, 0]);
+    assert_eq!(
+        s.mem16(DATA + 0x100),
+        [75, -75, 2, -4, 16384, -16385, -1, 0]
+    );
     // sar4 = 0: the same sums truncated to 16 bits (32768 → −32768, −32769 → 32767), at DATA+0x115 & ~15.
-    assert_eq!(s.mem16(DATA + 0x110), [150, -150, 5, -7, -32768, 32767, -1, 0]);
+    assert_eq!(
+        s.mem16(DATA + 0x110),
+        [150, -150, 5, -7, -32768, 32767, -1, 0]
+    );
     // Differences 50, −50, 1, 1, 32766, −32767, 15, 0.
     assert_eq!(s.lanes(2), [50, -50, 1, 1, 32766, -32767, 15, 0]);
     assert_eq!(s.lanes(3), s.lanes(2));
@@ -235,11 +319,21 @@ fn pie_fft_cmul_s16_ld_xp_pairs_conjugate_sar_and_load() {
     let mut s = Sim::new();
     s.q16(0, x).q16(1, y).q16(5, [M; 8]).q16(6, [M; 8]);
     s.x.cpu.sar = 1;
-    s.mem.load(DATA, &(0..0x80).map(|i| i as u8).collect::<Vec<_>>());
+    s.mem
+        .load(DATA, &(0..0x80).map(|i| i as u8).collect::<Vec<_>>());
     // a2 walks down by ad = −0x20 from DATA+0x67 (the add wraps modulo 2^32).
     s.ar(&[(2, DATA + 0x67), (3, (-0x20i32) as u32)]);
-    let op =
-        |sel: i64, qz: i64| [(K::Qu, 4), (K::As, 2), (K::Ad, 3), (K::Qz, qz), (K::Qx, 0), (K::Qy, 1), (K::Sel, sel)];
+    let op = |sel: i64, qz: i64| {
+        [
+            (K::Qu, 4),
+            (K::As, 2),
+            (K::Ad, 3),
+            (K::Qz, qz),
+            (K::Qx, 0),
+            (K::Qy, 1),
+            (K::Sel, sel),
+        ]
+    };
     s.run(&[
         ("fft.cmul.s16.ld.xp", &op(0, 5)),
         ("fft.cmul.s16.ld.xp", &op(3, 5)),
@@ -267,10 +361,22 @@ fn pie_fft_cmul_s16_st_xp_upd4_layouts() {
     let y = [0, 0, 1, 1, 0, 0, 5, -4];
     let v = [10, 11, 12, 13, 14, 15, 16, 17];
     let mut s = Sim::new();
-    s.q16(0, x).q16(1, y).q16(2, v).ar(&[(2, DATA + 0x203), (3, 16)]);
+    s.q16(0, x)
+        .q16(1, y)
+        .q16(2, v)
+        .ar(&[(2, DATA + 0x203), (3, 16)]);
     s.x.cpu.sar = 2;
     let op = |sel: i64, upd: i64| {
-        [(K::Qx, 0), (K::Qy, 1), (K::Qv, 2), (K::As, 2), (K::Ad, 3), (K::Sel, sel), (K::Upd4, upd), (K::Sar, 2)]
+        [
+            (K::Qx, 0),
+            (K::Qy, 1),
+            (K::Qv, 2),
+            (K::As, 2),
+            (K::Ad, 3),
+            (K::Sel, sel),
+            (K::Upd4, upd),
+            (K::Sar, 2),
+        ]
     };
     s.run(&[
         ("fft.cmul.s16.st.xp", &op(6, 0)),
@@ -319,10 +425,20 @@ fn pie_fft_ams_s16_loads_lane_pairs_uaup_and_r32() {
     s.x.cpu.sar = 1;
     s.x.cpu.pie.ua_state = UA;
     s.x.cpu.pie.sar_byte = 5;
-    s.mem.load(DATA + 0x300, &(0..64).map(|i| i as u8).collect::<Vec<_>>());
+    s.mem
+        .load(DATA + 0x300, &(0..64).map(|i| i as u8).collect::<Vec<_>>());
     s.ar(&[(2, DATA + 0x309), (3, DATA + 0x310), (4, DATA + 0x32C)]);
     let op = |qu: i64, a: i64, sel: i64| {
-        [(K::Qu, qu), (K::As, a), (K::Qz, 3), (K::Qz1, 4), (K::Qx, 0), (K::Qy, 1), (K::Qm, 2), (K::Sel, sel)]
+        [
+            (K::Qu, qu),
+            (K::As, a),
+            (K::Qz, 3),
+            (K::Qz1, 4),
+            (K::Qx, 0),
+            (K::Qy, 1),
+            (K::Qm, 2),
+            (K::Sel, sel),
+        ]
     };
     s.run(&[
         ("fft.ams.s16.ld.incp", &op(5, 2, 0)),
@@ -345,11 +461,24 @@ fn pie_fft_ams_s16_loads_lane_pairs_uaup_and_r32() {
     assert_eq!(s.a(2), DATA + 0x319);
     // .UAUP: bytes [SAR_BYTE=5 ..) of UA_STATE‖loaded = 0xA5..0xAF then loaded bytes 16..20;
     // UA_STATE takes the loaded bytes 16..31.
-    assert_eq!(s.x.cpu.pie.q[6], bytes(|i| if i < 11 { 0xA5 + i as u8 } else { 16 + (i - 11) as u8 }));
-    assert_eq!(s.x.cpu.pie.ua_state, [0x1312_1110, 0x1716_1514, 0x1B1A_1918, 0x1F1E_1D1C]);
+    assert_eq!(
+        s.x.cpu.pie.q[6],
+        bytes(|i| if i < 11 {
+            0xA5 + i as u8
+        } else {
+            16 + (i - 11) as u8
+        })
+    );
+    assert_eq!(
+        s.x.cpu.pie.ua_state,
+        [0x1312_1110, 0x1716_1514, 0x1B1A_1918, 0x1F1E_1D1C]
+    );
     assert_eq!(s.a(3), DATA + 0x320);
     // .R32.DECP: bytes 32..47 with the 32-bit words reversed; as −= 16.
-    assert_eq!(s.x.cpu.pie.q[7], [44, 45, 46, 47, 40, 41, 42, 43, 36, 37, 38, 39, 32, 33, 34, 35]);
+    assert_eq!(
+        s.x.cpu.pie.q[7],
+        [44, 45, 46, 47, 40, 41, 42, 43, 36, 37, 38, 39, 32, 33, 34, 35]
+    );
     assert_eq!(s.a(4), DATA + 0x31C);
 }
 
@@ -360,15 +489,35 @@ fn pie_fft_ams_s16_uaup_streams_unaligned_data() {
     ams_inputs(&mut s);
     s.x.cpu.pie.ua_state = UA;
     s.x.cpu.pie.sar_byte = 14;
-    s.mem.load(DATA + 0x300, &(0..64).map(|i| i as u8).collect::<Vec<_>>());
+    s.mem
+        .load(DATA + 0x300, &(0..64).map(|i| i as u8).collect::<Vec<_>>());
     s.ar(&[(2, DATA + 0x300)]);
-    let op =
-        |qu: i64| [(K::Qu, qu), (K::As, 2), (K::Qz, 3), (K::Qz1, 4), (K::Qx, 0), (K::Qy, 1), (K::Qm, 2), (K::Sel, 0)];
-    s.run(&[("fft.ams.s16.ld.incp.uaup", &op(5)), ("fft.ams.s16.ld.incp.uaup", &op(6))]);
+    let op = |qu: i64| {
+        [
+            (K::Qu, qu),
+            (K::As, 2),
+            (K::Qz, 3),
+            (K::Qz1, 4),
+            (K::Qx, 0),
+            (K::Qy, 1),
+            (K::Qm, 2),
+            (K::Sel, 0),
+        ]
+    };
+    s.run(&[
+        ("fft.ams.s16.ld.incp.uaup", &op(5)),
+        ("fft.ams.s16.ld.incp.uaup", &op(6)),
+    ]);
     // First: 0xAE, 0xAF, then loaded bytes 0..13; second: bytes 14, 15, then 16..29.
-    assert_eq!(s.x.cpu.pie.q[5], bytes(|i| if i < 2 { 0xAE + i as u8 } else { (i - 2) as u8 }));
+    assert_eq!(
+        s.x.cpu.pie.q[5],
+        bytes(|i| if i < 2 { 0xAE + i as u8 } else { (i - 2) as u8 })
+    );
     assert_eq!(s.x.cpu.pie.q[6], bytes(|i| 14 + i as u8));
-    assert_eq!(s.x.cpu.pie.ua_state, [0x1312_1110, 0x1716_1514, 0x1B1A_1918, 0x1F1E_1D1C]);
+    assert_eq!(
+        s.x.cpu.pie.ua_state,
+        [0x1312_1110, 0x1716_1514, 0x1B1A_1918, 0x1F1E_1D1C]
+    );
     assert_eq!(s.a(2), DATA + 0x320);
 }
 
@@ -389,7 +538,16 @@ fn pie_fft_ams_s16_full_precision_twiddle_and_wrap() {
     s.x.cpu.sar = 15;
     s.run(&[(
         "fft.ams.s16.ld.incp",
-        &[(K::Qu, 5), (K::As, 2), (K::Qz, 3), (K::Qz1, 4), (K::Qx, 0), (K::Qy, 1), (K::Qm, 2), (K::Sel, 0)],
+        &[
+            (K::Qu, 5),
+            (K::As, 2),
+            (K::Qz, 3),
+            (K::Qz1, 4),
+            (K::Qx, 0),
+            (K::Qy, 1),
+            (K::Qm, 2),
+            (K::Sel, 0),
+        ],
     )]);
     assert_eq!(s.lanes(3), [M, M, 32766, 16534, M, M, M, M]);
     assert_eq!(s.lanes(4), [M, M, -32768, 16334, M, M, M, M]);
@@ -406,7 +564,16 @@ fn pie_fft_ams_s16_st_incp_store_shift_at_and_aliasing() {
     s.x.cpu.sar = 2;
     s.ar(&[(2, DATA + 0x40F), (5, 0xFFFB_0007), (6, DATA + 0x430)]);
     let op = |qz1: i64, at: i64, a: i64, sel: i64| {
-        [(K::Qv, 5), (K::Qz1, qz1), (K::As0, at), (K::As, a), (K::Qx, 0), (K::Qy, 1), (K::Qm, 2), (K::Sel, sel)]
+        [
+            (K::Qv, 5),
+            (K::Qz1, qz1),
+            (K::As0, at),
+            (K::As, a),
+            (K::Qx, 0),
+            (K::Qy, 1),
+            (K::Qm, 2),
+            (K::Sel, sel),
+        ]
     };
     s.run(&[
         ("fft.ams.s16.st.incp", &op(3, 5, 2, 0)),
@@ -422,13 +589,19 @@ fn pie_fft_ams_s16_st_incp_store_shift_at_and_aliasing() {
     // 2nd (sel2 1): stores that at and qv lanes 0–5 unshifted. t2 = (2500·6 + 4000·5) >> 2 = 8750,
     // t3 = (2500·5 − 4000·6) >> 2 = −11500 >> 2 = −2875; qz = (6750, −1375) → at = 0xFAA1_1A5E;
     // qz1 = (−2000 − 8750, −2875 − 1500) = (−10750, −4375). Then the 3rd overwrites q4 identically.
-    assert_eq!(s.mem16(DATA + 0x410), [-750, 10625, 100, -100, 33, -33, 1, -1]);
+    assert_eq!(
+        s.mem16(DATA + 0x410),
+        [-750, 10625, 100, -100, 33, -33, 1, -1]
+    );
     assert_eq!(s.lanes(4), [M, M, M, M, M, M, -10750, -4375]);
     assert_eq!(s.a(5), 0xFAA1_1A5E);
     assert_eq!(s.a(2), DATA + 0x42F);
     // 3rd: at and as are both a6 = DATA + 0x430 = 0x3FF0_0430: stores 0x0430 = 1072 and 0x3FF0 = 16368
     // unshifted; at is written, then as = DATA + 0x440, which wins.
-    assert_eq!(s.mem16(DATA + 0x430), [1072, 16368, 100, -100, 33, -33, 1, -1]);
+    assert_eq!(
+        s.mem16(DATA + 0x430),
+        [1072, 16368, 100, -100, 33, -33, 1, -1]
+    );
     assert_eq!(s.a(6), DATA + 0x440);
 }
 
@@ -437,7 +610,8 @@ fn pie_fft_vst_r32_decp_reverses_words_shifts_and_wraps() {
     // TRM §1.8.15: {l1, l0, l3, l2, l5, l4, l7, l6} >> sar2 as the 128-bit value, msb first: memory
     // lanes are l6, l7, l4, l5, l2, l3, l0, l1. as −= 16.
     let mut s = Sim::new();
-    s.q16(0, [1, -2, 3, -4, 5, -6, 7, -32768]).ar(&[(2, DATA + 0x51F), (3, 0x0C)]);
+    s.q16(0, [1, -2, 3, -4, 5, -6, 7, -32768])
+        .ar(&[(2, DATA + 0x51F), (3, 0x0C)]);
     s.run(&[
         ("fft.vst.r32.decp", &[(K::Qv, 0), (K::As, 2), (K::Sar, 1)]),
         ("fft.vst.r32.decp", &[(K::Qv, 0), (K::As, 2), (K::Sar, 0)]),
@@ -457,15 +631,33 @@ fn pie_ldxq_stxq_index_lane_alignment_and_word_select() {
     // TRM §1.8.37 / §1.8.69: address = as + 4·qs[16·sel8 +: 16] with bits 1:0 cleared; word sel4 of
     // qu (load) or qv (store). as is not updated.
     let mut s = Sim::new();
-    let table: Vec<u8> = (0..128u32).flat_map(|i| (0xC0DE_0000 + i).to_le_bytes()).collect();
+    let table: Vec<u8> = (0..128u32)
+        .flat_map(|i| (0xC0DE_0000 + i).to_le_bytes())
+        .collect();
     s.mem.load(DATA + 0x1000, &table);
     s.mem.load(DATA + 0x21000, &0xBEEF_CAFEu32.to_le_bytes());
     s.q16(0, [0, 1, 5, i16::MIN, 3, 2, 7, 100]);
     s.x.cpu.pie.q[1] = from_u32([0x5555_5555; 4]);
     s.x.cpu.pie.q[2] = from_u32([0x1111_1111, 0x2222_2222, 0x3333_3333, 0x4444_4444]);
     s.ar(&[(2, DATA + 0x1002)]);
-    let ld = |sel4: i64, sel8: i64| [(K::Qu, 1), (K::Qs, 0), (K::As, 2), (K::Sel, sel4), (K::Idx, sel8)];
-    let st = |sel4: i64, sel8: i64| [(K::Qv, 2), (K::Qs, 0), (K::As, 2), (K::Sel, sel4), (K::Idx, sel8)];
+    let ld = |sel4: i64, sel8: i64| {
+        [
+            (K::Qu, 1),
+            (K::Qs, 0),
+            (K::As, 2),
+            (K::Sel, sel4),
+            (K::Idx, sel8),
+        ]
+    };
+    let st = |sel4: i64, sel8: i64| {
+        [
+            (K::Qv, 2),
+            (K::Qs, 0),
+            (K::As, 2),
+            (K::Sel, sel4),
+            (K::Idx, sel8),
+        ]
+    };
     s.run(&[
         ("ldxq.32", &ld(0, 2)),
         ("ldxq.32", &ld(3, 7)),
@@ -476,8 +668,9 @@ fn pie_ldxq_stxq_index_lane_alignment_and_word_select() {
     // sel8 2: lane 5 → DATA+0x1002 + 20 = DATA+0x1016 → DATA+0x1014 = entry 5 → word 0.
     // sel8 7: lane 100 → DATA+0x1002 + 400 = DATA+0x1192 → DATA+0x1190 = entry 100 → word 3.
     // sel8 3: lane 0x8000 read unsigned → DATA+0x1002 + 0x20000 → DATA+0x21000 → word 1. Word 2 is kept.
-    let q1: [u32; 4] =
-        std::array::from_fn(|i| u32::from_le_bytes(s.x.cpu.pie.q[1][4 * i..4 * i + 4].try_into().unwrap()));
+    let q1: [u32; 4] = std::array::from_fn(|i| {
+        u32::from_le_bytes(s.x.cpu.pie.q[1][4 * i..4 * i + 4].try_into().unwrap())
+    });
     assert_eq!(q1, [0xC0DE_0005, 0xBEEF_CAFE, 0x5555_5555, 0xC0DE_0064]);
     // STXQ sel8 1 (lane 1 → DATA+0x1006 → DATA+0x1004) ← word 2; sel8 0 (lane 0 → DATA+0x1000) ← word 0.
     assert_eq!(s.word(DATA + 0x1000), 0x1111_1111);
@@ -543,7 +736,10 @@ fn pie_bitrev_consecutive_blocks_of_eight() {
     let mut s = Sim::new();
     s.x.cpu.pie.fft_bit_width = 5;
     s.ar(&[(4, 0)]);
-    s.run(&[("bitrev", &[(K::Qa, 0), (K::Ax, 4)]), ("bitrev", &[(K::Qa, 1), (K::Ax, 4)])]);
+    s.run(&[
+        ("bitrev", &[(K::Qa, 0), (K::Ax, 4)]),
+        ("bitrev", &[(K::Qa, 1), (K::Ax, 4)]),
+    ]);
     assert_eq!(s.lanes(0), [0, 16, 8, 24, 4, 20, 12, 28]);
     assert_eq!(s.lanes(1), [8, 18, 10, 26, 12, 22, 14, 30]);
     assert_eq!(s.a(4), 16);
@@ -569,7 +765,10 @@ fn pie_fft_and_ldxq_need_cp3_enabled() {
         s.x.cpu.cpenable = 0;
         s.ar(&[(2, DATA + 0x20), (3, DATA + 0x40)]);
         let stop = s.exec(&[(name, &[(K::As, 2)])]);
-        assert!(matches!(stop, StopReason::Break { pc, .. } if pc < CODE), "{name}: {stop:?}");
+        assert!(
+            matches!(stop, StopReason::Break { pc, .. } if pc < CODE),
+            "{name}: {stop:?}"
+        );
         assert_eq!(s.x.cpu.exccause, cause::COPROCESSOR0_DISABLED + 3, "{name}");
         assert_eq!((s.a(2), s.a(3)), (DATA + 0x20, DATA + 0x40), "{name}");
         assert_eq!(s.mem.peek(DATA, 0x80).unwrap(), vec![0; 0x80], "{name}");

@@ -1,6 +1,10 @@
 //! Tests built from hand-assembled instruction words (field layouts of fact sheet xtensa.md §2).
 
-#![allow(clippy::identity_op, clippy::manual_is_multiple_of, clippy::manual_split_once)]
+#![allow(
+    clippy::identity_op,
+    clippy::manual_is_multiple_of,
+    clippy::manual_split_once
+)]
 
 use super::cpu::*;
 use super::*;
@@ -48,7 +52,12 @@ struct Asm {
 
 impl Asm {
     fn new(base: u32) -> Asm {
-        Asm { base, buf: Vec::new(), labels: Vec::new(), fixups: Vec::new() }
+        Asm {
+            base,
+            buf: Vec::new(),
+            labels: Vec::new(),
+            fixups: Vec::new(),
+        }
     }
     fn pc(&self) -> u32 {
         self.base + self.buf.len() as u32
@@ -94,7 +103,12 @@ impl Asm {
         for &(pos, f, l) in &self.fixups {
             let pc = self.base + pos as u32;
             let tgt = self.labels[l.0].expect("unbound label");
-            let mut w = u32::from_le_bytes([self.buf[pos], self.buf[pos + 1], self.buf.get(pos + 2).copied().unwrap_or(0), 0]);
+            let mut w = u32::from_le_bytes([
+                self.buf[pos],
+                self.buf[pos + 1],
+                self.buf.get(pos + 2).copied().unwrap_or(0),
+                0,
+            ]);
             let rel = tgt.wrapping_sub(pc.wrapping_add(4)) as i32;
             match f {
                 Fix::Bri8 => {
@@ -240,10 +254,12 @@ impl M {
     }
     fn run(&mut self, pc: u32) -> StopReason {
         self.x.cpu.pc = pc;
-        self.x.run(&mut self.mem, &mut NoHooks, 10_000_000, u64::MAX)
+        self.x
+            .run(&mut self.mem, &mut NoHooks, 10_000_000, u64::MAX)
     }
     fn cont(&mut self) -> StopReason {
-        self.x.run(&mut self.mem, &mut NoHooks, 10_000_000, u64::MAX)
+        self.x
+            .run(&mut self.mem, &mut NoHooks, 10_000_000, u64::MAX)
     }
     fn a(&self, i: u32) -> u32 {
         self.x.cpu.ar(i)
@@ -316,7 +332,7 @@ fn alu_immediates() {
         a.movi(3, 2047);
         a.addi(4, 3, -128);
         a.i24(rri8(2, 0xD, 3, 5, -1)); // addmi a5, a3, -256
-        // movi.n a6, -32 : imm7 = 0x60 -> t=6, r=0
+                                       // movi.n a6, -32 : imm7 = 0x60 -> t=6, r=0
         a.i16(rrrn(0xC, 0, 6, 6));
         // movi.n a7, 95 : imm7 = 0x5F -> t[2:0] = 5, r = 0xF
         a.i16(rrrn(0xC, 0xF, 7, 5));
@@ -372,15 +388,22 @@ fn alu_compare_minmax_sext_clamps() {
 
 #[test]
 fn nsa_nsau_edges() {
-    let m = exec_regs(s3(), &[(3, 0), (4, 0xFFFF_FFFF), (5, 1), (6, 0x8000_0000)], |a| {
-        a.i24(rrr(0, 0, 4, 0xE, 3, 7)); // nsa a7, a3  (0) -> 31
-        a.i24(rrr(0, 0, 4, 0xF, 3, 8)); // nsau a8, a3 (0) -> 32
-        a.i24(rrr(0, 0, 4, 0xE, 4, 9)); // nsa(-1) -> 31
-        a.i24(rrr(0, 0, 4, 0xE, 5, 10)); // nsa(1) -> 30
-        a.i24(rrr(0, 0, 4, 0xF, 6, 11)); // nsau(0x80000000) -> 0
-        a.i24(rrr(0, 0, 4, 0xE, 6, 12)); // nsa(0x80000000) -> 0
-    });
-    assert_eq!((m.a(7), m.a(8), m.a(9), m.a(10), m.a(11), m.a(12)), (31, 32, 31, 30, 0, 0));
+    let m = exec_regs(
+        s3(),
+        &[(3, 0), (4, 0xFFFF_FFFF), (5, 1), (6, 0x8000_0000)],
+        |a| {
+            a.i24(rrr(0, 0, 4, 0xE, 3, 7)); // nsa a7, a3  (0) -> 31
+            a.i24(rrr(0, 0, 4, 0xF, 3, 8)); // nsau a8, a3 (0) -> 32
+            a.i24(rrr(0, 0, 4, 0xE, 4, 9)); // nsa(-1) -> 31
+            a.i24(rrr(0, 0, 4, 0xE, 5, 10)); // nsa(1) -> 30
+            a.i24(rrr(0, 0, 4, 0xF, 6, 11)); // nsau(0x80000000) -> 0
+            a.i24(rrr(0, 0, 4, 0xE, 6, 12)); // nsa(0x80000000) -> 0
+        },
+    );
+    assert_eq!(
+        (m.a(7), m.a(8), m.a(9), m.a(10), m.a(11), m.a(12)),
+        (31, 32, 31, 30, 0, 0)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -416,21 +439,25 @@ fn shifts_immediate() {
 #[test]
 fn shifts_by_sar_including_32() {
     // SAR = 32 via WSR (also what SSL 0 produces).
-    let m = exec_regs(s3(), &[(3, 0x8000_0001), (4, 0x1234_5678), (5, 32), (6, 0)], |a| {
-        a.wsr(5, 3); // SAR = 32
-        a.i24(rrr(0, 1, 9, 7, 0, 3)); // srl a7, a3 -> 0
-        a.i24(rrr(0, 1, 0xB, 8, 0, 3)); // sra a8, a3 -> 0xFFFFFFFF
-        a.i24(rrr(0, 1, 8, 9, 4, 3)); // src a9, a4, a3 -> a4
-        a.i24(rrr(0, 1, 0xA, 10, 3, 0)); // sll a10, a3 (shift by 32 - 32 = 0) -> a3
-        a.i24(rrr(0, 0, 4, 1, 6, 0)); // ssl a6 (0) -> SAR = 32
-        a.rsr(11, 3);
-        a.i24(rrr(0, 0, 4, 0, 6, 0)); // ssr a6 (0) -> SAR = 0
-        a.i24(rrr(0, 1, 0xA, 12, 3, 0)); // sll by 32 - 0 = 32 -> 0
-        a.i24(rrr(0, 1, 8, 13, 4, 3)); // src with SAR 0 -> a3
-        a.movi(14, 4);
-        a.i24(rrr(0, 0, 4, 1, 14, 0)); // ssl 4 -> SAR = 28
-        a.i24(rrr(0, 1, 0xA, 15, 4, 0)); // sll a15, a4 -> a4 << 4
-    });
+    let m = exec_regs(
+        s3(),
+        &[(3, 0x8000_0001), (4, 0x1234_5678), (5, 32), (6, 0)],
+        |a| {
+            a.wsr(5, 3); // SAR = 32
+            a.i24(rrr(0, 1, 9, 7, 0, 3)); // srl a7, a3 -> 0
+            a.i24(rrr(0, 1, 0xB, 8, 0, 3)); // sra a8, a3 -> 0xFFFFFFFF
+            a.i24(rrr(0, 1, 8, 9, 4, 3)); // src a9, a4, a3 -> a4
+            a.i24(rrr(0, 1, 0xA, 10, 3, 0)); // sll a10, a3 (shift by 32 - 32 = 0) -> a3
+            a.i24(rrr(0, 0, 4, 1, 6, 0)); // ssl a6 (0) -> SAR = 32
+            a.rsr(11, 3);
+            a.i24(rrr(0, 0, 4, 0, 6, 0)); // ssr a6 (0) -> SAR = 0
+            a.i24(rrr(0, 1, 0xA, 12, 3, 0)); // sll by 32 - 0 = 32 -> 0
+            a.i24(rrr(0, 1, 8, 13, 4, 3)); // src with SAR 0 -> a3
+            a.movi(14, 4);
+            a.i24(rrr(0, 0, 4, 1, 14, 0)); // ssl 4 -> SAR = 28
+            a.i24(rrr(0, 1, 0xA, 15, 4, 0)); // sll a15, a4 -> a4 << 4
+        },
+    );
     assert_eq!(m.a(7), 0);
     assert_eq!(m.a(8), 0xFFFF_FFFF);
     assert_eq!(m.a(9), 0x1234_5678);
@@ -531,7 +558,15 @@ fn unaligned_lx7_handled_lx106_exception() {
     m.load(&mut a);
     let stop = m.run(CODE);
     // Kernel vector of the ESP8266 (VECBASE + 0x30), cause 9, EXCVADDR = address.
-    assert_eq!(stop, StopReason::Break { pc: VEC + 0x30, s: 15, t: 15, len: 3 });
+    assert_eq!(
+        stop,
+        StopReason::Break {
+            pc: VEC + 0x30,
+            s: 15,
+            t: 15,
+            len: 3
+        }
+    );
     assert_eq!(m.x.cpu.exccause, cause::LOAD_STORE_ALIGNMENT);
     assert_eq!(m.x.cpu.excvaddr, DATA + 2);
     assert_eq!(m.x.cpu.epc[1], CODE);
@@ -554,43 +589,47 @@ fn s32c1i_compare_and_swap() {
 
 #[test]
 fn branches_b4const_and_bit_tests() {
-    let m = exec_regs(s3(), &[(3, 0xFFFF_FFFF), (4, 1 << 17), (5, 32768), (6, 0)], |a| {
-        let l1 = a.label();
-        let l2 = a.label();
-        let l3 = a.label();
-        let l4 = a.label();
-        // beqi a3, -1 (r = 0), taken
-        a.fix((0 << 12) | (3 << 8) | (2 << 4) | 6, Fix::Bri8, l1);
-        a.movi(6, 99);
-        a.bind(l1);
-        // bbsi a4, 17: op0=7, r = 0xE | 1, t = 1
-        a.fix((0xF << 12) | (4 << 8) | (1 << 4) | 7, Fix::Bri8, l2);
-        a.movi(6, 98);
-        a.bind(l2);
-        // bgeui a5, 32768 (r = 0, t = 0xF), taken
-        a.fix((0 << 12) | (5 << 8) | (0xF << 4) | 6, Fix::Bri8, l3);
-        a.movi(6, 97);
-        a.bind(l3);
-        // bltui a5, 32768 not taken -> a7 = 1
-        a.fix((0 << 12) | (5 << 8) | (0xB << 4) | 6, Fix::Bri8, l4);
-        a.movi(7, 1);
-        a.bind(l4);
-        // beqz.n a6 (0) taken over movi
-        let l5 = a.label();
-        a.fix(rrrn(0xC, 0, 6, 8), Fix::NarrowBz, l5);
-        a.movi(6, 96);
-        a.bind(l5);
-        // ball a3, a4 taken: (a3 & a4) == a4
-        let l6 = a.label();
-        a.fix((4 << 12) | (3 << 8) | (4 << 4) | 7, Fix::Bri8, l6);
-        a.movi(6, 95);
-        a.bind(l6);
-        // bbc a4, a5(=32768 -> bit 0): bit 0 of a4 clear -> taken
-        let l7 = a.label();
-        a.fix((5 << 12) | (4 << 8) | (5 << 4) | 7, Fix::Bri8, l7);
-        a.movi(6, 94);
-        a.bind(l7);
-    });
+    let m = exec_regs(
+        s3(),
+        &[(3, 0xFFFF_FFFF), (4, 1 << 17), (5, 32768), (6, 0)],
+        |a| {
+            let l1 = a.label();
+            let l2 = a.label();
+            let l3 = a.label();
+            let l4 = a.label();
+            // beqi a3, -1 (r = 0), taken
+            a.fix((0 << 12) | (3 << 8) | (2 << 4) | 6, Fix::Bri8, l1);
+            a.movi(6, 99);
+            a.bind(l1);
+            // bbsi a4, 17: op0=7, r = 0xE | 1, t = 1
+            a.fix((0xF << 12) | (4 << 8) | (1 << 4) | 7, Fix::Bri8, l2);
+            a.movi(6, 98);
+            a.bind(l2);
+            // bgeui a5, 32768 (r = 0, t = 0xF), taken
+            a.fix((0 << 12) | (5 << 8) | (0xF << 4) | 6, Fix::Bri8, l3);
+            a.movi(6, 97);
+            a.bind(l3);
+            // bltui a5, 32768 not taken -> a7 = 1
+            a.fix((0 << 12) | (5 << 8) | (0xB << 4) | 6, Fix::Bri8, l4);
+            a.movi(7, 1);
+            a.bind(l4);
+            // beqz.n a6 (0) taken over movi
+            let l5 = a.label();
+            a.fix(rrrn(0xC, 0, 6, 8), Fix::NarrowBz, l5);
+            a.movi(6, 96);
+            a.bind(l5);
+            // ball a3, a4 taken: (a3 & a4) == a4
+            let l6 = a.label();
+            a.fix((4 << 12) | (3 << 8) | (4 << 4) | 7, Fix::Bri8, l6);
+            a.movi(6, 95);
+            a.bind(l6);
+            // bbc a4, a5(=32768 -> bit 0): bit 0 of a4 clear -> taken
+            let l7 = a.label();
+            a.fix((5 << 12) | (4 << 8) | (5 << 4) | 7, Fix::Bri8, l7);
+            a.movi(6, 94);
+            a.bind(l7);
+        },
+    );
     assert_eq!(m.a(6), 0);
     assert_eq!(m.a(7), 1);
 }
@@ -653,8 +692,14 @@ fn seven_stage_lx6_pays_more_for_load_use_and_taken_branches() {
     let lx7 = exec_regs(s3(), &[(3, DATA)], program);
     let lx6 = exec_regs(XtensaConfig::esp32(), &[(3, DATA)], program);
     let (five, seven) = (XtensaTiming::five_stage(), XtensaTiming::seven_stage());
-    assert_eq!(lx7.x.cpu.cycles, (3 * five.base + five.load_use + five.taken_branch) as u64);
-    assert_eq!(lx6.x.cpu.cycles, (3 * seven.base + seven.load_use + seven.taken_branch) as u64);
+    assert_eq!(
+        lx7.x.cpu.cycles,
+        (3 * five.base + five.load_use + five.taken_branch) as u64
+    );
+    assert_eq!(
+        lx6.x.cpu.cycles,
+        (3 * seven.base + seven.load_use + seven.taken_branch) as u64
+    );
     assert_eq!(lx6.x.cpu.cycles - lx7.x.cpu.cycles, 2);
 }
 
@@ -663,13 +708,17 @@ fn seven_stage_lx6_pays_more_for_load_use_and_taken_branches() {
 
 #[test]
 fn multiply() {
-    let m = exec_regs(s3(), &[(3, 0xFFFF_8000), (4, 0x0001_7FFF), (5, 0xFFFF_FFFF), (6, 2)], |a| {
-        a.i24(rrr(0, 1, 0xD, 7, 3, 4)); // mul16s: -32768 * 32767
-        a.i24(rrr(0, 1, 0xC, 8, 3, 4)); // mul16u: 32768 * 32767
-        a.i24(rrr(0, 2, 8, 9, 5, 6)); // mull: -2
-        a.i24(rrr(0, 2, 0xA, 10, 5, 6)); // muluh: (2^32-1)*2 >> 32 = 1
-        a.i24(rrr(0, 2, 0xB, 11, 5, 6)); // mulsh: -1*2 >> 32 = -1
-    });
+    let m = exec_regs(
+        s3(),
+        &[(3, 0xFFFF_8000), (4, 0x0001_7FFF), (5, 0xFFFF_FFFF), (6, 2)],
+        |a| {
+            a.i24(rrr(0, 1, 0xD, 7, 3, 4)); // mul16s: -32768 * 32767
+            a.i24(rrr(0, 1, 0xC, 8, 3, 4)); // mul16u: 32768 * 32767
+            a.i24(rrr(0, 2, 8, 9, 5, 6)); // mull: -2
+            a.i24(rrr(0, 2, 0xA, 10, 5, 6)); // muluh: (2^32-1)*2 >> 32 = 1
+            a.i24(rrr(0, 2, 0xB, 11, 5, 6)); // mulsh: -1*2 >> 32 = -1
+        },
+    );
     assert_eq!(m.a(7), (-32768i32 * 32767) as u32);
     assert_eq!(m.a(8), 32768 * 32767);
     assert_eq!(m.a(9), (-2i32) as u32);
@@ -679,14 +728,18 @@ fn multiply() {
 
 #[test]
 fn divide_edges() {
-    let m = exec_regs(s3(), &[(3, 0x8000_0000), (4, 0xFFFF_FFFF), (5, 7), (6, 0xFFFF_FFF9)], |a| {
-        a.i24(rrr(0, 2, 0xD, 7, 3, 4)); // quos(-2^31, -1) = -2^31
-        a.i24(rrr(0, 2, 0xF, 8, 3, 4)); // rems(-2^31, -1) = 0
-        a.i24(rrr(0, 2, 0xD, 9, 6, 5)); // quos(-7, 7) = -1
-        a.i24(rrr(0, 2, 0xC, 10, 4, 5)); // quou(0xFFFFFFFF, 7)
-        a.i24(rrr(0, 2, 0xE, 11, 4, 5)); // remu
-        a.i24(rrr(0, 2, 0xF, 12, 6, 5)); // rems(-7, 7) = 0
-    });
+    let m = exec_regs(
+        s3(),
+        &[(3, 0x8000_0000), (4, 0xFFFF_FFFF), (5, 7), (6, 0xFFFF_FFF9)],
+        |a| {
+            a.i24(rrr(0, 2, 0xD, 7, 3, 4)); // quos(-2^31, -1) = -2^31
+            a.i24(rrr(0, 2, 0xF, 8, 3, 4)); // rems(-2^31, -1) = 0
+            a.i24(rrr(0, 2, 0xD, 9, 6, 5)); // quos(-7, 7) = -1
+            a.i24(rrr(0, 2, 0xC, 10, 4, 5)); // quou(0xFFFFFFFF, 7)
+            a.i24(rrr(0, 2, 0xE, 11, 4, 5)); // remu
+            a.i24(rrr(0, 2, 0xF, 12, 6, 5)); // rems(-7, 7) = 0
+        },
+    );
     assert_eq!(m.a(7), 0x8000_0000);
     assert_eq!(m.a(8), 0);
     assert_eq!(m.a(9), 0xFFFF_FFFF);
@@ -723,27 +776,39 @@ fn divide_by_zero_exception() {
     let mut a = Asm::new(CODE);
     a.i24(rrr(0, 2, 0xC, 7, 3, 4));
     m3.load(&mut a);
-    assert_eq!(m3.run(CODE), StopReason::Exception { cause: 6, pc: CODE, vaddr: 0, double: false });
+    assert_eq!(
+        m3.run(CODE),
+        StopReason::Exception {
+            cause: 6,
+            pc: CODE,
+            vaddr: 0,
+            double: false
+        }
+    );
 }
 
 #[test]
 fn mac16_basics() {
-    let m = exec_regs(s3(), &[(3, 0x0003_FFFE), (4, 0x0005_0007), (8, DATA)], |a| {
-        // umul.aa.ll a3, a4: op2 = 7, op1 = 0 (LL), r = 0 -> 0xFFFE * 7
-        a.i24(rrr(4, 0, 7, 0, 3, 4));
-        a.rsr(5, 16);
-        // mul.aa.hl a3, a4 (signed): op1 = 5 (kind 1, half 1) -> 3 * 7 = 21
-        a.i24(rrr(4, 5, 7, 0, 3, 4));
-        // mula.aa.ll: += (-2) * 7 -> 7
-        a.i24(rrr(4, 8, 7, 0, 3, 4));
-        // muls.aa.hh: -= 3 * 5 -> -8
-        a.i24(rrr(4, 0xF, 7, 0, 3, 4));
-        a.rsr(6, 16);
-        a.rsr(7, 17);
-        // ldinc m1, a8: op2 = 8, op1 = 0, r = mw = 1, s = 8, t = 0 -> a8 += 4, m1 = mem[a8]
-        a.i24(rrr(4, 0, 8, 1, 8, 0));
-        a.rsr(9, 33);
-    });
+    let m = exec_regs(
+        s3(),
+        &[(3, 0x0003_FFFE), (4, 0x0005_0007), (8, DATA)],
+        |a| {
+            // umul.aa.ll a3, a4: op2 = 7, op1 = 0 (LL), r = 0 -> 0xFFFE * 7
+            a.i24(rrr(4, 0, 7, 0, 3, 4));
+            a.rsr(5, 16);
+            // mul.aa.hl a3, a4 (signed): op1 = 5 (kind 1, half 1) -> 3 * 7 = 21
+            a.i24(rrr(4, 5, 7, 0, 3, 4));
+            // mula.aa.ll: += (-2) * 7 -> 7
+            a.i24(rrr(4, 8, 7, 0, 3, 4));
+            // muls.aa.hh: -= 3 * 5 -> -8
+            a.i24(rrr(4, 0xF, 7, 0, 3, 4));
+            a.rsr(6, 16);
+            a.rsr(7, 17);
+            // ldinc m1, a8: op2 = 8, op1 = 0, r = mw = 1, s = 8, t = 0 -> a8 += 4, m1 = mem[a8]
+            a.i24(rrr(4, 0, 8, 1, 8, 0));
+            a.rsr(9, 33);
+        },
+    );
     assert_eq!(m.a(5), 0xFFFE * 7);
     assert_eq!(m.a(6), (-8i32) as u32);
     assert_eq!(m.a(7), 0xFFFF_FFFF, "ACCHI reads sign-extended");
@@ -755,23 +820,27 @@ fn mac16_basics() {
 
 #[test]
 fn loop_counts_and_skips() {
-    let m = exec_regs(s3(), &[(2, 5), (3, 0), (4, 0), (5, 0xFFFF_FFFF), (6, 0), (7, 0)], |a| {
-        let end = a.label();
-        a.loop_(8, 2, end);
-        a.addi(3, 3, 1);
-        a.addi(3, 3, 1);
-        a.bind(end);
-        // LOOPNEZ with 0: body skipped.
-        let end2 = a.label();
-        a.loop_(9, 4, end2);
-        a.addi(6, 6, 1);
-        a.bind(end2);
-        // LOOPGTZ with -1: body skipped.
-        let end3 = a.label();
-        a.loop_(0xA, 5, end3);
-        a.addi(7, 7, 1);
-        a.bind(end3);
-    });
+    let m = exec_regs(
+        s3(),
+        &[(2, 5), (3, 0), (4, 0), (5, 0xFFFF_FFFF), (6, 0), (7, 0)],
+        |a| {
+            let end = a.label();
+            a.loop_(8, 2, end);
+            a.addi(3, 3, 1);
+            a.addi(3, 3, 1);
+            a.bind(end);
+            // LOOPNEZ with 0: body skipped.
+            let end2 = a.label();
+            a.loop_(9, 4, end2);
+            a.addi(6, 6, 1);
+            a.bind(end2);
+            // LOOPGTZ with -1: body skipped.
+            let end3 = a.label();
+            a.loop_(0xA, 5, end3);
+            a.addi(7, 7, 1);
+            a.bind(end3);
+        },
+    );
     assert_eq!(m.a(3), 10);
     assert_eq!(m.a(6), 0);
     assert_eq!(m.a(7), 0);
@@ -898,7 +967,11 @@ fn rotw_and_movsp_alloca() {
         a.rsr(2, 72);
         a.i24(rrr(0, 0, 4, 8, 0, 0xD)); // rotw -3
     });
-    assert_eq!(m.x.cpu.physical_ar()[3 * 4 + 2], 3, "a2 of the rotated window");
+    assert_eq!(
+        m.x.cpu.physical_ar()[3 * 4 + 2],
+        3,
+        "a2 of the rotated window"
+    );
     assert_eq!(m.x.cpu.windowbase(), 0);
 
     // MOVSP with WS[WB-1..WB-3] clear -> Alloca (cause 5).
@@ -1013,7 +1086,11 @@ fn windowed_recursion(n: u32, depth: u32) -> (u32, M) {
     a.brk();
     m.load(&mut a);
     let stop = m.run(CODE);
-    assert!(matches!(stop, StopReason::Break { pc, .. } if pc >= CODE), "stop {:?}", stop);
+    assert!(
+        matches!(stop, StopReason::Break { pc, .. } if pc >= CODE),
+        "stop {:?}",
+        stop
+    );
     (m.a(arg), m)
 }
 
@@ -1030,7 +1107,11 @@ fn windowed_recursion_spills_through_handlers() {
 
 #[test]
 fn windowed_instructions_illegal_on_lx106() {
-    for w in [rrr(0, 0, 0, 0, 0, 9) /* retw */, (3 << 4) | 6 /* entry */, (1 << 4) | 5 /* call4 */] {
+    for w in [
+        rrr(0, 0, 0, 0, 0, 9), /* retw */
+        (3 << 4) | 6,          /* entry */
+        (1 << 4) | 5,          /* call4 */
+    ] {
         let mut m = machine(XtensaConfig::esp8266());
         let mut a = Asm::new(CODE);
         a.i24(w);
@@ -1057,8 +1138,18 @@ fn illegal_instruction_per_config() {
     ];
     for &(w, name) in cases {
         let cfg = XtensaConfig::esp8266();
-        assert_eq!(decode(w, CODE, &cfg).op, Op::Illegal, "{} must be illegal on LX106", name);
-        assert_ne!(decode(w, CODE, &XtensaConfig::esp32()).op, Op::Illegal, "{} legal on LX6", name);
+        assert_eq!(
+            decode(w, CODE, &cfg).op,
+            Op::Illegal,
+            "{} must be illegal on LX106",
+            name
+        );
+        assert_ne!(
+            decode(w, CODE, &XtensaConfig::esp32()).op,
+            Op::Illegal,
+            "{} legal on LX6",
+            name
+        );
         let mut m = machine(cfg);
         let mut a = Asm::new(CODE);
         a.i24(w);
@@ -1071,11 +1162,20 @@ fn illegal_instruction_per_config() {
     assert_eq!(decode(0x0000_000E, CODE, &XtensaConfig::esp32()).len, 3);
     // S32NB only on LX7.
     assert_ne!(decode(rrr(0, 9, 5, 0, 3, 4), CODE, &s3()).op, Op::Illegal);
-    assert_eq!(decode(rrr(0, 9, 5, 0, 3, 4), CODE, &XtensaConfig::esp32()).op, Op::Illegal);
+    assert_eq!(
+        decode(rrr(0, 9, 5, 0, 3, 4), CODE, &XtensaConfig::esp32()).op,
+        Op::Illegal
+    );
     // SRs the core lacks: LITBASE only on ESP8266, WINDOWBASE not on ESP8266.
     assert_eq!(decode(rrr(0, 3, 0, 0, 5, 2), CODE, &s3()).op, Op::Illegal);
-    assert_eq!(decode(rrr(0, 3, 0, 0, 5, 2), CODE, &XtensaConfig::esp8266()).op, Op::Rsr);
-    assert_eq!(decode(rrr(0, 3, 0, 4, 8, 2), CODE, &XtensaConfig::esp8266()).op, Op::Illegal);
+    assert_eq!(
+        decode(rrr(0, 3, 0, 0, 5, 2), CODE, &XtensaConfig::esp8266()).op,
+        Op::Rsr
+    );
+    assert_eq!(
+        decode(rrr(0, 3, 0, 4, 8, 2), CODE, &XtensaConfig::esp8266()).op,
+        Op::Illegal
+    );
     // ILL and ILL.N raise IllegalInstruction.
     let mut m = machine(s3());
     let mut a = Asm::new(CODE);
@@ -1129,7 +1229,13 @@ fn fpu_disabled_raises_coprocessor_exception() {
 fn fpu_basics() {
     let m = exec_regs(
         s3(),
-        &[(2, fbits(1.5)), (3, fbits(2.25)), (4, DATA), (5, (-7i32) as u32), (6, 1)],
+        &[
+            (2, fbits(1.5)),
+            (3, fbits(2.25)),
+            (4, DATA),
+            (5, (-7i32) as u32),
+            (6, 1),
+        ],
         |a| {
             a.wsr(6, 224); // CPENABLE = 1
             a.i24(rrr(0, 0xA, 0xF, 1, 2, 5)); // wfr f1, a2
@@ -1228,7 +1334,13 @@ fn simcall_stops_with_args() {
     a.i24(rrr(0, 0, 0, 5, 1, 0)); // simcall
     a.brk();
     m.load(&mut a);
-    assert_eq!(m.run(CODE), StopReason::Simcall { pc: CODE, args: [102, 103, 104, 105, 106] });
+    assert_eq!(
+        m.run(CODE),
+        StopReason::Simcall {
+            pc: CODE,
+            args: [102, 103, 104, 105, 106]
+        }
+    );
     assert_eq!(m.x.cpu.pc, CODE + 3);
     m.x.cpu.set_ar(2, 0);
     assert!(matches!(m.cont(), StopReason::Break { pc, .. } if pc == CODE + 3));
@@ -1259,11 +1371,19 @@ fn ccompare_level1_timer_interrupt() {
     a.j(spin);
     m.load(&mut a);
     let stop = m.run(CODE);
-    assert_eq!(stop.pc(), VEC + 0x300, "level-1 interrupt goes to the kernel vector");
+    assert_eq!(
+        stop.pc(),
+        VEC + 0x300,
+        "level-1 interrupt goes to the kernel vector"
+    );
     assert_eq!(m.x.cpu.exccause, cause::LEVEL1_INTERRUPT);
     assert!(m.x.cpu.interrupt() & (1 << 6) != 0);
     let c = m.x.cpu.cycles;
-    assert!((50..50 + 10).contains(&c), "taken near CCOUNT = 50, cycles {}", c);
+    assert!(
+        (50..50 + 10).contains(&c),
+        "taken near CCOUNT = 50, cycles {}",
+        c
+    );
 }
 
 #[test]
@@ -1281,7 +1401,11 @@ fn ccompare1_level3_interrupt_and_waiti() {
     m.load(&mut a);
     let stop = m.run(CODE);
     assert_eq!(stop.pc(), VEC + 0x1C0, "level-3 vector");
-    assert_eq!(m.x.cpu.epc[3], CODE + 6 * 3, "EPC3 = instruction after WAITI");
+    assert_eq!(
+        m.x.cpu.epc[3],
+        CODE + 6 * 3,
+        "EPC3 = instruction after WAITI"
+    );
     assert_eq!(m.x.cpu.ps() & PS_INTLEVEL, 3);
     assert!(m.x.cpu.idle_cycles > 900);
     assert_eq!(m.x.cpu.ccount(), 1000 + m.x.cpu.cfg.timing.exception);
@@ -1298,11 +1422,20 @@ fn ccompare1_level3_interrupt_and_waiti() {
     assert!(matches!(m.run(CODE), StopReason::Break { pc, .. } if pc == CODE + 6 * 3 + 3));
     assert_eq!(m.a(5), 1);
     assert_eq!(m.a(8) & (1 << 15), 0);
-    assert_eq!(m.x.cpu.ps() & (PS_INTLEVEL | PS_EXCM), 0, "PS restored from EPS3");
+    assert_eq!(
+        m.x.cpu.ps() & (PS_INTLEVEL | PS_EXCM),
+        0,
+        "PS restored from EPS3"
+    );
 }
 
 fn a_clone(a: &Asm) -> Asm {
-    Asm { base: a.base, buf: a.buf.clone(), labels: a.labels.clone(), fixups: a.fixups.clone() }
+    Asm {
+        base: a.base,
+        buf: a.buf.clone(),
+        labels: a.labels.clone(),
+        fixups: a.fixups.clone(),
+    }
 }
 
 #[test]
@@ -1318,7 +1451,11 @@ fn lx106_level1_interrupt_user_vector() {
     let stop = m.run(CODE);
     assert_eq!(stop.pc(), VEC + 0x50, "ESP8266 user vector");
     assert_eq!(m.x.cpu.exccause, cause::LEVEL1_INTERRUPT);
-    assert_eq!(m.x.cpu.epc[1], CODE + 9, "taken after the WSR that raised it");
+    assert_eq!(
+        m.x.cpu.epc[1],
+        CODE + 9,
+        "taken after the WSR that raised it"
+    );
 }
 
 #[test]
@@ -1327,7 +1464,13 @@ fn waiti_without_wakeup_stops() {
     let mut a = Asm::new(CODE);
     a.i24(rrr(0, 0, 0, 7, 2, 0)); // waiti 2
     m.load(&mut a);
-    assert_eq!(m.run(CODE), StopReason::WaitI { pc: CODE + 3, level: 2 });
+    assert_eq!(
+        m.run(CODE),
+        StopReason::WaitI {
+            pc: CODE + 3,
+            level: 2
+        }
+    );
     // An external level-1 interrupt masked by INTLEVEL 2: still waiting.
     m.x.cpu.write_sr(228, 1);
     m.x.cpu.set_irq_line(0, true);
@@ -1358,7 +1501,15 @@ fn break_stop_and_debug_vector() {
     let mut a = Asm::new(CODE);
     a.i24(rrr(0, 0, 0, 4, 1, 2)); // break 1, 2
     m.load(&mut a);
-    assert_eq!(m.run(CODE), StopReason::Break { pc: CODE, s: 1, t: 2, len: 3 });
+    assert_eq!(
+        m.run(CODE),
+        StopReason::Break {
+            pc: CODE,
+            s: 1,
+            t: 2,
+            len: 3
+        }
+    );
     m.x.cpu.break_stops = false;
     m.x.cpu.pc = CODE;
     let stop = m.x.run(&mut m.mem, &mut NoHooks, 1, u64::MAX);
@@ -1532,8 +1683,24 @@ fn plain_path_runs_exactly_as_the_general_path() {
     h.rsr(13, 234).addi(13, 13, 100).wsr(13, 240).rfe();
     let handler = h.finish();
 
-    let state = |x: &Xtensa| (x.cpu.pc, x.cpu.cycles, x.cpu.insns, x.cpu.physical_ar(), x.cpu.lcount);
-    let slices = [(37, u64::MAX), (1, u64::MAX), (500, 90), (u64::MAX, 1000), (64, 64), (65, 7), (3000, 5000)];
+    let state = |x: &Xtensa| {
+        (
+            x.cpu.pc,
+            x.cpu.cycles,
+            x.cpu.insns,
+            x.cpu.physical_ar(),
+            x.cpu.lcount,
+        )
+    };
+    let slices = [
+        (37, u64::MAX),
+        (1, u64::MAX),
+        (500, 90),
+        (u64::MAX, 1000),
+        (64, 64),
+        (65, 7),
+        (3000, 5000),
+    ];
     let mut runs = Vec::new();
     for free_fetch in [false, true] {
         let mut m = machine(s3());
@@ -1542,7 +1709,11 @@ fn plain_path_runs_exactly_as_the_general_path() {
         m.mem.load(DATA, &[1, 2, 3, 4]);
         m.x.cpu.set_ar(5, DATA);
         m.x.cpu.pc = CODE;
-        let mut hooks = QuietRange { quiet: (CODE, CODE + 0x30), flow: true, told: Vec::new() };
+        let mut hooks = QuietRange {
+            quiet: (CODE, CODE + 0x30),
+            flow: true,
+            told: Vec::new(),
+        };
         let mut bus = FreeFetch(std::mem::take(&mut m.mem));
         let mut ends = Vec::new();
         for &(insns, cycles) in &slices {
@@ -1553,7 +1724,10 @@ fn plain_path_runs_exactly_as_the_general_path() {
             };
             ends.push((stop, state(&m.x)));
         }
-        assert!(m.x.cpu.exccause == cause::LEVEL1_INTERRUPT, "the timer interrupt was taken");
+        assert!(
+            m.x.cpu.exccause == cause::LEVEL1_INTERRUPT,
+            "the timer interrupt was taken"
+        );
         runs.push((ends, hooks.told, bus.0.peek(DATA, 4)));
     }
     assert!(runs[0] == runs[1], "plain and general paths differ");
@@ -1590,10 +1764,20 @@ fn insn_budget_is_exact_and_hooks_fire() {
     a.ret();
     m.load(&mut a);
     m.x.cpu.pc = CODE;
-    let mut h = H { blocks: vec![], calls: 0, rets: 0 };
-    assert_eq!(m.x.run(&mut m.mem, &mut h, 1, u64::MAX), StopReason::InsnLimit { pc: CODE + 3 });
+    let mut h = H {
+        blocks: vec![],
+        calls: 0,
+        rets: 0,
+    };
+    assert_eq!(
+        m.x.run(&mut m.mem, &mut h, 1, u64::MAX),
+        StopReason::InsnLimit { pc: CODE + 3 }
+    );
     assert_eq!(m.x.cpu.insns, 1);
-    assert!(matches!(m.x.run(&mut m.mem, &mut h, 100, u64::MAX), StopReason::Break { .. }));
+    assert!(matches!(
+        m.x.run(&mut m.mem, &mut h, 100, u64::MAX),
+        StopReason::Break { .. }
+    ));
     assert_eq!((h.calls, h.rets), (1, 1));
     assert_eq!(h.blocks.len(), 4);
 }
@@ -1614,12 +1798,18 @@ fn insn_budget_is_exact_in_a_zero_overhead_loop_with_out_of_line_instructions() 
         a.brk();
         m.load(&mut a);
         m.x.cpu.pc = CODE;
-        assert!(matches!(m.x.run(&mut m.mem, &mut NoHooks, budget, u64::MAX), StopReason::InsnLimit { .. }));
+        assert!(matches!(
+            m.x.run(&mut m.mem, &mut NoHooks, budget, u64::MAX),
+            StopReason::InsnLimit { .. }
+        ));
         assert_eq!(m.x.cpu.insns, budget, "budget {budget}");
         // MOVI, LOOP, then ADDI/RSR pairs: a3 counts the ADDIs executed.
         assert_eq!(m.a(3) as u64, (budget - 2).div_ceil(2), "budget {budget}");
         // The rest of the program runs to its end with the same results as in one go.
-        assert!(matches!(m.x.run(&mut m.mem, &mut NoHooks, u64::MAX, u64::MAX), StopReason::Break { .. }));
+        assert!(matches!(
+            m.x.run(&mut m.mem, &mut NoHooks, u64::MAX, u64::MAX),
+            StopReason::Break { .. }
+        ));
         assert_eq!(m.a(3), 100);
         assert_eq!(m.x.cpu.insns, 2 + 200);
     }
@@ -1652,11 +1842,17 @@ fn esp_bus_aliases_region_ends_and_code_writes() {
     bus.write(0x4037_8011, 2, 0xBEEF).unwrap();
     assert_eq!(bus.read(0x3FC8_8010, 4).unwrap(), 0x11BE_EF44);
     // A word across the end of SRAM1 (into SRAM2) is not one access of either region.
-    assert_eq!(bus.read(0x3FCE_FFFE, 4), Err(BusFault { addr: 0x3FCF_0000 }));
+    assert_eq!(
+        bus.read(0x3FCE_FFFE, 4),
+        Err(BusFault { addr: 0x3FCF_0000 })
+    );
     bus.write(0x3FCE_FFFC, 4, 0xA5A5_A5A5).unwrap();
     assert_eq!(bus.read(0x3FCE_FFFC, 4).unwrap(), 0xA5A5_A5A5);
     // Unmapped space and ROM.
-    assert_eq!(bus.read(0x2000_0000, 4), Err(BusFault { addr: 0x2000_0000 }));
+    assert_eq!(
+        bus.read(0x2000_0000, 4),
+        Err(BusFault { addr: 0x2000_0000 })
+    );
     assert!(bus.write(0x4000_0000, 4, 1).is_err());
     // Fetching code from one view and writing it through the other is a code write.
     let g = bus.code_generation();
@@ -1674,8 +1870,22 @@ fn bus_fault_stops() {
     let mut a = Asm::new(CODE);
     a.l32i(4, 3, 0);
     m.load(&mut a);
-    assert_eq!(m.run(CODE), StopReason::BusFault { pc: CODE, addr: 0x1000, kind: AccessKind::Read });
-    assert_eq!(m.run(0x2000), StopReason::BusFault { pc: 0x2000, addr: 0x2000, kind: AccessKind::Fetch });
+    assert_eq!(
+        m.run(CODE),
+        StopReason::BusFault {
+            pc: CODE,
+            addr: 0x1000,
+            kind: AccessKind::Read
+        }
+    );
+    assert_eq!(
+        m.run(0x2000),
+        StopReason::BusFault {
+            pc: 0x2000,
+            addr: 0x2000,
+            kind: AccessKind::Fetch
+        }
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1696,7 +1906,10 @@ fn disasm_text() {
     assert_eq!(d(0x036c, 0), "movi.n a3, -32");
     assert_eq!(d(0x00a822, 0), "movi a2, 0xfffff800");
     assert_eq!(d(0xfc7217, 0x10), "bbci a2, 17, 0x10");
-    assert_eq!(d(rrr(4, 8, 0, 0, 2, 0) | (1 << 14), 0), "mula.dd.ll.ldinc m0, a2, m1, m2");
+    assert_eq!(
+        d(rrr(4, 8, 0, 0, 2, 0) | (1 << 14), 0),
+        "mula.dd.ll.ldinc m0, a2, m1, m2"
+    );
     assert_eq!(d(rrr(0, 0xA, 0, 1, 2, 3), 0), "add.s f1, f2, f3");
     assert_eq!(d(0xf00d, 0), "ret.n");
 }
@@ -1705,7 +1918,13 @@ fn disasm_text() {
 #[test]
 fn objdump_crosscheck_lx106() {
     use std::process::Command;
-    let have = |c: &str| Command::new(c).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    let have = |c: &str| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
     if !have("xtensa-lx106-elf-gcc") || !have("xtensa-lx106-elf-objdump") {
         println!("note: xtensa-lx106-elf-gcc/objdump not installed; skipping cross-check");
         return;
@@ -1728,14 +1947,23 @@ fn objdump_crosscheck_lx106() {
         assert!(st.success());
         check_objdump(&obj);
     }
-    let st = Command::new("xtensa-lx106-elf-gcc").args(["-c", "-o"]).arg(&obj2).arg(&asm_src).status().unwrap();
+    let st = Command::new("xtensa-lx106-elf-gcc")
+        .args(["-c", "-o"])
+        .arg(&obj2)
+        .arg(&asm_src)
+        .status()
+        .unwrap();
     assert!(st.success());
     check_objdump(&obj2);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn check_objdump(obj: &std::path::Path) {
-    let out = std::process::Command::new("xtensa-lx106-elf-objdump").arg("-d").arg(obj).output().unwrap();
+    let out = std::process::Command::new("xtensa-lx106-elf-objdump")
+        .arg("-d")
+        .arg(obj)
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let cfg = XtensaConfig::esp8266();
     let mut n = 0;
@@ -1746,7 +1974,10 @@ fn check_objdump(obj: &std::path::Path) {
             continue;
         }
         let hex = parts[1].trim();
-        if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) || (hex.len() != 6 && hex.len() != 4) {
+        if hex.is_empty()
+            || !hex.chars().all(|c| c.is_ascii_hexdigit())
+            || (hex.len() != 6 && hex.len() != 4)
+        {
             continue;
         }
         let addr = u32::from_str_radix(parts[0].trim().trim_end_matches(':'), 16).unwrap();
@@ -1756,12 +1987,21 @@ fn check_objdump(obj: &std::path::Path) {
         let (txt, len) = disasm_word(w, addr, &cfg);
         assert_eq!(len as usize * 2, hex.len(), "length of {} ({})", line, txt);
         let ours = txt.split_whitespace().next().unwrap();
-        assert_eq!(ours, mnem, "mnemonic mismatch on '{}': ours '{}'", line, txt);
+        assert_eq!(
+            ours, mnem,
+            "mnemonic mismatch on '{}': ours '{}'",
+            line, txt
+        );
         // Register operands must agree too (first operand token).
         if parts.len() > 3 {
             let theirs_ops: Vec<&str> = parts[3].split(", ").collect();
-            let ours_ops: Vec<String> =
-                txt.splitn(2, ' ').nth(1).unwrap_or("").split(", ").map(|s| s.to_string()).collect();
+            let ours_ops: Vec<String> = txt
+                .splitn(2, ' ')
+                .nth(1)
+                .unwrap_or("")
+                .split(", ")
+                .map(|s| s.to_string())
+                .collect();
             for (o, t) in ours_ops.iter().zip(theirs_ops.iter()) {
                 if t.starts_with('a') && t[1..].chars().all(|c| c.is_ascii_digit()) {
                     assert_eq!(o, t, "operand mismatch on '{}': ours '{}'", line, txt);
@@ -1770,7 +2010,11 @@ fn check_objdump(obj: &std::path::Path) {
         }
         n += 1;
     }
-    println!("objdump cross-check: {} instructions agree in {}", n, obj.display());
+    println!(
+        "objdump cross-check: {} instructions agree in {}",
+        n,
+        obj.display()
+    );
     assert!(n > 20, "too few instructions checked ({})", n);
 }
 
@@ -1896,7 +2140,12 @@ fn mips() {
     let t0 = std::time::Instant::now();
     let _ = m.x.run(&mut m.mem, &mut NoHooks, n, u64::MAX);
     let dt = t0.elapsed().as_secs_f64();
-    println!("ALU loop: {} insns in {:.3} s = {:.0} MIPS", m.x.cpu.insns, dt, m.x.cpu.insns as f64 / dt / 1e6);
+    println!(
+        "ALU loop: {} insns in {:.3} s = {:.0} MIPS",
+        m.x.cpu.insns,
+        dt,
+        m.x.cpu.insns as f64 / dt / 1e6
+    );
 
     // Windowed recursion benchmark (calls, window spills through the handlers, memory).
     let mut m = machine(s3());
@@ -1925,7 +2174,12 @@ fn mips() {
     let t0 = std::time::Instant::now();
     let _ = m.x.run(&mut m.mem, &mut NoHooks, 100_000_000, u64::MAX);
     let dt = t0.elapsed().as_secs_f64();
-    println!("windowed recursion: {} insns in {:.3} s = {:.0} MIPS", m.x.cpu.insns, dt, m.x.cpu.insns as f64 / dt / 1e6);
+    println!(
+        "windowed recursion: {} insns in {:.3} s = {:.0} MIPS",
+        m.x.cpu.insns,
+        dt,
+        m.x.cpu.insns as f64 / dt / 1e6
+    );
 
     // Zero-overhead loop with loads/stores.
     let mut m = machine(s3());
@@ -1945,11 +2199,19 @@ fn mips() {
     let t0 = std::time::Instant::now();
     let _ = m.x.run(&mut m.mem, &mut NoHooks, 200_000_000, u64::MAX);
     let dt = t0.elapsed().as_secs_f64();
-    println!("LOOP l32i/addi/s32i: {} insns in {:.3} s = {:.0} MIPS", m.x.cpu.insns, dt, m.x.cpu.insns as f64 / dt / 1e6);
+    println!(
+        "LOOP l32i/addi/s32i: {} insns in {:.3} s = {:.0} MIPS",
+        m.x.cpu.insns,
+        dt,
+        m.x.cpu.insns as f64 / dt / 1e6
+    );
 
     // Real compiled firmware (crc, sort, recursion, division helpers), both ABIs.
     if let Some((call0, windowed, _)) = build_bench() {
-        for (name, elf, cfg) in [("call0/LX106", &call0, XtensaConfig::esp8266()), ("windowed/LX7", &windowed, s3())] {
+        for (name, elf, cfg) in [
+            ("call0/LX106", &call0, XtensaConfig::esp8266()),
+            ("windowed/LX7", &windowed, s3()),
+        ] {
             let mut total = 0u64;
             let t0 = std::time::Instant::now();
             for _ in 0..200 {
@@ -1971,12 +2233,21 @@ fn fw_dir() -> std::path::PathBuf {
 }
 
 fn tool_ok(c: &str) -> bool {
-    std::process::Command::new(c).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+    std::process::Command::new(c)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
 }
 
 fn sh(cmd: &mut std::process::Command) {
     let out = cmd.output().unwrap_or_else(|e| panic!("{:?}: {}", cmd, e));
-    assert!(out.status.success(), "{:?} failed: {}", cmd, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}",
+        cmd,
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Build the firmware; returns (call0 ELF, windowed ELF, expected checksum) or None without tools.
@@ -1987,7 +2258,11 @@ fn build_bench() -> Option<(Vec<u8>, Vec<u8>, u32)> {
         return None;
     }
     let fw = fw_dir();
-    let dir = std::env::temp_dir().join(format!("tigris-xtfw-{}-{:?}", std::process::id(), std::thread::current().id()));
+    let dir = std::env::temp_dir().join(format!(
+        "tigris-xtfw-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let inc = format!("-Wa,-I{}", fw.display());
     let gcc = "xtensa-lx106-elf-gcc";
@@ -2003,22 +2278,45 @@ fn build_bench() -> Option<(Vec<u8>, Vec<u8>, u32)> {
         .arg("-lgcc"));
     // windowed
     let s = dir.join("bw.s");
-    sh(Command::new(gcc).args(["-O2", "-ffreestanding", "-mabi=windowed", "-S", "-o"]).arg(&s).arg(fw.join("bench.c")));
+    sh(Command::new(gcc)
+        .args(["-O2", "-ffreestanding", "-mabi=windowed", "-S", "-o"])
+        .arg(&s)
+        .arg(fw.join("bench.c")));
     let body = std::fs::read_to_string(&s).unwrap();
     let big_s = dir.join("bw.S");
     std::fs::write(&big_s, format!(".include \"windowed_prelude.S\"\n{}", body)).unwrap();
     let bo = dir.join("bw.o");
-    sh(Command::new(gcc).args(["-c", &inc, "-o"]).arg(&bo).arg(&big_s));
+    sh(Command::new(gcc)
+        .args(["-c", &inc, "-o"])
+        .arg(&bo)
+        .arg(&big_s));
     let so = dir.join("sw.o");
-    sh(Command::new(gcc).args(["-c", &inc, "-o"]).arg(&so).arg(fw.join("start_windowed.S")));
+    sh(Command::new(gcc)
+        .args(["-c", &inc, "-o"])
+        .arg(&so)
+        .arg(fw.join("start_windowed.S")));
     let ew = dir.join("bw.elf");
-    sh(Command::new(gcc).args(["-nostdlib", "-T"]).arg(fw.join("link.ld")).arg("-o").arg(&ew).arg(&so).arg(&bo).arg("-lgcc"));
+    sh(Command::new(gcc)
+        .args(["-nostdlib", "-T"])
+        .arg(fw.join("link.ld"))
+        .arg("-o")
+        .arg(&ew)
+        .arg(&so)
+        .arg(&bo)
+        .arg("-lgcc"));
     // host
     let host = dir.join("host");
-    sh(Command::new("cc").args(["-O2", "-DHOST", "-o"]).arg(&host).arg(fw.join("bench.c")));
+    sh(Command::new("cc")
+        .args(["-O2", "-DHOST", "-o"])
+        .arg(&host)
+        .arg(fw.join("bench.c")));
     let out = Command::new(&host).output().unwrap();
     let expected: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
-    let r = (std::fs::read(&e0).unwrap(), std::fs::read(&ew).unwrap(), expected);
+    let r = (
+        std::fs::read(&e0).unwrap(),
+        std::fs::read(&ew).unwrap(),
+        expected,
+    );
     let _ = std::fs::remove_dir_all(&dir);
     Some(r)
 }
@@ -2036,7 +2334,12 @@ fn load_elf(mem: &mut FlatMemory, elf: &[u8]) -> u32 {
         if u32at(ph) != 1 {
             continue;
         }
-        let (off, paddr, filesz, memsz) = (u32at(ph + 4) as usize, u32at(ph + 12), u32at(ph + 16) as usize, u32at(ph + 20) as usize);
+        let (off, paddr, filesz, memsz) = (
+            u32at(ph + 4) as usize,
+            u32at(ph + 12),
+            u32at(ph + 16) as usize,
+            u32at(ph + 20) as usize,
+        );
         let mut seg = elf[off..off + filesz].to_vec();
         seg.resize(memsz, 0);
         assert!(mem.load(paddr, &seg));
@@ -2051,25 +2354,42 @@ fn run_fw(cfg: XtensaConfig, elf: &[u8]) -> (u32, Xtensa) {
     let mut x = Xtensa::new(cfg);
     x.cpu.pc = entry;
     let stop = x.run(&mut mem, &mut NoHooks, 100_000_000, u64::MAX);
-    assert!(matches!(stop, StopReason::Break { s: 1, t: 15, .. }), "stop {:?} a2={:#x}", stop, x.cpu.ar(2));
+    assert!(
+        matches!(stop, StopReason::Break { s: 1, t: 15, .. }),
+        "stop {:?} a2={:#x}",
+        stop,
+        x.cpu.ar(2)
+    );
     (x.cpu.ar(2), x)
 }
 
 #[test]
 fn firmware_call0_and_windowed_match_host() {
-    let Some((call0, windowed, expected)) = build_bench() else { return };
-    for cfg in [XtensaConfig::esp8266(), XtensaConfig::esp32(), XtensaConfig::esp32s3()] {
+    let Some((call0, windowed, expected)) = build_bench() else {
+        return;
+    };
+    for cfg in [
+        XtensaConfig::esp8266(),
+        XtensaConfig::esp32(),
+        XtensaConfig::esp32s3(),
+    ] {
         let core = cfg.core;
         let (v, x) = run_fw(cfg, &call0);
         assert_eq!(v, expected, "call0 firmware on {:?}", core);
-        println!("call0 on {:?}: {} insns, {} cycles", core, x.cpu.insns, x.cpu.cycles);
+        println!(
+            "call0 on {:?}: {} insns, {} cycles",
+            core, x.cpu.insns, x.cpu.cycles
+        );
     }
     for cfg in [XtensaConfig::esp32(), XtensaConfig::esp32s3()] {
         let core = cfg.core;
         let (v, x) = run_fw(cfg, &windowed);
         assert_eq!(v, expected, "windowed firmware on {:?}", core);
         assert_eq!(x.cpu.windowbase(), 0);
-        println!("windowed on {:?}: {} insns, {} cycles", core, x.cpu.insns, x.cpu.cycles);
+        println!(
+            "windowed on {:?}: {} insns, {} cycles",
+            core, x.cpu.insns, x.cpu.cycles
+        );
     }
 }
 
@@ -2163,7 +2483,10 @@ fn pie_exec(regs: &[(u32, u32)], setup: impl FnOnce(&mut M), build: impl FnOnce(
     let pc = m.load(&mut a);
     match m.run(pc) {
         StopReason::Break { pc, .. } if pc >= CODE => {}
-        other => panic!("unexpected stop {:?} (EXCCAUSE {})", other, m.x.cpu.exccause),
+        other => panic!(
+            "unexpected stop {:?} (EXCCAUSE {})",
+            other, m.x.cpu.exccause
+        ),
     }
     m
 }
@@ -2187,20 +2510,40 @@ fn pie_table_has_220_disjoint_opcodes_covering_every_bit() {
                 }
             }
         }
-        assert_eq!(bits & d.mask, 0, "{}: operand bits overlap the fixed bits", d.name);
-        assert_eq!(bits | d.mask, full, "{}: every bit is an operand or fixed", d.name);
+        assert_eq!(
+            bits & d.mask,
+            0,
+            "{}: operand bits overlap the fixed bits",
+            d.name
+        );
+        assert_eq!(
+            bits | d.mask,
+            full,
+            "{}: every bit is an operand or fixed",
+            d.name
+        );
         assert_eq!(d.mtch & !d.mask, 0, "{}", d.name);
         if d.len == 4 {
             // §4.4: format_32 words have bits [3:1] = 111 (op0 = E/F).
             assert_eq!(d.mtch & 0xE, 0xE, "{}", d.name);
         } else {
-            assert!(matches!(d.mtch & 0xF, 0 | 4), "{}: 24-bit PIE words have op0 0 or 4", d.name);
+            assert!(
+                matches!(d.mtch & 0xF, 0 | 4),
+                "{}: 24-bit PIE words have op0 0 or 4",
+                d.name
+            );
         }
     }
     for (i, a) in defs.iter().enumerate() {
         for b in &defs[i + 1..] {
             if a.len == b.len {
-                assert_ne!(a.mtch & a.mask & b.mask, b.mtch & a.mask & b.mask, "{} / {} overlap", a.name, b.name);
+                assert_ne!(
+                    a.mtch & a.mask & b.mask,
+                    b.mtch & a.mask & b.mask,
+                    "{} / {} overlap",
+                    a.name,
+                    b.name
+                );
             }
         }
     }
@@ -2211,7 +2554,13 @@ fn pie_table_has_220_disjoint_opcodes_covering_every_bit() {
             seed = seed.wrapping_mul(1664525).wrapping_add(1013904223);
             let w = d.mtch | (seed & !d.mask & if d.len == 3 { 0xFF_FFFF } else { u32::MAX });
             let insn = decode(w, CODE, &s3());
-            assert_eq!((insn.op, insn.r as usize, insn.len), (Op::Ee, i, d.len), "{} word {:#x}", d.name, w);
+            assert_eq!(
+                (insn.op, insn.r as usize, insn.len),
+                (Op::Ee, i, d.len),
+                "{} word {:#x}",
+                d.name,
+                w
+            );
         }
     }
 }
@@ -2221,7 +2570,10 @@ fn pie_field_layout_hand_checks_and_4_4_slot_remap() {
     // ee.vld.128.ip q1, a2, 16: match 830004; qu[21:20,15] = 001 → bit 15; as[7:4] = 2;
     // imm16[22,14:8] = 16/16 = 1 → bit 8.
     let w = 0x83_0004 | (1 << 15) | (2 << 4) | (1 << 8);
-    assert_eq!(ee("vld.128.ip", &[(K::Qu, 1), (K::As, 2), (K::Imm, 16)]).0, w);
+    assert_eq!(
+        ee("vld.128.ip", &[(K::Qu, 1), (K::As, 2), (K::Imm, 16)]).0,
+        w
+    );
     assert_eq!(disasm_word(w, 0, &s3()).0, "ee.vld.128.ip q1, a2, 16");
     // Negative offset: -32/16 = -2 = 0xFE → bit 22 = 1, bits 14:8 = 0x7E.
     let w = 0x83_0004 | (2 << 4) | (1 << 22) | (0x7E << 8);
@@ -2230,17 +2582,29 @@ fn pie_field_layout_hand_checks_and_4_4_slot_remap() {
     // qx[0,15:14] = 001 → bit 14; qy[13:12,23] = 010 → bit 12.
     let w = 0xF002_000E | (2 << 4) | (1 << 8) | (1 << 14) | (1 << 12);
     assert_eq!(
-        ee("vmulas.s8.accx.ld.ip", &[(K::Qu, 0), (K::As, 2), (K::Imm, 16), (K::Qx, 1), (K::Qy, 2)]).0,
+        ee(
+            "vmulas.s8.accx.ld.ip",
+            &[(K::Qu, 0), (K::As, 2), (K::Imm, 16), (K::Qx, 1), (K::Qy, 2)]
+        )
+        .0,
         w
     );
-    assert_eq!(disasm_word(w, 0, &s3()).0, "ee.vmulas.s8.accx.ld.ip q0, a2, 16, q1, q2");
+    assert_eq!(
+        disasm_word(w, 0, &s3()).0,
+        "ee.vmulas.s8.accx.ld.ip q0, a2, 16, q1, q2"
+    );
     assert_eq!(disasm_word(w, 0, &s3()).1, 4);
 
     // §4.4: slot[7:0] = w[11:4], slot[11:8] = w[23:20], slot[15:12] = w[15:12], slot[16] = w[0],
     // slot[20:17] = w[19:16], slot[28:21] = w[31:24].
     let slot_to_word = |slot: u32| -> u32 {
         let f = |hi: u32, lo: u32| (slot >> lo) & ((1 << (hi - lo + 1)) - 1);
-        (f(7, 0) << 4) | (f(11, 8) << 20) | (f(15, 12) << 12) | f(16, 16) | (f(20, 17) << 16) | (f(28, 21) << 24)
+        (f(7, 0) << 4)
+            | (f(11, 8) << 20)
+            | (f(15, 12) << 12)
+            | f(16, 16)
+            | (f(20, 17) << 16)
+            | (f(28, 21) << 24)
     };
     // The §4.4 example: LLVM puts EE.LDF.128.IP fields at slot {fu3[23:20], fu2[19:16], fu1[15:12],
     // fu0[11:8], imm[7:4], as[3:0]}; after the remap they must read back through the §4.3 layout.
@@ -2248,10 +2612,17 @@ fn pie_field_layout_hand_checks_and_4_4_slot_remap() {
         let d = pie::def_by_name(name).unwrap();
         let (k3, k2, k1, k0) = (K::F3, K::F2, K::F1, K::F0);
         let last = if name.ends_with("ip") { K::Imm } else { K::Ad };
-        for (f3, f2, f1, f0, im, a) in [(0xA, 0x5, 0xC, 0x3, 0x9, 0x6), (1, 2, 4, 8, 0xF, 0xE), (0xF, 0xE, 0, 7, 1, 2)] {
+        for (f3, f2, f1, f0, im, a) in [
+            (0xA, 0x5, 0xC, 0x3, 0x9, 0x6),
+            (1, 2, 4, 8, 0xF, 0xE),
+            (0xF, 0xE, 0, 7, 1, 2),
+        ] {
             let slot = (f3 << 20) | (f2 << 16) | (f1 << 12) | (f0 << 8) | (im << 4) | a;
             let w = slot_to_word(slot) | d.mtch;
-            assert_eq!(decode(w, 0, &s3()).r as usize, pie::defs().iter().position(|x| x.name == name).unwrap());
+            assert_eq!(
+                decode(w, 0, &s3()).r as usize,
+                pie::defs().iter().position(|x| x.name == name).unwrap()
+            );
             assert_eq!(d.operand(k3).unwrap().raw(w), f3, "{name} fu3");
             assert_eq!(d.operand(k2).unwrap().raw(w), f2, "{name} fu2");
             assert_eq!(d.operand(k1).unwrap().raw(w), f1, "{name} fu1");
@@ -2271,7 +2642,11 @@ fn pie_op0_4_words_never_collide_with_mac16_or_core() {
         let w = (hi << 4) | 4;
         if decode(w, 0, &e32).op != Op::Illegal {
             mac += 1;
-            assert!(pie::decode_pie(w, 3).is_none(), "{:#08x} is MAC16 and PIE", w);
+            assert!(
+                pie::decode_pie(w, 3).is_none(),
+                "{:#08x} is MAC16 and PIE",
+                w
+            );
         }
     }
     assert!(mac > 1000);
@@ -2279,7 +2654,13 @@ fn pie_op0_4_words_never_collide_with_mac16_or_core() {
     // are all format_32 words.
     for d in pie::defs() {
         for cfg in [XtensaConfig::esp32(), XtensaConfig::esp8266()] {
-            assert_eq!(decode(d.mtch, CODE, &cfg).op, Op::Illegal, "{} on {:?}", d.name, cfg.core);
+            assert_eq!(
+                decode(d.mtch, CODE, &cfg).op,
+                Op::Illegal,
+                "{} on {:?}",
+                d.name,
+                cfg.core
+            );
         }
     }
 }
@@ -2298,7 +2679,11 @@ fn pie_illegal_on_esp32_and_esp8266() {
             assert_eq!(m.x.cpu.exccause, cause::ILLEGAL);
         }
         // PIE user registers do not exist there either.
-        assert_eq!(decode(rrr(0, 3, 0xE, 3, 0, 0), CODE, &cfg).op, Op::Illegal, "rur.accx_0");
+        assert_eq!(
+            decode(rrr(0, 3, 0xE, 3, 0, 0), CODE, &cfg).op,
+            Op::Illegal,
+            "rur.accx_0"
+        );
     }
 }
 
@@ -2352,7 +2737,16 @@ fn pie_coprocessor3_gating() {
 fn pie_loads_with_post_increment_alignment_and_sar_byte() {
     let data: Vec<u8> = (0..64u32).map(|i| i as u8).collect();
     let m = pie_exec(
-        &[(2, DATA + 3), (3, DATA + 32), (4, 16), (5, DATA + 5), (6, DATA + 11), (7, DATA + 7), (8, DATA + 3), (9, DATA + 6)],
+        &[
+            (2, DATA + 3),
+            (3, DATA + 32),
+            (4, 16),
+            (5, DATA + 5),
+            (6, DATA + 11),
+            (7, DATA + 7),
+            (8, DATA + 3),
+            (9, DATA + 6),
+        ],
         |m| {
             m.mem.load(DATA, &data);
             m.x.cpu.pie.q[6] = [0xAA; 16];
@@ -2386,7 +2780,14 @@ fn pie_loads_with_post_increment_alignment_and_sar_byte() {
 
     // Broadcasts, VLD.H.64, VLDHBC.16, LD.QR/ST.QR/MV.QR, LDF/STF.
     let mut m = pie_exec(
-        &[(2, DATA + 3), (3, DATA + 6), (4, DATA + 19), (5, DATA), (6, DATA + 0x100), (7, DATA + 0x200)],
+        &[
+            (2, DATA + 3),
+            (3, DATA + 6),
+            (4, DATA + 19),
+            (5, DATA),
+            (6, DATA + 0x100),
+            (7, DATA + 0x200),
+        ],
         |m| {
             m.mem.load(DATA, &data);
             m.x.cpu.pie.q[7] = [0x55; 16];
@@ -2399,8 +2800,21 @@ fn pie_loads_with_post_increment_alignment_and_sar_byte() {
             a.ee("mv.qr", &[(K::Q, 4), (K::Qs, 2)]);
             a.ee("st.qr", &[(K::Q, 4), (K::As, 6), (K::Imm, 16)]); // [DATA+0x110]
             a.ee("ld.qr", &[(K::Q, 5), (K::As, 6), (K::Imm, 16)]);
-            a.ee("ldf.128.ip", &[(K::F3, 1), (K::F2, 2), (K::F1, 3), (K::F0, 4), (K::As, 5), (K::Imm, -16)]);
-            a.ee("stf.64.ip", &[(K::F1, 1), (K::F0, 2), (K::As, 7), (K::Imm, 8)]);
+            a.ee(
+                "ldf.128.ip",
+                &[
+                    (K::F3, 1),
+                    (K::F2, 2),
+                    (K::F1, 3),
+                    (K::F0, 4),
+                    (K::As, 5),
+                    (K::Imm, -16),
+                ],
+            );
+            a.ee(
+                "stf.64.ip",
+                &[(K::F1, 1), (K::F0, 2), (K::As, 7), (K::Imm, 8)],
+            );
         },
     );
     let p = &m.x.cpu.pie;
@@ -2408,15 +2822,25 @@ fn pie_loads_with_post_increment_alignment_and_sar_byte() {
     assert_eq!(p.q[1], bytes16(|i| 4 + (i % 4) as i64));
     assert_eq!(p.q[7], bytes16(|i| if i < 8 { 0x55 } else { 8 + i as i64 }));
     assert_eq!(p.q[2], [0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7]);
-    assert_eq!(p.q[3], [8, 9, 8, 9, 10, 11, 10, 11, 12, 13, 12, 13, 14, 15, 14, 15]);
+    assert_eq!(
+        p.q[3],
+        [8, 9, 8, 9, 10, 11, 10, 11, 12, 13, 12, 13, 14, 15, 14, 15]
+    );
     assert_eq!(p.q[5], p.q[2]);
     assert_eq!(m.mem.peek(DATA + 0x110, 16).unwrap(), p.q[2].to_vec());
     assert_eq!(m.a(2), DATA + 7);
     assert_eq!(m.a(3), DATA - 2);
     assert_eq!(m.a(4), DATA + 11);
     assert_eq!(m.a(5), DATA); // +16 (vldhbc) then -16 (ldf)
-    // LDF.128 fuN = mem32[(as & ~15) + 4N] at DATA+16: f4 = word 0, f3 = word 1, f2 = 2, f1 = 3.
-    let word = |n: u32| u32::from_le_bytes([16 + 4 * n as u8, 17 + 4 * n as u8, 18 + 4 * n as u8, 19 + 4 * n as u8]);
+                              // LDF.128 fuN = mem32[(as & ~15) + 4N] at DATA+16: f4 = word 0, f3 = word 1, f2 = 2, f1 = 3.
+    let word = |n: u32| {
+        u32::from_le_bytes([
+            16 + 4 * n as u8,
+            17 + 4 * n as u8,
+            18 + 4 * n as u8,
+            19 + 4 * n as u8,
+        ])
+    };
     assert_eq!(m.x.cpu.fr[4], word(0));
     assert_eq!(m.x.cpu.fr[1], word(3));
     // STF.64: fu0 → [a], fu1 → [a + 4].
@@ -2440,10 +2864,16 @@ fn pie_stores_and_combined_ld_st_ordering() {
         |a| {
             a.ee("vst.128.ip", &[(K::Qv, 0), (K::As, 2), (K::Imm, 16)]); // [DATA], a2 = DATA+25
             a.ee("vst.l.64.ip", &[(K::Qv, 1), (K::As, 2), (K::Imm, 8)]); // [DATA+24]
-            // .LD.INCP: result first, then qu = [as], as += 16.
-            a.ee("vadds.s8.ld.incp", &[(K::Qu, 3), (K::As, 3), (K::Qa, 4), (K::Qx, 0), (K::Qy, 1)]);
+                                                                         // .LD.INCP: result first, then qu = [as], as += 16.
+            a.ee(
+                "vadds.s8.ld.incp",
+                &[(K::Qu, 3), (K::As, 3), (K::Qa, 4), (K::Qx, 0), (K::Qy, 1)],
+            );
             // .ST.INCP: qv (= qa = q2) is stored before the operation overwrites it.
-            a.ee("vsubs.s8.st.incp", &[(K::Qv, 2), (K::As, 4), (K::Qa, 2), (K::Qx, 0), (K::Qy, 1)]);
+            a.ee(
+                "vsubs.s8.st.incp",
+                &[(K::Qv, 2), (K::As, 4), (K::Qa, 2), (K::Qx, 0), (K::Qy, 1)],
+            );
         },
     );
     let p = &m.x.cpu.pie;
@@ -2462,7 +2892,9 @@ fn pie_stores_and_combined_ld_st_ordering() {
 
 #[test]
 fn pie_saturating_add_sub_and_compare() {
-    let x8: [i8; 16] = [100, -100, 127, -128, 1, -1, 0, 50, 127, -128, 5, 5, 5, 5, 5, 5];
+    let x8: [i8; 16] = [
+        100, -100, 127, -128, 1, -1, 0, 50, 127, -128, 5, 5, 5, 5, 5, 5,
+    ];
     let y8: [i8; 16] = [100, -100, 1, -1, -1, 1, 0, -60, -1, 1, 5, 6, 4, 5, 5, 5];
     let m = pie_exec(
         &[],
@@ -2482,8 +2914,14 @@ fn pie_saturating_add_sub_and_compare() {
     );
     let p = &m.x.cpu.pie;
     // Saturation to the full range [-128, 127] (module notes; QEMU would give -127).
-    assert_eq!(&q_i8(&p.q[2])[..10], &[127, -128, 127, -128, 0, 0, 0, -10, 126, -127]);
-    assert_eq!(&q_i8(&p.q[3])[..10], &[0, 0, 126, -127, 2, -2, 0, 110, 127, -128]);
+    assert_eq!(
+        &q_i8(&p.q[2])[..10],
+        &[127, -128, 127, -128, 0, 0, 0, -10, 126, -127]
+    );
+    assert_eq!(
+        &q_i8(&p.q[3])[..10],
+        &[0, 0, 126, -127, 2, -2, 0, 110, 127, -128]
+    );
 
     let m = pie_exec(
         &[],
@@ -2509,7 +2947,11 @@ fn pie_saturating_add_sub_and_compare() {
     assert_eq!(q_i16(&p.q[2]), [32767, -32768, 32766, -32767, 0, 0, 6, 9]);
     assert_eq!(q_i32(&p.q[3]), [i32::MAX - 1, i32::MIN + 1, 11, 0]);
     assert_eq!(q_i32(&p.q[6]), [i32::MAX, i32::MIN, -1, -14]);
-    let lt: Vec<i8> = x8.iter().zip(y8.iter()).map(|(x, y)| if x < y { -1 } else { 0 }).collect();
+    let lt: Vec<i8> = x8
+        .iter()
+        .zip(y8.iter())
+        .map(|(x, y)| if x < y { -1 } else { 0 })
+        .collect();
     assert_eq!(q_i8(&p.q[7]).to_vec(), lt);
     assert_eq!(q_i8(&p.q[7])[..4], [0, 0, 0, -1]);
     assert_eq!(q_i8(&p.q[7])[11], -1);
@@ -2536,8 +2978,14 @@ fn pie_vmul_shift_by_sar_signed_unsigned_and_cmul() {
             a.wsr(3, 3); // SAR = 8
             a.ee("vmul.u8", &[(K::Qz, 3), (K::Qx, 0), (K::Qy, 1)]);
             a.wsr(4, 3); // SAR = 0
-            a.ee("cmul.s16", &[(K::Qz, 6), (K::Qx, 4), (K::Qy, 5), (K::Sel, 0)]);
-            a.ee("cmul.s16", &[(K::Qz, 7), (K::Qx, 4), (K::Qy, 5), (K::Sel, 2)]);
+            a.ee(
+                "cmul.s16",
+                &[(K::Qz, 6), (K::Qx, 4), (K::Qy, 5), (K::Sel, 0)],
+            );
+            a.ee(
+                "cmul.s16",
+                &[(K::Qz, 7), (K::Qx, 4), (K::Qy, 5), (K::Sel, 2)],
+            );
         },
     );
     let p = &m.x.cpu.pie;
@@ -2623,7 +3071,10 @@ fn pie_qacc_mac_extraction_and_layout() {
     assert_eq!(m.a(7), 1_000_000);
     assert_eq!(m.a(8), 0xF0BD_C000);
     let st = m.mem.peek(DATA + 0x100, 20).unwrap();
-    let words: Vec<u32> = st.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let words: Vec<u32> = st
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     assert_eq!(words, p.qacc_l.to_vec());
     assert_eq!(m.a(6), DATA + 0x114);
 
@@ -2651,7 +3102,10 @@ fn pie_qacc_mac_extraction_and_layout() {
     );
     let p = &m.x.cpu.pie;
     // 40 · 16129 > 2^19 - 1 and 40 · -16256 < -2^19: lanes saturated, then >> 11 = 255 / -256 → 127 / -128.
-    assert_eq!(q_i8(&p.q[2]), bytes16(|i| if i % 2 == 0 { 127 } else { -128 }).map(|b| b as i8));
+    assert_eq!(
+        q_i8(&p.q[2]),
+        bytes16(|i| if i % 2 == 0 { 127 } else { -128 }).map(|b| b as i8)
+    );
     // LDQA.U8 replaced the lanes: zero-extended bytes, QACC_L = bytes 0–7, QACC_H = bytes 8–15.
     assert_eq!(p.qacc_lane(0, 16, true), 200);
     assert_eq!(p.qacc_lane(9, 16, true), 128);
@@ -2671,8 +3125,11 @@ fn pie_vsmulas_movqacc_relu_zip_moves_logic_shifts() {
         },
         |a| {
             a.ee("mov.s16.qacc", &[(K::Qs, 0)]); // lanes = qs
-            // lanes += qx · qy[2] (= 30), then q3 = [as], as += 16.
-            a.ee("vsmulas.s16.qacc.ld.incp", &[(K::Qu, 3), (K::As, 2), (K::Qx, 0), (K::Qy, 1), (K::Sel, 2)]);
+                                                 // lanes += qx · qy[2] (= 30), then q3 = [as], as += 16.
+            a.ee(
+                "vsmulas.s16.qacc.ld.incp",
+                &[(K::Qu, 3), (K::As, 2), (K::Qx, 0), (K::Qy, 1), (K::Sel, 2)],
+            );
             a.ee("srcmb.s16.qacc", &[(K::Qu, 4), (K::As, 7), (K::Sel, 0)]); // a7 = 0: no shift
             a.ee("movi.32.a", &[(K::Qs, 1), (K::Au, 8), (K::Sel, 2)]);
             a.ee("movi.32.q", &[(K::Qu, 1), (K::As, 5), (K::Sel, 3)]);
@@ -2698,7 +3155,10 @@ fn pie_vsmulas_movqacc_relu_zip_moves_logic_shifts() {
         },
         |a| {
             a.ee("vrelu.s8", &[(K::Qs, 0), (K::Ax, 2), (K::Ay, 3)]); // neg: (x·3) >> 2
-            a.ee("vprelu.s16", &[(K::Qz, 3), (K::Qx, 1), (K::Qy, 2), (K::Ay, 4)]); // neg: (x·slope) >> 1
+            a.ee(
+                "vprelu.s16",
+                &[(K::Qz, 3), (K::Qx, 1), (K::Qy, 2), (K::Ay, 4)],
+            ); // neg: (x·slope) >> 1
             a.ee("vzip.8", &[(K::Qs0, 4), (K::Qs1, 5)]);
             a.ee("mv.qr", &[(K::Q, 7), (K::Qs, 4)]);
             a.ee("vunzip.8", &[(K::Qs0, 7), (K::Qs1, 5)]);
@@ -2712,7 +3172,14 @@ fn pie_vsmulas_movqacc_relu_zip_moves_logic_shifts() {
     assert_eq!(&q_i8(&p.q[0])[..5], &[-8, 10, 0, -96, 127]);
     assert_eq!(q_i16(&p.q[3]), [-150, 50, -32768, 0, -4, 1, -11, 3]);
     // After VZIP.8 q4 = a0 b0 … a7 b7; VUNZIP.8 of that with q5 = a8 b8 … restores a and b.
-    assert_eq!(p.q[4], bytes16(|i| if i % 2 == 0 { (i / 2) as i64 } else { 100 + (i / 2) as i64 }));
+    assert_eq!(
+        p.q[4],
+        bytes16(|i| if i % 2 == 0 {
+            (i / 2) as i64
+        } else {
+            100 + (i / 2) as i64
+        })
+    );
     assert_eq!(p.q[7], bytes16(|i| i as i64));
     assert_eq!(p.q[5], bytes16(|i| 100 + i as i64));
     assert_eq!(q_i32(&p.q[1]), [8, -8, i32::MIN, 8]);
@@ -2733,7 +3200,10 @@ fn pie_vsmulas_movqacc_relu_zip_moves_logic_shifts() {
         },
         |a| {
             a.ee("slci.2q", &[(K::Qs1, 1), (K::Qs0, 0), (K::Sar, 0)]); // << 1 byte
-            a.ee("srcxxp.2q", &[(K::Qs1, 5), (K::Qs0, 4), (K::As, 2), (K::Ad, 3)]); // >> (3 + 1) bytes
+            a.ee(
+                "srcxxp.2q",
+                &[(K::Qs1, 5), (K::Qs0, 4), (K::As, 2), (K::Ad, 3)],
+            ); // >> (3 + 1) bytes
             a.ee("andq", &[(K::Qa, 2), (K::Qx, 2), (K::Qy, 3)]);
             a.ee("xorq", &[(K::Qa, 3), (K::Qx, 3), (K::Qy, 2)]);
             a.ee("notq", &[(K::Qa, 3), (K::Qx, 3)]);
@@ -2741,7 +3211,10 @@ fn pie_vsmulas_movqacc_relu_zip_moves_logic_shifts() {
         },
     );
     let p = &m.x.cpu.pie;
-    assert_eq!(p.q[0], bytes16(|i| i as i64 - 1).map(|b| if b == 0xFF { 0 } else { b }));
+    assert_eq!(
+        p.q[0],
+        bytes16(|i| i as i64 - 1).map(|b| if b == 0xFF { 0 } else { b })
+    );
     assert_eq!(p.q[1], bytes16(|i| 15 + i as i64));
     assert_eq!(p.q[4], bytes16(|i| 4 + i as i64));
     assert_eq!(p.q[5], bytes16(|i| if i < 12 { 20 + i as i64 } else { 0 }));
@@ -2772,9 +3245,18 @@ fn pie_user_registers_round_trip_through_wur_rur() {
         },
     );
     let p = &m.x.cpu.pie;
-    assert_eq!((p.qacc_h[0], p.qacc_h[4], p.qacc_l[0], p.qacc_l[4]), (0x1234_5678, 0x1234_5678, 0x1234_5678, 0x1234_5678));
-    assert_eq!((p.ua_state[0], p.ua_state[3], p.ua_state[1]), (0x1234_5678, 0x1234_5678, 0));
-    assert_eq!((m.a(4), m.a(5), m.a(6), m.a(7), m.a(8)), (0xD, 0xD, 0xCD, 0x1234_5678, 0));
+    assert_eq!(
+        (p.qacc_h[0], p.qacc_h[4], p.qacc_l[0], p.qacc_l[4]),
+        (0x1234_5678, 0x1234_5678, 0x1234_5678, 0x1234_5678)
+    );
+    assert_eq!(
+        (p.ua_state[0], p.ua_state[3], p.ua_state[1]),
+        (0x1234_5678, 0x1234_5678, 0)
+    );
+    assert_eq!(
+        (m.a(4), m.a(5), m.a(6), m.a(7), m.a(8)),
+        (0xD, 0xD, 0xCD, 0x1234_5678, 0)
+    );
     let d = |w: u32| disasm_word(w, 0, &s3()).0;
     assert_eq!(d(rrr(0, 3, 0xE, 3, 0, 0)), "rur.accx_0 a3");
     assert_eq!(d(rrr(0, 3, 0xF, 0, 13, 4)), "wur.sar_byte a4");
@@ -2784,24 +3266,69 @@ fn pie_user_registers_round_trip_through_wur_rur() {
 fn pie_disassembly_text() {
     let d = |name: &str, vals: &[(K, i64)]| disasm_word(ee(name, vals).0, 0, &s3()).0;
     assert_eq!(d("zero.qacc", &[]), "ee.zero.qacc");
-    assert_eq!(d("ld.qr", &[(K::Q, 3), (K::As, 4), (K::Imm, -32)]), "ld.qr q3, a4, -32");
-    assert_eq!(d("vld.128.xp", &[(K::Qu, 7), (K::As, 2), (K::Ad, 9)]), "ee.vld.128.xp q7, a2, a9");
-    assert_eq!(d("vadds.s16", &[(K::Qa, 5), (K::Qx, 6), (K::Qy, 7)]), "ee.vadds.s16 q5, q6, q7");
-    assert_eq!(d("srcmb.s8.qacc", &[(K::Qu, 1), (K::As, 5), (K::Sel, 1)]), "ee.srcmb.s8.qacc q1, a5, 1");
     assert_eq!(
-        d("vmulas.s16.qacc.ld.ip.qup", &[(K::Qu, 1), (K::As, 2), (K::Imm, -512), (K::Qx, 3), (K::Qy, 4), (K::Qs0, 5), (K::Qs1, 6)]),
+        d("ld.qr", &[(K::Q, 3), (K::As, 4), (K::Imm, -32)]),
+        "ld.qr q3, a4, -32"
+    );
+    assert_eq!(
+        d("vld.128.xp", &[(K::Qu, 7), (K::As, 2), (K::Ad, 9)]),
+        "ee.vld.128.xp q7, a2, a9"
+    );
+    assert_eq!(
+        d("vadds.s16", &[(K::Qa, 5), (K::Qx, 6), (K::Qy, 7)]),
+        "ee.vadds.s16 q5, q6, q7"
+    );
+    assert_eq!(
+        d("srcmb.s8.qacc", &[(K::Qu, 1), (K::As, 5), (K::Sel, 1)]),
+        "ee.srcmb.s8.qacc q1, a5, 1"
+    );
+    assert_eq!(
+        d(
+            "vmulas.s16.qacc.ld.ip.qup",
+            &[
+                (K::Qu, 1),
+                (K::As, 2),
+                (K::Imm, -512),
+                (K::Qx, 3),
+                (K::Qy, 4),
+                (K::Qs0, 5),
+                (K::Qs1, 6)
+            ]
+        ),
         "ee.vmulas.s16.qacc.ld.ip.qup q1, a2, -512, q3, q4, q5, q6"
     );
     assert_eq!(
-        d("ldf.128.ip", &[(K::F3, 15), (K::F2, 9), (K::F1, 1), (K::F0, 0), (K::As, 3), (K::Imm, 112)]),
+        d(
+            "ldf.128.ip",
+            &[
+                (K::F3, 15),
+                (K::F2, 9),
+                (K::F1, 1),
+                (K::F0, 0),
+                (K::As, 3),
+                (K::Imm, 112)
+            ]
+        ),
         "ee.ldf.128.ip f15, f9, f1, f0, a3, 112"
     );
-    assert_eq!(d("vldbc.16.ip", &[(K::Qu, 2), (K::As, 3), (K::Imm, 254)]), "ee.vldbc.16.ip q2, a3, 254");
-    assert_eq!(d("wr_mask_gpio_out", &[(K::Value, 2), (K::Mask, 3)]), "ee.wr_mask_gpio_out a2, a3");
+    assert_eq!(
+        d("vldbc.16.ip", &[(K::Qu, 2), (K::As, 3), (K::Imm, 254)]),
+        "ee.vldbc.16.ip q2, a3, 254"
+    );
+    assert_eq!(
+        d("wr_mask_gpio_out", &[(K::Value, 2), (K::Mask, 3)]),
+        "ee.wr_mask_gpio_out a2, a3"
+    );
     assert_eq!(d("fft.r2bf.s16", &[]), "ee.fft.r2bf.s16 q0, q0, q0, q0, 0");
     // Every opcode disassembles to its own name.
     for def in pie::defs() {
-        assert!(disasm_word(def.mtch, 0, &s3()).0.starts_with(&def.full_name()), "{}", def.name);
+        assert!(
+            disasm_word(def.mtch, 0, &s3())
+                .0
+                .starts_with(&def.full_name()),
+            "{}",
+            def.name
+        );
     }
 }
 
@@ -2822,8 +3349,10 @@ fn pie_int8_dot_product_kernel() {
     let expect: i64 = x.iter().zip(&y).map(|(&a, &b)| a as i64 * b as i64).sum();
     let (xa, ya) = (DATA + 0x1000, DATA + 0x2000);
     let mut m = machine(s3());
-    m.mem.load(xa, &x.iter().map(|&v| v as u8).collect::<Vec<_>>());
-    m.mem.load(ya, &y.iter().map(|&v| v as u8).collect::<Vec<_>>());
+    m.mem
+        .load(xa, &x.iter().map(|&v| v as u8).collect::<Vec<_>>());
+    m.mem
+        .load(ya, &y.iter().map(|&v| v as u8).collect::<Vec<_>>());
     m.x.cpu.set_ar(2, xa);
     m.x.cpu.set_ar(3, ya);
     m.x.cpu.set_ar(4, (N / 16) as u32);
@@ -2836,7 +3365,10 @@ fn pie_int8_dot_product_kernel() {
     a.loop_(8, 4, end);
     a.ee("vld.128.ip", &[(K::Qu, 1), (K::As, 3), (K::Imm, 16)]);
     // ACCX += Σ q0·q1, then q0 = next 16 bytes of x, a2 += 16.
-    a.ee("vmulas.s8.accx.ld.ip", &[(K::Qu, 0), (K::As, 2), (K::Imm, 16), (K::Qx, 0), (K::Qy, 1)]);
+    a.ee(
+        "vmulas.s8.accx.ld.ip",
+        &[(K::Qu, 0), (K::As, 2), (K::Imm, 16), (K::Qx, 0), (K::Qy, 1)],
+    );
     a.bind(end);
     a.rur(6, UR_ACCX_0);
     a.rur(7, UR_ACCX_1);

@@ -70,7 +70,9 @@ pub enum ErrorKind {
     ReservedTag(u8),
     #[error("unknown layout tag 0x{tag:02X} ({class}); accepted only in permissive mode")]
     UnknownTag { tag: u8, class: &'static str },
-    #[error("layout tag 0x{0:02X} was accepted in permissive mode, so its data is never interpreted")]
+    #[error(
+        "layout tag 0x{0:02X} was accepted in permissive mode, so its data is never interpreted"
+    )]
     Uninterpreted(u8),
     #[error("must be 0 for sparse, indirect and virtual layouts (tag 0x{tag:02X}), got {value}")]
     OffsetMustBeZero { tag: u8, value: u64 },
@@ -94,7 +96,9 @@ pub enum ErrorKind {
     ZeroTile,
     #[error("recursive tiling nests deeper than the cap of {cap} levels")]
     TooDeep { cap: usize },
-    #[error("the inner layout reaches element slots {min}..={max}, outside the tile's {slots} slots")]
+    #[error(
+        "the inner layout reaches element slots {min}..={max}, outside the tile's {slots} slots"
+    )]
     InnerOutsideTile { min: i128, max: i128, slots: i128 },
     #[error("dynamic dimension (u64::MAX) must be resolved before use")]
     Dynamic,
@@ -102,7 +106,9 @@ pub enum ErrorKind {
     ResolveMismatch { resolved: u64, fixed: u64 },
     #[error("shard_offset {offset} + shape {size} exceeds parent_shape {parent}")]
     ShardOutOfBounds { offset: u64, size: u64, parent: u64 },
-    #[error("a sub-byte tensor must start on a byte boundary, this one starts at bit {bit} of a byte")]
+    #[error(
+        "a sub-byte tensor must start on a byte boundary, this one starts at bit {bit} of a byte"
+    )]
     NotByteAligned { bit: u64 },
     #[error("a 6-bit tensor must start on a group boundary (4 elements in 3 bytes), this one starts at element {pos} of a group")]
     NotGroupAligned { pos: u64 },
@@ -127,7 +133,10 @@ pub enum ErrorKind {
     #[error("the strided inverse search gave up after {0} steps")]
     SearchBudget(u32),
     #[error("{what} exceeds {limit}")]
-    TooLarge { what: &'static str, limit: &'static str },
+    TooLarge {
+        what: &'static str,
+        limit: &'static str,
+    },
     #[error("rows {start}..{end} are not a non-empty range within the tensor's {height} rows")]
     BadRows { start: u32, end: u32, height: u32 },
     #[error("bytes 0x{start:08X}..0x{end:08X} overlap tensor {other}")]
@@ -135,7 +144,10 @@ pub enum ErrorKind {
 }
 
 fn err(field: impl Into<String>, kind: ErrorKind) -> LayoutError {
-    LayoutError { field: field.into(), kind }
+    LayoutError {
+        field: field.into(),
+        kind,
+    }
 }
 
 /// Result of the internal helpers: the caller adds the field name.
@@ -301,7 +313,13 @@ fn check_len<T>(v: &[T], rank: usize, field: &str) -> Result<(), LayoutError> {
     if v.len() == rank {
         Ok(())
     } else {
-        Err(err(field, ErrorKind::Length { expected: rank, got: v.len() }))
+        Err(err(
+            field,
+            ErrorKind::Length {
+                expected: rank,
+                got: v.len(),
+            },
+        ))
     }
 }
 
@@ -317,12 +335,22 @@ fn compile_order(
     match tag {
         tag::ROW_MAJOR | tag::COL_MAJOR => {
             if strides.is_some() {
-                return Err(err(strides_field, ErrorKind::Unexpected("with the strided order 0x03")));
+                return Err(err(
+                    strides_field,
+                    ErrorKind::Unexpected("with the strided order 0x03"),
+                ));
             }
-            Ok(if tag == tag::ROW_MAJOR { Order::RowMajor } else { Order::ColMajor })
+            Ok(if tag == tag::ROW_MAJOR {
+                Order::RowMajor
+            } else {
+                Order::ColMajor
+            })
         }
         tag::STRIDED => match strides {
-            None => Err(err(strides_field, ErrorKind::Missing("by the strided order 0x03"))),
+            None => Err(err(
+                strides_field,
+                ErrorKind::Missing("by the strided order 0x03"),
+            )),
             Some(s) => {
                 check_len(s, rank, strides_field)?;
                 Ok(Order::Strided(s.clone()))
@@ -332,13 +360,26 @@ fn compile_order(
     }
 }
 
-fn compile_tiling(t: &TilingFields, rank: usize, level: usize, path: &str) -> Result<Tiling, LayoutError> {
+fn compile_tiling(
+    t: &TilingFields,
+    rank: usize,
+    level: usize,
+    path: &str,
+) -> Result<Tiling, LayoutError> {
     if level >= MAX_TILING_DEPTH {
-        return Err(err(path, ErrorKind::TooDeep { cap: MAX_TILING_DEPTH }));
+        return Err(err(
+            path,
+            ErrorKind::TooDeep {
+                cap: MAX_TILING_DEPTH,
+            },
+        ));
     }
     for (k, &b) in t.reserved.iter().enumerate() {
         if b != 0 {
-            return Err(err(format!("{path}._reserved[{k}]"), ErrorKind::ReservedByte(b)));
+            return Err(err(
+                format!("{path}._reserved[{k}]"),
+                ErrorKind::ReservedByte(b),
+            ));
         }
     }
     check_len(&t.tile_shape, rank, &format!("{path}.tile_shape"))?;
@@ -368,12 +409,20 @@ fn compile_tiling(t: &TilingFields, rank: usize, level: usize, path: &str) -> Re
         }
         let next = format!("{path}.inner");
         match &t.inner {
-            None => return Err(err(next, ErrorKind::Missing("by the recursive inner order 0x04"))),
+            None => {
+                return Err(err(
+                    next,
+                    ErrorKind::Missing("by the recursive inner order 0x04"),
+                ))
+            }
             Some(sub) => Inner::Tiled(Box::new(compile_tiling(sub, rank, level + 1, &next)?)),
         }
     } else {
         if t.inner.is_some() {
-            return Err(err(format!("{path}.inner"), ErrorKind::Unexpected("with the recursive inner order 0x04")));
+            return Err(err(
+                format!("{path}.inner"),
+                ErrorKind::Unexpected("with the recursive inner order 0x04"),
+            ));
         }
         Inner::Order(compile_order(
             t.inner_layout,
@@ -389,13 +438,27 @@ fn compile_tiling(t: &TilingFields, rank: usize, level: usize, path: &str) -> Re
         Inner::Order(Order::Strided(_)) => format!("{path}.inner_strides"),
         _ => format!("{path}.inner"),
     };
-    let range = inner.range(&t.tile_shape).map_err(|k| err(&inner_field, k))?;
+    let range = inner
+        .range(&t.tile_shape)
+        .map_err(|k| err(&inner_field, k))?;
     if let Some((min, max)) = range {
         if min < 0 || max >= tile_elems {
-            return Err(err(inner_field, ErrorKind::InnerOutsideTile { min, max, slots: tile_elems }));
+            return Err(err(
+                inner_field,
+                ErrorKind::InnerOutsideTile {
+                    min,
+                    max,
+                    slots: tile_elems,
+                },
+            ));
         }
     }
-    Ok(Tiling { tile_shape: t.tile_shape.clone(), tile_elems, outer, inner })
+    Ok(Tiling {
+        tile_shape: t.tile_shape.clone(),
+        tile_elems,
+        outer,
+        inner,
+    })
 }
 
 impl Layout {
@@ -417,7 +480,13 @@ impl Layout {
         };
         if let Some(buffer) = f.buffer_bytes {
             if f.byte_offset > buffer {
-                return Err(err("byte_offset", ErrorKind::OffsetPastBuffer { value: f.byte_offset, buffer }));
+                return Err(err(
+                    "byte_offset",
+                    ErrorKind::OffsetPastBuffer {
+                        value: f.byte_offset,
+                        buffer,
+                    },
+                ));
             }
         }
         if let Some(s) = &f.shard {
@@ -429,42 +498,86 @@ impl Layout {
                     continue; // checked again once resolved
                 }
                 let field = format!("shard.shard_offset[{k}]");
-                let end = offset.checked_add(size).ok_or_else(|| err(&field, ErrorKind::Overflow))?;
+                let end = offset
+                    .checked_add(size)
+                    .ok_or_else(|| err(&field, ErrorKind::Overflow))?;
                 if end > parent {
-                    return Err(err(field, ErrorKind::ShardOutOfBounds { offset, size, parent }));
+                    return Err(err(
+                        field,
+                        ErrorKind::ShardOutOfBounds {
+                            offset,
+                            size,
+                            parent,
+                        },
+                    ));
                 }
             }
         }
         let kind = match f.tag {
             tag::ROW_MAJOR | tag::COL_MAJOR | tag::STRIDED => {
                 if f.tiling.is_some() {
-                    return Err(err("tiling", ErrorKind::Unexpected("with the tiled layout 0x04")));
+                    return Err(err(
+                        "tiling",
+                        ErrorKind::Unexpected("with the tiled layout 0x04"),
+                    ));
                 }
-                Kind::Affine(compile_order(f.tag, &f.strides, rank, "tag", "strides", "0x01, 0x02, 0x03")?)
+                Kind::Affine(compile_order(
+                    f.tag,
+                    &f.strides,
+                    rank,
+                    "tag",
+                    "strides",
+                    "0x01, 0x02, 0x03",
+                )?)
             }
             tag::TILED => {
                 if f.strides.is_some() {
-                    return Err(err("strides", ErrorKind::Unexpected("with the strided layout 0x03")));
+                    return Err(err(
+                        "strides",
+                        ErrorKind::Unexpected("with the strided layout 0x03"),
+                    ));
                 }
                 if rank == 0 {
                     return Err(err("shape", ErrorKind::ScalarTiled));
                 }
                 match &f.tiling {
-                    None => return Err(err("tiling", ErrorKind::Missing("by the tiled layout 0x04"))),
+                    None => {
+                        return Err(err(
+                            "tiling",
+                            ErrorKind::Missing("by the tiled layout 0x04"),
+                        ))
+                    }
                     Some(t) => Kind::Tiled(compile_tiling(t, rank, 0, "tiling")?),
                 }
             }
             t => {
                 if mode == Mode::Strict {
-                    return Err(err("tag", ErrorKind::UnknownTag { tag: t, class: tag_class(t) }));
+                    return Err(err(
+                        "tag",
+                        ErrorKind::UnknownTag {
+                            tag: t,
+                            class: tag_class(t),
+                        },
+                    ));
                 }
                 if (0x06..=0x0B).contains(&t) && f.byte_offset != 0 {
-                    return Err(err("byte_offset", ErrorKind::OffsetMustBeZero { tag: t, value: f.byte_offset }));
+                    return Err(err(
+                        "byte_offset",
+                        ErrorKind::OffsetMustBeZero {
+                            tag: t,
+                            value: f.byte_offset,
+                        },
+                    ));
                 }
                 Kind::Opaque
             }
         };
-        let layout = Layout { fields: f.clone(), mode, elem, kind };
+        let layout = Layout {
+            fields: f.clone(),
+            mode,
+            elem,
+            kind,
+        };
         if layout.unresolved().is_none() {
             layout.check_extent()?;
         }
@@ -473,7 +586,11 @@ impl Layout {
 
     /// The same descriptor with its dynamic dimensions given sizes. `shape` must repeat every static size;
     /// `parent_shape` does the same for a shard's parent (ignored without a shard).
-    pub fn resolve(&self, shape: &[u64], parent_shape: Option<&[u64]>) -> Result<Layout, LayoutError> {
+    pub fn resolve(
+        &self,
+        shape: &[u64],
+        parent_shape: Option<&[u64]>,
+    ) -> Result<Layout, LayoutError> {
         fn merge(old: &[u64], new: &[u64], name: &str) -> Result<Vec<u64>, LayoutError> {
             check_len(new, old.len(), name)?;
             for (k, (&o, &n)) in old.iter().zip(new).enumerate() {
@@ -481,7 +598,13 @@ impl Layout {
                     return Err(err(format!("{name}[{k}]"), ErrorKind::Dynamic));
                 }
                 if o != DYNAMIC && o != n {
-                    return Err(err(format!("{name}[{k}]"), ErrorKind::ResolveMismatch { resolved: n, fixed: o }));
+                    return Err(err(
+                        format!("{name}[{k}]"),
+                        ErrorKind::ResolveMismatch {
+                            resolved: n,
+                            fixed: o,
+                        },
+                    ));
                 }
             }
             Ok(new.to_vec())
@@ -517,8 +640,16 @@ impl Layout {
         if let Some(k) = self.fields.shape.iter().position(|&n| n == DYNAMIC) {
             return Some(format!("shape[{k}]"));
         }
-        let parent = self.fields.shard.as_ref().map(|s| s.parent_shape.as_slice()).unwrap_or(&[]);
-        parent.iter().position(|&n| n == DYNAMIC).map(|k| format!("shard.parent_shape[{k}]"))
+        let parent = self
+            .fields
+            .shard
+            .as_ref()
+            .map(|s| s.parent_shape.as_slice())
+            .unwrap_or(&[]);
+        parent
+            .iter()
+            .position(|&n| n == DYNAMIC)
+            .map(|k| format!("shard.parent_shape[{k}]"))
     }
 
     /// Refuse lookups on an uninterpreted tag or an unresolved shape.
@@ -536,7 +667,10 @@ impl Layout {
         check_len(index, self.fields.shape.len(), "index")?;
         for (k, (&i, &n)) in index.iter().zip(&self.fields.shape).enumerate() {
             if i >= n {
-                return Err(err(format!("index[{k}]"), ErrorKind::IndexOutOfBounds { index: i, size: n }));
+                return Err(err(
+                    format!("index[{k}]"),
+                    ErrorKind::IndexOutOfBounds { index: i, size: n },
+                ));
             }
         }
         Ok(())
@@ -559,7 +693,8 @@ impl Layout {
     /// Byte and bit of an element relative to the buffer start (byte_offset included).
     pub fn address(&self, index: &[u64]) -> Result<Address, LayoutError> {
         let slot = self.offset(index)?;
-        self.slot_to_address(slot).map_err(|k| err(self.address_field(k == ErrorKind::GroupAddressed), k))
+        self.slot_to_address(slot)
+            .map_err(|k| err(self.address_field(k == ErrorKind::GroupAddressed), k))
     }
 
     fn address_field(&self, group: bool) -> &'static str {
@@ -582,7 +717,10 @@ impl Layout {
             .and_then(|b| b.checked_add(i128::from(self.fields.byte_offset)))
             .and_then(|b| u64::try_from(b).ok())
             .ok_or_else(|| err("index", ErrorKind::AddressOutOfRange))?;
-        Ok(GroupAddress { byte, position: slot.rem_euclid(4) as u8 })
+        Ok(GroupAddress {
+            byte,
+            position: slot.rem_euclid(4) as u8,
+        })
     }
 
     /// First byte and bit of a slot relative to the buffer (for 6-bit types: its group's first byte),
@@ -590,15 +728,26 @@ impl Layout {
     fn slot_bytes(&self, slot: i128) -> Res<(i128, u8, i128)> {
         let base = i128::from(self.fields.byte_offset);
         Ok(match self.elem {
-            Elem::Bytes(n) => {
-                (ovf(slot.checked_mul(i128::from(n)).and_then(|b| b.checked_add(base)))?, 0, i128::from(n))
-            }
+            Elem::Bytes(n) => (
+                ovf(slot
+                    .checked_mul(i128::from(n))
+                    .and_then(|b| b.checked_add(base)))?,
+                0,
+                i128::from(n),
+            ),
             Elem::Bits(b) => {
                 let per_byte = i128::from(8 / b);
                 let bit = (slot.rem_euclid(per_byte) * i128::from(b)) as u8;
                 (ovf(slot.div_euclid(per_byte).checked_add(base))?, bit, 1)
             }
-            Elem::Group6 => (ovf(slot.div_euclid(4).checked_mul(3).and_then(|b| b.checked_add(base)))?, 0, 3),
+            Elem::Group6 => (
+                ovf(slot
+                    .div_euclid(4)
+                    .checked_mul(3)
+                    .and_then(|b| b.checked_add(base)))?,
+                0,
+                3,
+            ),
         })
     }
 
@@ -619,7 +768,11 @@ impl Layout {
         };
         let (first, _, _) = self.slot_bytes(min).map_err(|k| err("shape", k))?;
         if first < 0 {
-            let field = if self.fields.tag == tag::STRIDED { "strides" } else { "byte_offset" };
+            let field = if self.fields.tag == tag::STRIDED {
+                "strides"
+            } else {
+                "byte_offset"
+            };
             return Err(err(field, ErrorKind::BeforeBuffer { bytes: -first }));
         }
         let (last, _, len) = self.slot_bytes(max).map_err(|k| err("shape", k))?;
@@ -629,7 +782,10 @@ impl Layout {
         }
         if let Some(have) = self.fields.buffer_bytes {
             if need > i128::from(have) {
-                return Err(err("buffer_bytes", ErrorKind::BufferTooSmall { need, have }));
+                return Err(err(
+                    "buffer_bytes",
+                    ErrorKind::BufferTooSmall { need, have },
+                ));
             }
         }
         Ok(())
@@ -647,8 +803,10 @@ impl Layout {
         let rel = i128::from(byte) - i128::from(self.fields.byte_offset);
         let slot = match self.elem {
             Elem::Bytes(n) => rel.div_euclid(i128::from(n)),
-            Elem::Bits(b) => ovf(rel.checked_mul(i128::from(8 / b)).and_then(|s| s.checked_add(i128::from(bit / b))))
-                .map_err(|k| err("byte", k))?,
+            Elem::Bits(b) => ovf(rel
+                .checked_mul(i128::from(8 / b))
+                .and_then(|s| s.checked_add(i128::from(bit / b))))
+            .map_err(|k| err("byte", k))?,
             Elem::Group6 => return Err(err("elem_bits", ErrorKind::GroupAddressed)),
         };
         self.index_of_slot(slot)
@@ -671,7 +829,10 @@ impl Layout {
     /// for an empty tensor. A rank-0 tensor uses slot 0.
     pub fn slot_range(&self) -> Result<Option<RangeInclusive<i128>>, LayoutError> {
         self.ready()?;
-        Ok(self.slot_range_inner().map_err(|k| err("shape", k))?.map(|(a, b)| a..=b))
+        Ok(self
+            .slot_range_inner()
+            .map_err(|k| err("shape", k))?
+            .map(|(a, b)| a..=b))
     }
 
     fn slot_range_inner(&self) -> Res<Option<(i128, i128)>> {
@@ -688,9 +849,16 @@ impl Layout {
         self.ready()?;
         self.check_index(index)?;
         let Kind::Tiled(t) = &self.kind else {
-            return Err(err("tag", ErrorKind::TagNotAllowed { tag: self.fields.tag, allowed: "0x04" }));
+            return Err(err(
+                "tag",
+                ErrorKind::TagNotAllowed {
+                    tag: self.fields.tag,
+                    allowed: "0x04",
+                },
+            ));
         };
-        t.position(index, &self.fields.shape).map_err(|k| err("index", k))
+        t.position(index, &self.fields.shape)
+            .map_err(|k| err("index", k))
     }
 
     /// Index of the element in the parent tensor when this layout is a shard (identity otherwise).
@@ -702,7 +870,10 @@ impl Layout {
             Some(s) => index
                 .iter()
                 .zip(&s.shard_offset)
-                .map(|(&i, &o)| i.checked_add(o).ok_or_else(|| err("shard.shard_offset", ErrorKind::Overflow)))
+                .map(|(&i, &o)| {
+                    i.checked_add(o)
+                        .ok_or_else(|| err("shard.shard_offset", ErrorKind::Overflow))
+                })
                 .collect(),
         }
     }
@@ -721,27 +892,47 @@ impl Layout {
         if let Some(k) = shape.iter().position(|&n| n == DYNAMIC) {
             return Err(err(format!("shape[{k}]"), ErrorKind::Dynamic));
         }
-        let strides = order.strides(&self.fields.shape).map_err(|k| err("strides", k))?;
+        let strides = order
+            .strides(&self.fields.shape)
+            .map_err(|k| err("strides", k))?;
         let mut start: i128 = 0;
         for (k, (&o, &s)) in offset.iter().zip(&strides).enumerate() {
-            let end =
-                o.checked_add(shape[k]).ok_or_else(|| err(format!("shard.shard_offset[{k}]"), ErrorKind::Overflow))?;
+            let end = o
+                .checked_add(shape[k])
+                .ok_or_else(|| err(format!("shard.shard_offset[{k}]"), ErrorKind::Overflow))?;
             if end > self.fields.shape[k] {
                 return Err(err(
                     format!("shard.shard_offset[{k}]"),
-                    ErrorKind::ShardOutOfBounds { offset: o, size: shape[k], parent: self.fields.shape[k] },
+                    ErrorKind::ShardOutOfBounds {
+                        offset: o,
+                        size: shape[k],
+                        parent: self.fields.shape[k],
+                    },
                 ));
             }
-            start = ovf(i128::from(o).checked_mul(i128::from(s)).and_then(|v| v.checked_add(start)))
-                .map_err(|k| err("shard.shard_offset", k))?;
+            start = ovf(i128::from(o)
+                .checked_mul(i128::from(s))
+                .and_then(|v| v.checked_add(start)))
+            .map_err(|k| err("shard.shard_offset", k))?;
         }
-        let bits = ovf(start.checked_mul(i128::from(self.fields.elem_bits))).map_err(|k| err("byte_offset", k))?;
+        let bits = ovf(start.checked_mul(i128::from(self.fields.elem_bits)))
+            .map_err(|k| err("byte_offset", k))?;
         match self.elem {
             Elem::Bits(_) if bits.rem_euclid(8) != 0 => {
-                return Err(err("byte_offset", ErrorKind::NotByteAligned { bit: bits.rem_euclid(8) as u64 }));
+                return Err(err(
+                    "byte_offset",
+                    ErrorKind::NotByteAligned {
+                        bit: bits.rem_euclid(8) as u64,
+                    },
+                ));
             }
             Elem::Group6 if start.rem_euclid(4) != 0 => {
-                return Err(err("byte_offset", ErrorKind::NotGroupAligned { pos: start.rem_euclid(4) as u64 }));
+                return Err(err(
+                    "byte_offset",
+                    ErrorKind::NotGroupAligned {
+                        pos: start.rem_euclid(4) as u64,
+                    },
+                ));
             }
             _ => {}
         }
@@ -751,14 +942,20 @@ impl Layout {
             .and_then(|b| u64::try_from(b).ok())
             .ok_or_else(|| err("byte_offset", ErrorKind::AddressOutOfRange))?;
         let shard = match &self.fields.shard {
-            None => ShardFields { parent_shape: self.fields.shape.clone(), shard_offset: offset.to_vec() },
+            None => ShardFields {
+                parent_shape: self.fields.shape.clone(),
+                shard_offset: offset.to_vec(),
+            },
             Some(s) => ShardFields {
                 parent_shape: s.parent_shape.clone(),
                 shard_offset: s
                     .shard_offset
                     .iter()
                     .zip(offset)
-                    .map(|(&a, &b)| a.checked_add(b).ok_or_else(|| err("shard.shard_offset", ErrorKind::Overflow)))
+                    .map(|(&a, &b)| {
+                        a.checked_add(b)
+                            .ok_or_else(|| err("shard.shard_offset", ErrorKind::Overflow))
+                    })
                     .collect::<Result<_, _>>()?,
             },
         };
@@ -780,7 +977,8 @@ impl Layout {
 // Affine orders
 
 fn product(ext: &[u64]) -> Res<i128> {
-    ext.iter().try_fold(1i128, |acc, &n| ovf(acc.checked_mul(i128::from(n))))
+    ext.iter()
+        .try_fold(1i128, |acc, &n| ovf(acc.checked_mul(i128::from(n))))
 }
 
 /// ceil(a / b) for b > 0.
@@ -819,16 +1017,24 @@ impl Order {
         let mut acc: i128 = 0;
         let mut mult: i128 = 1;
         let mut step = |i: u64, n: u64| -> Res<()> {
-            acc = ovf(i128::from(i).checked_mul(mult).and_then(|v| v.checked_add(acc)))?;
+            acc = ovf(i128::from(i)
+                .checked_mul(mult)
+                .and_then(|v| v.checked_add(acc)))?;
             mult = mult.saturating_mul(i128::from(n)); // only a later, never-used step can saturate
             Ok(())
         };
         match self {
-            Order::RowMajor => idx.iter().zip(ext).rev().try_for_each(|(&i, &n)| step(i, n))?,
+            Order::RowMajor => idx
+                .iter()
+                .zip(ext)
+                .rev()
+                .try_for_each(|(&i, &n)| step(i, n))?,
             Order::ColMajor => idx.iter().zip(ext).try_for_each(|(&i, &n)| step(i, n))?,
             Order::Strided(s) => {
                 for (&i, &st) in idx.iter().zip(s) {
-                    acc = ovf(i128::from(i).checked_mul(i128::from(st)).and_then(|v| v.checked_add(acc)))?;
+                    acc = ovf(i128::from(i)
+                        .checked_mul(i128::from(st))
+                        .and_then(|v| v.checked_add(acc)))?;
                 }
             }
         }
@@ -887,7 +1093,12 @@ impl Order {
 /// Find i with sum(i_k * s_k) == slot and 0 <= i_k < ext_k: depth-first over the dimensions by decreasing
 /// |stride|, trying only candidates the remaining dimensions can still complete. Nested strides (every
 /// practical layout) take one step per dimension; the budget bounds pathological ones.
-fn strided_inverse(strides: &[i64], ext: &[u64], slot: i128, budget: &mut u32) -> Res<Option<Vec<u64>>> {
+fn strided_inverse(
+    strides: &[i64],
+    ext: &[u64],
+    slot: i128,
+    budget: &mut u32,
+) -> Res<Option<Vec<u64>>> {
     if ext.contains(&0) {
         return Ok(None);
     }
@@ -909,7 +1120,9 @@ fn strided_inverse(strides: &[i64], ext: &[u64], slot: i128, budget: &mut u32) -
     let mut cap = vec![0i128; m];
     for j in (0..m.saturating_sub(1)).rev() {
         let (_, s, n) = dims[j + 1];
-        cap[j] = ovf((n - 1).checked_mul(s).and_then(|v| v.checked_add(cap[j + 1])))?;
+        cap[j] = ovf((n - 1)
+            .checked_mul(s)
+            .and_then(|v| v.checked_add(cap[j + 1])))?;
     }
     let Some(chosen) = search(&dims, &cap, target, budget)? else {
         return Ok(None);
@@ -917,14 +1130,23 @@ fn strided_inverse(strides: &[i64], ext: &[u64], slot: i128, budget: &mut u32) -
     let mut idx = vec![0u64; ext.len()];
     for (&(k, _, n), &c) in dims.iter().zip(&chosen) {
         // 0 <= c < n <= u64::MAX, so the casts are exact.
-        idx[k] = if strides[k] < 0 { (n - 1 - c) as u64 } else { c as u64 };
+        idx[k] = if strides[k] < 0 {
+            (n - 1 - c) as u64
+        } else {
+            c as u64
+        };
     }
     Ok(Some(idx))
 }
 
 /// The depth-first search of [`strided_inverse`], without recursion: `hi[j]` is the candidate being tried
 /// at level j (tried from the largest down to `lo[j]`), `rem[j]` what levels j.. still have to add up to.
-fn search(dims: &[(usize, i128, i128)], cap: &[i128], target: i128, budget: &mut u32) -> Res<Option<Vec<i128>>> {
+fn search(
+    dims: &[(usize, i128, i128)],
+    cap: &[i128],
+    target: i128,
+    budget: &mut u32,
+) -> Res<Option<Vec<i128>>> {
     let m = dims.len();
     if m == 0 {
         return Ok((target == 0).then(Vec::new));
@@ -954,7 +1176,9 @@ fn search(dims: &[(usize, i128, i128)], cap: &[i128], target: i128, budget: &mut
             hi[level] -= 1;
             continue;
         }
-        *budget = budget.checked_sub(1).ok_or(ErrorKind::SearchBudget(SEARCH_BUDGET))?;
+        *budget = budget
+            .checked_sub(1)
+            .ok_or(ErrorKind::SearchBudget(SEARCH_BUDGET))?;
         // hi[level] <= rem[level] / s, so this stays within 0..=rem[level].
         rem[level + 1] = rem[level] - hi[level] * dims[level].1;
         if level + 1 == m {
@@ -974,18 +1198,37 @@ fn search(dims: &[(usize, i128, i128)], cap: &[i128], target: i128, budget: &mut
 
 /// Tiles per dimension, ceil(shape / tile). Never overflows: the result is at most the shape.
 fn grid(shape: &[u64], tile: &[u64]) -> Vec<u64> {
-    shape.iter().zip(tile).map(|(&n, &t)| n / t + u64::from(n % t != 0)).collect()
+    shape
+        .iter()
+        .zip(tile)
+        .map(|(&n, &t)| n / t + u64::from(n % t != 0))
+        .collect()
 }
 
 impl Tiling {
     fn position(&self, idx: &[u64], shape: &[u64]) -> Res<TilePosition> {
-        let tile: Vec<u64> = idx.iter().zip(&self.tile_shape).map(|(&i, &t)| i / t).collect();
-        let intra: Vec<u64> = idx.iter().zip(&self.tile_shape).map(|(&i, &t)| i % t).collect();
+        let tile: Vec<u64> = idx
+            .iter()
+            .zip(&self.tile_shape)
+            .map(|(&i, &t)| i / t)
+            .collect();
+        let intra: Vec<u64> = idx
+            .iter()
+            .zip(&self.tile_shape)
+            .map(|(&i, &t)| i % t)
+            .collect();
         let tile_number = self.outer.offset(&tile, &grid(shape, &self.tile_shape))?;
         let tile_start = ovf(tile_number.checked_mul(self.tile_elems))?;
         let intra_offset = self.inner.offset(&intra, &self.tile_shape)?;
         let offset = ovf(tile_start.checked_add(intra_offset))?;
-        Ok(TilePosition { tile, tile_number, tile_start, intra, intra_offset, offset })
+        Ok(TilePosition {
+            tile,
+            tile_number,
+            tile_start,
+            intra,
+            intra_offset,
+            offset,
+        })
     }
 
     fn offset(&self, idx: &[u64], shape: &[u64]) -> Res<i128> {
@@ -999,8 +1242,12 @@ impl Tiling {
         let Some((imin, imax)) = self.inner.range(&self.tile_shape)? else {
             return Ok(None);
         };
-        let min = ovf(omin.checked_mul(self.tile_elems).and_then(|v| v.checked_add(imin)))?;
-        let max = ovf(omax.checked_mul(self.tile_elems).and_then(|v| v.checked_add(imax)))?;
+        let min = ovf(omin
+            .checked_mul(self.tile_elems)
+            .and_then(|v| v.checked_add(imin)))?;
+        let max = ovf(omax
+            .checked_mul(self.tile_elems)
+            .and_then(|v| v.checked_add(imax)))?;
         Ok(Some((min, max)))
     }
 
@@ -1008,7 +1255,10 @@ impl Tiling {
         // tile_elems > 0 (every tile size is), and the inner order stays within 0..tile_elems.
         let number = slot.div_euclid(self.tile_elems);
         let within = slot.rem_euclid(self.tile_elems);
-        let Some(tile) = self.outer.inverse(number, &grid(shape, &self.tile_shape), budget)? else {
+        let Some(tile) = self
+            .outer
+            .inverse(number, &grid(shape, &self.tile_shape), budget)?
+        else {
             return Ok(None);
         };
         let Some(intra) = self.inner.inverse(within, &self.tile_shape, budget)? else {
@@ -1095,7 +1345,12 @@ pub struct Location {
 
 impl TensorView {
     /// The whole tensor, channels-last, at `base`. The bytes must fit below 4 GiB.
-    pub fn new(tensor: u32, base: u32, dims: [u32; 4], elem_bytes: u32) -> Result<TensorView, LayoutError> {
+    pub fn new(
+        tensor: u32,
+        base: u32,
+        dims: [u32; 4],
+        elem_bytes: u32,
+    ) -> Result<TensorView, LayoutError> {
         if elem_bytes == 0 {
             return Err(err("elem_bytes", ErrorKind::ElementBits(0)));
         }
@@ -1108,10 +1363,19 @@ impl TensorView {
             rows: 0..dims[1],
             tiles: Vec::new(),
         };
-        let too_large =
-            || err("dims", ErrorKind::TooLarge { what: "base + tensor bytes", limit: "the 32-bit address space" });
-        let bytes =
-            dims.iter().try_fold(u64::from(elem_bytes), |a, &d| a.checked_mul(u64::from(d))).ok_or_else(too_large)?;
+        let too_large = || {
+            err(
+                "dims",
+                ErrorKind::TooLarge {
+                    what: "base + tensor bytes",
+                    limit: "the 32-bit address space",
+                },
+            )
+        };
+        let bytes = dims
+            .iter()
+            .try_fold(u64::from(elem_bytes), |a, &d| a.checked_mul(u64::from(d)))
+            .ok_or_else(too_large)?;
         match bytes.checked_add(u64::from(base)) {
             Some(end) if end <= 1u64 << 32 => Ok(view),
             _ => Err(too_large()),
@@ -1129,7 +1393,14 @@ impl TensorView {
     pub fn band(mut self, rows: Range<u32>) -> Result<TensorView, LayoutError> {
         let height = self.dims[1];
         if rows.start >= rows.end || rows.end > height {
-            return Err(err("rows", ErrorKind::BadRows { start: rows.start, end: rows.end, height }));
+            return Err(err(
+                "rows",
+                ErrorKind::BadRows {
+                    start: rows.start,
+                    end: rows.end,
+                    height,
+                },
+            ));
         }
         self.rows = rows;
         Ok(self)
@@ -1140,7 +1411,14 @@ impl TensorView {
         let height = self.dims[1];
         for (i, r) in tiles.iter().enumerate() {
             if r.start >= r.end || r.end > height {
-                return Err(err(format!("tiles[{i}]"), ErrorKind::BadRows { start: r.start, end: r.end, height }));
+                return Err(err(
+                    format!("tiles[{i}]"),
+                    ErrorKind::BadRows {
+                        start: r.start,
+                        end: r.end,
+                        height,
+                    },
+                ));
             }
         }
         self.tiles = tiles;
@@ -1217,11 +1495,17 @@ impl TensorView {
             tag: tag::ROW_MAJOR,
             shape,
             byte_offset: 0,
-            elem_bits: self.elem_bytes.checked_mul(8).ok_or_else(|| err("elem_bytes", ErrorKind::Overflow))?,
+            elem_bits: self
+                .elem_bytes
+                .checked_mul(8)
+                .ok_or_else(|| err("elem_bytes", ErrorKind::Overflow))?,
             buffer_bytes: Some(self.span().end - self.span().start),
             strides: None,
             tiling: None,
-            shard: band.then_some(ShardFields { parent_shape: parent, shard_offset: offset }),
+            shard: band.then_some(ShardFields {
+                parent_shape: parent,
+                shard_offset: offset,
+            }),
         };
         Layout::from_fields(&fields, Mode::Strict)
     }
@@ -1232,7 +1516,10 @@ pub fn uniform_tiles(height: u32, tile_h: u32) -> Vec<Range<u32>> {
     if tile_h == 0 {
         return Vec::new();
     }
-    (0..height).step_by(tile_h as usize).map(|s| s..s.saturating_add(tile_h).min(height)).collect()
+    (0..height)
+        .step_by(tile_h as usize)
+        .map(|s| s..s.saturating_add(tile_h).min(height))
+        .collect()
 }
 
 /// The activations live in one arena at one moment: non-overlapping views, looked up by address.
@@ -1252,10 +1539,20 @@ impl ArenaMap {
             return Ok(());
         }
         let pos = self.views.partition_point(|v| v.span().start <= span.start);
-        let clash = pos.checked_sub(1).and_then(|p| self.views.get(p)).filter(|v| v.span().end > span.start);
+        let clash = pos
+            .checked_sub(1)
+            .and_then(|p| self.views.get(p))
+            .filter(|v| v.span().end > span.start);
         let clash = clash.or_else(|| self.views.get(pos).filter(|v| v.span().start < span.end));
         if let Some(other) = clash {
-            let e = err("base", ErrorKind::Overlap { start: span.start, end: span.end, other: other.tensor });
+            let e = err(
+                "base",
+                ErrorKind::Overlap {
+                    start: span.start,
+                    end: span.end,
+                    other: other.tensor,
+                },
+            );
             if let Some(old) = old {
                 let _ = self.insert(old); // it fitted before
             }
@@ -1276,7 +1573,9 @@ impl ArenaMap {
 
     /// The tensor element at a bus address, if any view holds it.
     pub fn locate(&self, addr: u32) -> Option<Location> {
-        let pos = self.views.partition_point(|v| v.span().start <= u64::from(addr));
+        let pos = self
+            .views
+            .partition_point(|v| v.span().start <= u64::from(addr));
         self.views.get(pos.checked_sub(1)?)?.locate(addr)
     }
 }
@@ -1311,15 +1610,28 @@ mod tests {
     }
 
     fn dense(tag: u8, shape: &[u64], elem_bits: u32) -> LayoutFields {
-        LayoutFields { tag, shape: shape.to_vec(), elem_bits, ..Default::default() }
+        LayoutFields {
+            tag,
+            shape: shape.to_vec(),
+            elem_bits,
+            ..Default::default()
+        }
     }
 
     fn tiling(tile: &[u64], outer: u8, inner: u8) -> TilingFields {
-        TilingFields { tile_shape: tile.to_vec(), outer_layout: outer, inner_layout: inner, ..Default::default() }
+        TilingFields {
+            tile_shape: tile.to_vec(),
+            outer_layout: outer,
+            inner_layout: inner,
+            ..Default::default()
+        }
     }
 
     fn tiled(shape: &[u64], t: TilingFields, elem_bits: u32) -> LayoutFields {
-        LayoutFields { tiling: Some(t), ..dense(tag::TILED, shape, elem_bits) }
+        LayoutFields {
+            tiling: Some(t),
+            ..dense(tag::TILED, shape, elem_bits)
+        }
     }
 
     fn build(f: &LayoutFields) -> Layout {
@@ -1340,7 +1652,10 @@ mod tests {
     fn chain(depth: usize) -> TilingFields {
         let mut t = tiling(&[2, 2], tag::ROW_MAJOR, tag::ROW_MAJOR);
         for _ in 1..depth {
-            t = TilingFields { inner: Some(Box::new(t)), ..tiling(&[2, 2], tag::ROW_MAJOR, tag::TILED) };
+            t = TilingFields {
+                inner: Some(Box::new(t)),
+                ..tiling(&[2, 2], tag::ROW_MAJOR, tag::TILED)
+            };
         }
         t
     }
@@ -1350,8 +1665,14 @@ mod tests {
     #[test]
     fn tags_00_and_ff_are_always_rejected() {
         for mode in [Mode::Strict, Mode::Permissive] {
-            assert_eq!(rejected(&dense(0x00, &[4], 8), mode), "tag: layout tag 0x00 is reserved and always rejected");
-            assert_eq!(rejected(&dense(0xFF, &[4], 8), mode), "tag: layout tag 0xFF is reserved and always rejected");
+            assert_eq!(
+                rejected(&dense(0x00, &[4], 8), mode),
+                "tag: layout tag 0x00 is reserved and always rejected"
+            );
+            assert_eq!(
+                rejected(&dense(0xFF, &[4], 8), mode),
+                "tag: layout tag 0xFF is reserved and always rejected"
+            );
         }
     }
 
@@ -1384,21 +1705,33 @@ mod tests {
 
     #[test]
     fn sparse_indirect_and_virtual_tags_need_a_zero_byte_offset() {
-        let f = LayoutFields { byte_offset: 16, ..dense(0x0A, &[4], 8) };
+        let f = LayoutFields {
+            byte_offset: 16,
+            ..dense(0x0A, &[4], 8)
+        };
         assert_eq!(
             rejected(&f, Mode::Permissive),
             "byte_offset: must be 0 for sparse, indirect and virtual layouts (tag 0x0A), got 16"
         );
-        let f = LayoutFields { byte_offset: 0, ..f };
+        let f = LayoutFields {
+            byte_offset: 0,
+            ..f
+        };
         assert!(Layout::from_fields(&f, Mode::Permissive).is_ok());
     }
 
     #[test]
     fn tiled_layout_is_refused_for_rank_0() {
         let f = tiled(&[], tiling(&[], tag::ROW_MAJOR, tag::ROW_MAJOR), 8);
-        assert_eq!(rejected(&f, Mode::Strict), "shape: a tiled layout is not allowed for a rank-0 (scalar) tensor");
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "shape: a tiled layout is not allowed for a rank-0 (scalar) tensor"
+        );
         // A contiguous scalar is fine: one element at the byte offset.
-        let s = build(&LayoutFields { byte_offset: 64, ..dense(tag::ROW_MAJOR, &[], 32) });
+        let s = build(&LayoutFields {
+            byte_offset: 64,
+            ..dense(tag::ROW_MAJOR, &[], 32)
+        });
         assert_eq!(s.address(&[]).unwrap(), Address { byte: 64, bit: 0 });
         assert_eq!(s.index_at(67, 0).unwrap(), Some(vec![]));
         assert_eq!(s.index_at(68, 0).unwrap(), None);
@@ -1407,9 +1740,15 @@ mod tests {
     #[test]
     fn tile_sizes_must_be_positive_at_every_level() {
         let f = tiled(&[6, 8], tiling(&[2, 0], tag::ROW_MAJOR, tag::ROW_MAJOR), 8);
-        assert_eq!(rejected(&f, Mode::Strict), "tiling.tile_shape[1]: tile size must be greater than 0");
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "tiling.tile_shape[1]: tile size must be greater than 0"
+        );
         let inner = tiling(&[0, 2], tag::ROW_MAJOR, tag::ROW_MAJOR);
-        let t = TilingFields { inner: Some(Box::new(inner)), ..tiling(&[2, 4], tag::ROW_MAJOR, tag::TILED) };
+        let t = TilingFields {
+            inner: Some(Box::new(inner)),
+            ..tiling(&[2, 4], tag::ROW_MAJOR, tag::TILED)
+        };
         assert_eq!(
             rejected(&tiled(&[6, 8], t, 8), Mode::Strict),
             "tiling.inner.tile_shape[0]: tile size must be greater than 0"
@@ -1419,9 +1758,22 @@ mod tests {
     #[test]
     fn recursion_deeper_than_the_cap_is_rejected() {
         let side = 1u64 << MAX_TILING_DEPTH;
-        assert!(Layout::from_fields(&tiled(&[side, side], chain(MAX_TILING_DEPTH), 8), Mode::Strict).is_ok());
-        let msg = format!("tiling{}: recursive tiling nests deeper than the cap of 8 levels", ".inner".repeat(8));
-        assert_eq!(rejected(&tiled(&[side, side], chain(MAX_TILING_DEPTH + 1), 8), Mode::Strict), msg);
+        assert!(Layout::from_fields(
+            &tiled(&[side, side], chain(MAX_TILING_DEPTH), 8),
+            Mode::Strict
+        )
+        .is_ok());
+        let msg = format!(
+            "tiling{}: recursive tiling nests deeper than the cap of 8 levels",
+            ".inner".repeat(8)
+        );
+        assert_eq!(
+            rejected(
+                &tiled(&[side, side], chain(MAX_TILING_DEPTH + 1), 8),
+                Mode::Strict
+            ),
+            msg
+        );
         // A very deep descriptor is cut off at the cap, not walked to its end.
         assert_eq!(rejected(&tiled(&[4, 4], chain(1000), 8), Mode::Strict), msg);
     }
@@ -1440,13 +1792,25 @@ mod tests {
         );
         assert_eq!(l.resolve(&[2, DYNAMIC], None).unwrap_err().to_string(), msg);
         // A shard's dynamic parent dimension blocks lookups too, and its bound is checked once resolved.
-        let shard = ShardFields { parent_shape: vec![DYNAMIC, 4], shard_offset: vec![1, 0] };
-        let l = build(&LayoutFields { shard: Some(shard), ..dense(tag::ROW_MAJOR, &[2, 4], 8) });
+        let shard = ShardFields {
+            parent_shape: vec![DYNAMIC, 4],
+            shard_offset: vec![1, 0],
+        };
+        let l = build(&LayoutFields {
+            shard: Some(shard),
+            ..dense(tag::ROW_MAJOR, &[2, 4], 8)
+        });
         assert_eq!(
             l.address(&[0, 0]).unwrap_err().to_string(),
             "shard.parent_shape[0]: dynamic dimension (u64::MAX) must be resolved before use"
         );
-        assert_eq!(l.resolve(&[2, 4], Some(&[3, 4])).unwrap().to_parent(&[1, 2]).unwrap(), vec![2, 2]);
+        assert_eq!(
+            l.resolve(&[2, 4], Some(&[3, 4]))
+                .unwrap()
+                .to_parent(&[1, 2])
+                .unwrap(),
+            vec![2, 2]
+        );
         assert_eq!(
             l.resolve(&[2, 4], Some(&[2, 4])).unwrap_err().to_string(),
             "shard.shard_offset[0]: shard_offset 1 + shape 2 exceeds parent_shape 2"
@@ -1455,34 +1819,88 @@ mod tests {
 
     #[test]
     fn shards_must_fit_their_parent() {
-        let shard = ShardFields { parent_shape: vec![4, 6], shard_offset: vec![0, 3] };
-        let f = LayoutFields { shard: Some(shard), ..dense(tag::ROW_MAJOR, &[4, 4], 8) };
+        let shard = ShardFields {
+            parent_shape: vec![4, 6],
+            shard_offset: vec![0, 3],
+        };
+        let f = LayoutFields {
+            shard: Some(shard),
+            ..dense(tag::ROW_MAJOR, &[4, 4], 8)
+        };
         assert_eq!(
             rejected(&f, Mode::Strict),
             "shard.shard_offset[1]: shard_offset 3 + shape 4 exceeds parent_shape 6"
         );
-        let shard = ShardFields { parent_shape: vec![u64::MAX - 1], shard_offset: vec![u64::MAX - 1] };
-        let f = LayoutFields { shard: Some(shard), ..dense(tag::ROW_MAJOR, &[4], 8) };
-        assert_eq!(rejected(&f, Mode::Strict), "shard.shard_offset[0]: arithmetic overflow");
-        let shard = ShardFields { parent_shape: vec![4], shard_offset: vec![0, 0] };
-        let f = LayoutFields { shard: Some(shard), ..dense(tag::ROW_MAJOR, &[4], 8) };
-        assert_eq!(rejected(&f, Mode::Strict), "shard.shard_offset: expected 1 entries (one per dimension), got 2");
-        let shard = ShardFields { parent_shape: vec![8, 6], shard_offset: vec![4, 2] };
-        let l = build(&LayoutFields { shard: Some(shard), ..dense(tag::ROW_MAJOR, &[4, 4], 8) });
+        let shard = ShardFields {
+            parent_shape: vec![u64::MAX - 1],
+            shard_offset: vec![u64::MAX - 1],
+        };
+        let f = LayoutFields {
+            shard: Some(shard),
+            ..dense(tag::ROW_MAJOR, &[4], 8)
+        };
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "shard.shard_offset[0]: arithmetic overflow"
+        );
+        let shard = ShardFields {
+            parent_shape: vec![4],
+            shard_offset: vec![0, 0],
+        };
+        let f = LayoutFields {
+            shard: Some(shard),
+            ..dense(tag::ROW_MAJOR, &[4], 8)
+        };
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "shard.shard_offset: expected 1 entries (one per dimension), got 2"
+        );
+        let shard = ShardFields {
+            parent_shape: vec![8, 6],
+            shard_offset: vec![4, 2],
+        };
+        let l = build(&LayoutFields {
+            shard: Some(shard),
+            ..dense(tag::ROW_MAJOR, &[4, 4], 8)
+        });
         assert_eq!(l.to_parent(&[3, 3]).unwrap(), vec![7, 5]);
     }
 
     #[test]
     fn byte_offset_and_extent_must_fit_the_buffer() {
-        let f = LayoutFields { byte_offset: 65, buffer_bytes: Some(64), ..dense(tag::ROW_MAJOR, &[0], 8) };
-        assert_eq!(rejected(&f, Mode::Strict), "byte_offset: 65 is past the end of the 64-byte buffer");
-        let f = LayoutFields { byte_offset: 8, buffer_bytes: Some(64), ..dense(tag::ROW_MAJOR, &[15], 32) };
-        assert_eq!(rejected(&f, Mode::Strict), "buffer_bytes: the layout needs 68 bytes but the buffer has 64");
+        let f = LayoutFields {
+            byte_offset: 65,
+            buffer_bytes: Some(64),
+            ..dense(tag::ROW_MAJOR, &[0], 8)
+        };
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "byte_offset: 65 is past the end of the 64-byte buffer"
+        );
+        let f = LayoutFields {
+            byte_offset: 8,
+            buffer_bytes: Some(64),
+            ..dense(tag::ROW_MAJOR, &[15], 32)
+        };
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "buffer_bytes: the layout needs 68 bytes but the buffer has 64"
+        );
         // Padding of partial tiles counts: [5, 7] in [2, 4] tiles stores 3 x 2 tiles of 8.
-        let f = LayoutFields { buffer_bytes: Some(47), ..tiled(&[5, 7], tiling(&[2, 4], 1, 1), 8) };
-        assert_eq!(rejected(&f, Mode::Strict), "buffer_bytes: the layout needs 48 bytes but the buffer has 47");
+        let f = LayoutFields {
+            buffer_bytes: Some(47),
+            ..tiled(&[5, 7], tiling(&[2, 4], 1, 1), 8)
+        };
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "buffer_bytes: the layout needs 48 bytes but the buffer has 47"
+        );
         // Negative strides may not reach before the buffer.
-        let f = LayoutFields { byte_offset: 2, strides: Some(vec![-1]), ..dense(tag::STRIDED, &[4], 8) };
+        let f = LayoutFields {
+            byte_offset: 2,
+            strides: Some(vec![-1]),
+            ..dense(tag::STRIDED, &[4], 8)
+        };
         assert_eq!(
             rejected(&f, Mode::Strict),
             "strides: the lowest element would lie 1 bytes before the start of the buffer"
@@ -1525,14 +1943,26 @@ mod tests {
 
     #[test]
     fn six_bit_types_are_addressed_per_group() {
-        let l = build(&LayoutFields { byte_offset: 64, ..dense(tag::ROW_MAJOR, &[2, 6], 6) });
+        let l = build(&LayoutFields {
+            byte_offset: 64,
+            ..dense(tag::ROW_MAJOR, &[2, 6], 6)
+        });
         assert_eq!(
             l.address(&[1, 1]).unwrap_err().to_string(),
             "elem_bits: 6-bit types are addressed per group of 4 elements in 3 bytes, not per element"
         );
         // [1, 1] is slot 7: group 1 (bytes 67..70), position 3.
-        assert_eq!(l.group_address(&[1, 1]).unwrap(), GroupAddress { byte: 67, position: 3 });
-        assert_eq!(l.index_at(67, 0).unwrap_err().kind, ErrorKind::GroupAddressed);
+        assert_eq!(
+            l.group_address(&[1, 1]).unwrap(),
+            GroupAddress {
+                byte: 67,
+                position: 3
+            }
+        );
+        assert_eq!(
+            l.index_at(67, 0).unwrap_err().kind,
+            ErrorKind::GroupAddressed
+        );
         let bytes = build(&dense(tag::ROW_MAJOR, &[2], 8));
         assert_eq!(
             bytes.group_address(&[0]).unwrap_err().to_string(),
@@ -1552,35 +1982,82 @@ mod tests {
             rejected(&f, Mode::Strict),
             "tiling.inner_layout: layout tag 0x05 not allowed here (allowed: 0x01, 0x02, 0x03, 0x04)"
         );
-        let f = tiled(&[6, 8], TilingFields { reserved: [0, 1], ..tiling(&[2, 4], 1, 1) }, 8);
-        assert_eq!(rejected(&f, Mode::Strict), "tiling._reserved[1]: reserved byte must be 0x00, got 0x01");
+        let f = tiled(
+            &[6, 8],
+            TilingFields {
+                reserved: [0, 1],
+                ..tiling(&[2, 4], 1, 1)
+            },
+            8,
+        );
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "tiling._reserved[1]: reserved byte must be 0x00, got 0x01"
+        );
         let f = tiled(&[6, 8], tiling(&[2, 4], tag::STRIDED, 1), 8);
-        assert_eq!(rejected(&f, Mode::Strict), "tiling.outer_strides: missing, but required by the strided order 0x03");
-        let f = tiled(&[6, 8], TilingFields { inner_strides: Some(vec![4]), ..tiling(&[2, 4], 1, tag::STRIDED) }, 8);
-        assert_eq!(rejected(&f, Mode::Strict), "tiling.inner_strides: expected 2 entries (one per dimension), got 1");
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "tiling.outer_strides: missing, but required by the strided order 0x03"
+        );
+        let f = tiled(
+            &[6, 8],
+            TilingFields {
+                inner_strides: Some(vec![4]),
+                ..tiling(&[2, 4], 1, tag::STRIDED)
+            },
+            8,
+        );
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "tiling.inner_strides: expected 2 entries (one per dimension), got 1"
+        );
         let f = tiled(&[6, 8], tiling(&[2, 4, 1], 1, 1), 8);
-        assert_eq!(rejected(&f, Mode::Strict), "tiling.tile_shape: expected 2 entries (one per dimension), got 3");
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "tiling.tile_shape: expected 2 entries (one per dimension), got 3"
+        );
         let f = tiled(&[6, 8], tiling(&[2, 4], 1, tag::TILED), 8);
-        assert_eq!(rejected(&f, Mode::Strict), "tiling.inner: missing, but required by the recursive inner order 0x04");
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "tiling.inner: missing, but required by the recursive inner order 0x04"
+        );
         let f = dense(tag::TILED, &[6, 8], 8);
-        assert_eq!(rejected(&f, Mode::Strict), "tiling: missing, but required by the tiled layout 0x04");
-        let f = LayoutFields { strides: Some(vec![8, 1]), ..dense(tag::ROW_MAJOR, &[6, 8], 8) };
-        assert_eq!(rejected(&f, Mode::Strict), "strides: present, but allowed only with the strided order 0x03");
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "tiling: missing, but required by the tiled layout 0x04"
+        );
+        let f = LayoutFields {
+            strides: Some(vec![8, 1]),
+            ..dense(tag::ROW_MAJOR, &[6, 8], 8)
+        };
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "strides: present, but allowed only with the strided order 0x03"
+        );
         let f = dense(tag::STRIDED, &[6, 8], 8);
-        assert_eq!(rejected(&f, Mode::Strict), "strides: missing, but required by the strided order 0x03");
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "strides: missing, but required by the strided order 0x03"
+        );
     }
 
     #[test]
     fn inner_orders_must_stay_inside_their_tile() {
         // Row stride 5 in a [2, 4] tile reaches slot 8, the first slot of the next tile.
-        let t = TilingFields { inner_strides: Some(vec![5, 1]), ..tiling(&[2, 4], 1, tag::STRIDED) };
+        let t = TilingFields {
+            inner_strides: Some(vec![5, 1]),
+            ..tiling(&[2, 4], 1, tag::STRIDED)
+        };
         assert_eq!(
             rejected(&tiled(&[6, 8], t, 8), Mode::Strict),
             "tiling.inner_strides: the inner layout reaches element slots 0..=8, outside the tile's 8 slots"
         );
         // [3, 3] sub-tiles do not divide a [4, 4] tile: 2 x 2 of them need 36 slots.
         let inner = tiling(&[3, 3], 1, 1);
-        let t = TilingFields { inner: Some(Box::new(inner)), ..tiling(&[4, 4], 1, tag::TILED) };
+        let t = TilingFields {
+            inner: Some(Box::new(inner)),
+            ..tiling(&[4, 4], 1, tag::TILED)
+        };
         assert_eq!(
             rejected(&tiled(&[8, 8], t, 8), Mode::Strict),
             "tiling.inner: the inner layout reaches element slots 0..=35, outside the tile's 16 slots"
@@ -1602,29 +2079,51 @@ mod tests {
         let f = dense(tag::ROW_MAJOR, &[u64::MAX - 1, u64::MAX - 1, 4], 8);
         assert_eq!(rejected(&f, Mode::Strict), "shape: arithmetic overflow");
         let f = dense(tag::ROW_MAJOR, &[1 << 62, 8], 64);
-        assert_eq!(rejected(&f, Mode::Strict), "shape: the address lies outside the 64-bit byte range");
-        let f = LayoutFields { strides: Some(vec![i64::MAX, i64::MAX]), ..dense(tag::STRIDED, &[1 << 62, 4], 8) };
-        assert_eq!(rejected(&f, Mode::Strict), "shape: the address lies outside the 64-bit byte range");
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "shape: the address lies outside the 64-bit byte range"
+        );
+        let f = LayoutFields {
+            strides: Some(vec![i64::MAX, i64::MAX]),
+            ..dense(tag::STRIDED, &[1 << 62, 4], 8)
+        };
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "shape: the address lies outside the 64-bit byte range"
+        );
         let f = tiled(&[4, 4], tiling(&[u64::MAX, u64::MAX], 1, 1), 8);
-        assert_eq!(rejected(&f, Mode::Strict), "tiling.tile_shape: arithmetic overflow");
+        assert_eq!(
+            rejected(&f, Mode::Strict),
+            "tiling.tile_shape: arithmetic overflow"
+        );
     }
 
     #[test]
     fn indices_are_checked() {
         let l = build(&dense(tag::ROW_MAJOR, &[6, 8], 8));
-        assert_eq!(l.address(&[1]).unwrap_err().to_string(), "index: expected 2 entries (one per dimension), got 1");
+        assert_eq!(
+            l.address(&[1]).unwrap_err().to_string(),
+            "index: expected 2 entries (one per dimension), got 1"
+        );
         assert_eq!(
             l.address(&[6, 0]).unwrap_err().to_string(),
             "index[0]: index 6 out of bounds for a dimension of size 6"
         );
-        assert_eq!(l.index_at(0, 8).unwrap_err().to_string(), "bit: bit position 8 is not within a byte (0..=7)");
+        assert_eq!(
+            l.index_at(0, 8).unwrap_err().to_string(),
+            "bit: bit position 8 is not within a byte (0..=7)"
+        );
     }
 
     // --- worked examples ---------------------------------------------------------------------------------
 
     #[test]
     fn spec_worked_example() {
-        let l = build(&tiled(&[6, 8], tiling(&[2, 4], tag::ROW_MAJOR, tag::ROW_MAJOR), 8));
+        let l = build(&tiled(
+            &[6, 8],
+            tiling(&[2, 4], tag::ROW_MAJOR, tag::ROW_MAJOR),
+            8,
+        ));
         let p = l.tile_position(&[3, 5]).unwrap();
         assert_eq!(p.tile, vec![1, 1]);
         assert_eq!(p.tile_number, 3);
@@ -1635,7 +2134,10 @@ mod tests {
         assert_eq!(l.address(&[3, 5]).unwrap(), Address { byte: 29, bit: 0 });
         assert_eq!(l.index_at(29, 0).unwrap(), Some(vec![3, 5]));
         assert_eq!(l.slot_range().unwrap(), Some(0..=47));
-        assert_eq!((l.tag(), l.elem_bits(), l.shape()), (tag::TILED, 8, &[6, 8][..]));
+        assert_eq!(
+            (l.tag(), l.elem_bits(), l.shape()),
+            (tag::TILED, 8, &[6, 8][..])
+        );
     }
 
     #[test]
@@ -1646,7 +2148,9 @@ mod tests {
         assert_eq!(l.offset(&[4, 6]).unwrap(), 42);
         assert_eq!(l.index_at(43, 0).unwrap(), None); // column 7 of the last tile column
         assert_eq!(l.index_at(44, 0).unwrap(), None); // row 5
-        let stored = (0..48).filter(|&b| l.index_at(b, 0).unwrap().is_some()).count();
+        let stored = (0..48)
+            .filter(|&b| l.index_at(b, 0).unwrap().is_some())
+            .count();
         assert_eq!(stored, 35);
         assert_eq!(l.index_at(48, 0).unwrap(), None);
     }
@@ -1657,11 +2161,23 @@ mod tests {
         // Element [3, 6]: tile [0, 1] = number 1, starting at 16. Inside it [3, 2]: sub-tile [1, 1] =
         // number 3 of the 2 x 2 sub-grid, starting at 12, and [1, 0] inside it = 2. Offset 16 + 14 = 30.
         let inner = tiling(&[2, 2], tag::ROW_MAJOR, tag::ROW_MAJOR);
-        let t = TilingFields { inner: Some(Box::new(inner)), ..tiling(&[4, 4], tag::ROW_MAJOR, tag::TILED) };
-        let l = build(&LayoutFields { byte_offset: 128, ..tiled(&[4, 8], t, 16) });
+        let t = TilingFields {
+            inner: Some(Box::new(inner)),
+            ..tiling(&[4, 4], tag::ROW_MAJOR, tag::TILED)
+        };
+        let l = build(&LayoutFields {
+            byte_offset: 128,
+            ..tiled(&[4, 8], t, 16)
+        });
         let p = l.tile_position(&[3, 6]).unwrap();
-        assert_eq!((p.tile.as_slice(), p.tile_number, p.tile_start), (&[0, 1][..], 1, 16));
-        assert_eq!((p.intra.as_slice(), p.intra_offset, p.offset), (&[3, 2][..], 14, 30));
+        assert_eq!(
+            (p.tile.as_slice(), p.tile_number, p.tile_start),
+            (&[0, 1][..], 1, 16)
+        );
+        assert_eq!(
+            (p.intra.as_slice(), p.intra_offset, p.offset),
+            (&[3, 2][..], 14, 30)
+        );
         assert_eq!(l.address(&[3, 6]).unwrap().byte, 128 + 60);
         assert_eq!(l.index_at(128 + 61, 0).unwrap(), Some(vec![3, 6]));
         // Element [1, 1] ends the first sub-tile: slot 3.
@@ -1672,7 +2188,10 @@ mod tests {
     #[test]
     fn sub_byte_addressing_by_hand() {
         // 4-bit [3, 5] at byte 64: [2, 3] is slot 13 -> byte 64 + 6, bit 4; [2, 2] is slot 12 -> bit 0.
-        let l = build(&LayoutFields { byte_offset: 64, ..dense(tag::ROW_MAJOR, &[3, 5], 4) });
+        let l = build(&LayoutFields {
+            byte_offset: 64,
+            ..dense(tag::ROW_MAJOR, &[3, 5], 4)
+        });
         assert_eq!(l.address(&[2, 3]).unwrap(), Address { byte: 70, bit: 4 });
         assert_eq!(l.address(&[2, 2]).unwrap(), Address { byte: 70, bit: 0 });
         assert_eq!(l.index_at(70, 4).unwrap(), Some(vec![2, 3]));
@@ -1680,14 +2199,20 @@ mod tests {
         assert_eq!(l.index_at(70, 3).unwrap(), Some(vec![2, 2]));
         assert_eq!(l.index_at(71, 4).unwrap(), None); // the unused high nibble after slot 14
                                                       // 1-bit [2, 10] at byte 8: [1, 4] is slot 14 -> byte 8 + 1, bit 6.
-        let b = build(&LayoutFields { byte_offset: 8, ..dense(tag::ROW_MAJOR, &[2, 10], 1) });
+        let b = build(&LayoutFields {
+            byte_offset: 8,
+            ..dense(tag::ROW_MAJOR, &[2, 10], 1)
+        });
         assert_eq!(b.address(&[1, 4]).unwrap(), Address { byte: 9, bit: 6 });
         assert_eq!(b.index_at(9, 6).unwrap(), Some(vec![1, 4]));
         assert_eq!(b.index_at(8, 0).unwrap(), Some(vec![0, 0]));
         assert_eq!(b.index_at(10, 3).unwrap(), Some(vec![1, 9]));
         assert_eq!(b.index_at(10, 4).unwrap(), None);
         // 2-bit, same shape: slot 14 -> byte 8 + 3, bit 4.
-        let q = build(&LayoutFields { byte_offset: 8, ..dense(tag::ROW_MAJOR, &[2, 10], 2) });
+        let q = build(&LayoutFields {
+            byte_offset: 8,
+            ..dense(tag::ROW_MAJOR, &[2, 10], 2)
+        });
         assert_eq!(q.address(&[1, 4]).unwrap(), Address { byte: 11, bit: 4 });
         // Column-major 4-bit [3, 5]: [2, 3] is slot 2 + 3 * 3 = 11 -> byte 5, bit 4.
         let c = build(&dense(tag::COL_MAJOR, &[3, 5], 4));
@@ -1697,7 +2222,10 @@ mod tests {
     #[test]
     fn overlapping_strides_return_an_element_stored_there() {
         // Stride 0 broadcasts each row: every byte holds three elements.
-        let l = build(&LayoutFields { strides: Some(vec![0, 1]), ..dense(tag::STRIDED, &[3, 4], 8) });
+        let l = build(&LayoutFields {
+            strides: Some(vec![0, 1]),
+            ..dense(tag::STRIDED, &[3, 4], 8)
+        });
         let i = l.index_at(2, 0).unwrap().unwrap();
         assert_eq!(l.offset(&i).unwrap(), 2);
         assert_eq!(l.index_at(4, 0).unwrap(), None);
@@ -1708,18 +2236,51 @@ mod tests {
     fn round_trip_layouts() -> Vec<LayoutFields> {
         let rec3 = {
             let l3 = tiling(&[1, 3], tag::COL_MAJOR, tag::ROW_MAJOR);
-            let l2 = TilingFields { inner: Some(Box::new(l3)), ..tiling(&[2, 3], tag::ROW_MAJOR, tag::TILED) };
-            TilingFields { inner: Some(Box::new(l2)), ..tiling(&[4, 6], tag::COL_MAJOR, tag::TILED) }
+            let l2 = TilingFields {
+                inner: Some(Box::new(l3)),
+                ..tiling(&[2, 3], tag::ROW_MAJOR, tag::TILED)
+            };
+            TilingFields {
+                inner: Some(Box::new(l2)),
+                ..tiling(&[4, 6], tag::COL_MAJOR, tag::TILED)
+            }
         };
         vec![
-            LayoutFields { byte_offset: 64, ..dense(tag::ROW_MAJOR, &[3, 4, 5], 16) },
+            LayoutFields {
+                byte_offset: 64,
+                ..dense(tag::ROW_MAJOR, &[3, 4, 5], 16)
+            },
             dense(tag::COL_MAJOR, &[3, 4, 5], 32),
-            LayoutFields { byte_offset: 100, strides: Some(vec![10, -2]), ..dense(tag::STRIDED, &[4, 3], 8) },
-            LayoutFields { strides: Some(vec![3, 2]), ..dense(tag::STRIDED, &[2, 3], 8) }, // not nested
-            tiled(&[7, 9], TilingFields { inner_strides: Some(vec![1, 3]), ..tiling(&[3, 4], 2, 3) }, 8),
-            tiled(&[7, 9], TilingFields { outer_strides: Some(vec![1, 4]), ..tiling(&[3, 4], 3, 1) }, 16),
+            LayoutFields {
+                byte_offset: 100,
+                strides: Some(vec![10, -2]),
+                ..dense(tag::STRIDED, &[4, 3], 8)
+            },
+            LayoutFields {
+                strides: Some(vec![3, 2]),
+                ..dense(tag::STRIDED, &[2, 3], 8)
+            }, // not nested
+            tiled(
+                &[7, 9],
+                TilingFields {
+                    inner_strides: Some(vec![1, 3]),
+                    ..tiling(&[3, 4], 2, 3)
+                },
+                8,
+            ),
+            tiled(
+                &[7, 9],
+                TilingFields {
+                    outer_strides: Some(vec![1, 4]),
+                    ..tiling(&[3, 4], 3, 1)
+                },
+                16,
+            ),
             tiled(&[10, 12], rec3, 8),
-            LayoutFields { byte_offset: 3, ..dense(tag::ROW_MAJOR, &[5, 7], 4) },
+            LayoutFields {
+                byte_offset: 3,
+                ..dense(tag::ROW_MAJOR, &[5, 7], 4)
+            },
             tiled(&[5, 11], tiling(&[2, 8], 1, 2), 1),
             tiled(&[2, 3, 5, 4], tiling(&[1, 2, 2, 4], 1, 1), 8),
         ]
@@ -1728,7 +2289,10 @@ mod tests {
     fn all_indices(shape: &[u64]) -> Vec<Vec<u64>> {
         let mut out = vec![vec![]];
         for &n in shape {
-            out = out.into_iter().flat_map(|p| (0..n).map(move |i| [p.clone(), vec![i]].concat())).collect();
+            out = out
+                .into_iter()
+                .flat_map(|p| (0..n).map(move |i| [p.clone(), vec![i]].concat()))
+                .collect();
         }
         out
     }
@@ -1741,7 +2305,11 @@ mod tests {
             for _ in 0..500 {
                 let idx: Vec<u64> = f.shape.iter().map(|&n| rng.below(n)).collect();
                 let a = l.address(&idx).unwrap();
-                assert_eq!(l.index_at(a.byte, a.bit).unwrap(), Some(idx.clone()), "{f:?}");
+                assert_eq!(
+                    l.index_at(a.byte, a.bit).unwrap(),
+                    Some(idx.clone()),
+                    "{f:?}"
+                );
             }
         }
     }
@@ -1771,7 +2339,10 @@ mod tests {
 
     #[test]
     fn sub_blocks_address_the_parent_bytes() {
-        let parent = build(&LayoutFields { byte_offset: 64, ..dense(tag::ROW_MAJOR, &[4, 6, 3], 16) });
+        let parent = build(&LayoutFields {
+            byte_offset: 64,
+            ..dense(tag::ROW_MAJOR, &[4, 6, 3], 16)
+        });
         let block = parent.sub_block(&[1, 2, 0], &[2, 3, 3]).unwrap();
         let inner = block.sub_block(&[1, 1, 1], &[1, 2, 2]).unwrap();
         for i in all_indices(&[1, 2, 2]) {
@@ -1795,12 +2366,26 @@ mod tests {
         for _ in 0..20_000 {
             let rank = rng.below(4) as usize;
             let dims = |rng: &mut Rng, r: usize| -> Vec<u64> {
-                (0..r).map(|_| if rng.below(3) == 0 { rng.pick(&sizes) } else { rng.below(9) }).collect()
+                (0..r)
+                    .map(|_| {
+                        if rng.below(3) == 0 {
+                            rng.pick(&sizes)
+                        } else {
+                            rng.below(9)
+                        }
+                    })
+                    .collect()
             };
             let strs = |rng: &mut Rng, r: usize| -> Option<Vec<i64>> {
                 (rng.below(4) != 0).then(|| {
                     (0..r)
-                        .map(|_| if rng.below(2) == 0 { rng.pick(&strides) } else { rng.below(9) as i64 - 4 })
+                        .map(|_| {
+                            if rng.below(2) == 0 {
+                                rng.pick(&strides)
+                            } else {
+                                rng.below(9) as i64 - 4
+                            }
+                        })
                         .collect()
                 })
             };
@@ -1810,7 +2395,11 @@ mod tests {
                 t = Some(TilingFields {
                     tile_shape: dims(&mut rng, r),
                     outer_layout: rng.pick(&[1, 2, 3, 4]),
-                    inner_layout: if t.is_some() { 4 } else { rng.pick(&[1, 2, 3, 4, 5]) },
+                    inner_layout: if t.is_some() {
+                        4
+                    } else {
+                        rng.pick(&[1, 2, 3, 4, 5])
+                    },
                     reserved: [0, u8::from(rng.below(16) == 0)],
                     outer_strides: strs(&mut rng, rank),
                     inner_strides: strs(&mut rng, rank),
@@ -1837,7 +2426,9 @@ mod tests {
                 }),
             };
             for mode in [Mode::Strict, Mode::Permissive] {
-                let Ok(l) = Layout::from_fields(&f, mode) else { continue };
+                let Ok(l) = Layout::from_fields(&f, mode) else {
+                    continue;
+                };
                 let r = if rng.below(8) == 0 { rank + 1 } else { rank };
                 let idx = dims(&mut rng, r);
                 let any = rng.next();
@@ -1863,15 +2454,36 @@ mod tests {
     fn nhwc_row_attribution_by_hand() {
         // int8 [1, 6, 4, 3] channels-last, tiles of 2 rows. Byte 47: channel 47 % 3 = 2, then 15 = w 3 of
         // row 3 -> tile 1.
-        let v = TensorView::new(7, BASE, [1, 6, 4, 3], 1).unwrap().with_tiles(uniform_tiles(6, 2)).unwrap();
+        let v = TensorView::new(7, BASE, [1, 6, 4, 3], 1)
+            .unwrap()
+            .with_tiles(uniform_tiles(6, 2))
+            .unwrap();
         let loc = v.locate(BASE + 47).unwrap();
-        assert_eq!(loc, Location { tensor: 7, element: 47, n: 0, h: 3, w: 3, c: 2, byte: 0, tile: Some(1) });
+        assert_eq!(
+            loc,
+            Location {
+                tensor: 7,
+                element: 47,
+                n: 0,
+                h: 3,
+                w: 3,
+                c: 2,
+                byte: 0,
+                tile: Some(1)
+            }
+        );
         assert_eq!(v.locate(BASE - 1), None);
         assert_eq!(v.locate(BASE + 72), None);
         // f32: byte 4 * 29 + 2 is byte 2 of element 29: c 2, then 9 = w 1 of row 2 -> tile 1.
-        let f = TensorView::new(8, BASE, [1, 6, 4, 3], 4).unwrap().with_tiles(uniform_tiles(6, 4)).unwrap();
+        let f = TensorView::new(8, BASE, [1, 6, 4, 3], 4)
+            .unwrap()
+            .with_tiles(uniform_tiles(6, 4))
+            .unwrap();
         let loc = f.locate(BASE + 4 * 29 + 2).unwrap();
-        assert_eq!((loc.element, loc.h, loc.w, loc.c, loc.byte, loc.tile), (29, 2, 1, 2, 2, Some(0)));
+        assert_eq!(
+            (loc.element, loc.h, loc.w, loc.c, loc.byte, loc.tile),
+            (29, 2, 1, 2, 2, Some(0))
+        );
         // Batch 2: element 72 + 47 is the same spot in image 1.
         let b = TensorView::new(9, BASE, [2, 6, 4, 3], 1).unwrap();
         let loc = b.locate(BASE + 72 + 47).unwrap();
@@ -1883,10 +2495,17 @@ mod tests {
         // A band of rows 2..4 of int8 [1, 6, 4, 3] stored alone: byte 13 is channel 1, w 0 of its second
         // row, i.e. row 3 of the tensor, element (3 * 4 + 0) * 3 + 1 = 37.
         let tiles = vec![0..3, 2..5, 4..6]; // overlapping input tiles with a halo of one row
-        let band =
-            TensorView::new(7, BASE, [1, 6, 4, 3], 1).unwrap().band(2..4).unwrap().with_tiles(tiles.clone()).unwrap();
+        let band = TensorView::new(7, BASE, [1, 6, 4, 3], 1)
+            .unwrap()
+            .band(2..4)
+            .unwrap()
+            .with_tiles(tiles.clone())
+            .unwrap();
         let loc = band.locate(BASE + 13).unwrap();
-        assert_eq!((loc.h, loc.w, loc.c, loc.element, loc.tile), (3, 0, 1, 37, Some(1)));
+        assert_eq!(
+            (loc.h, loc.w, loc.c, loc.element, loc.tile),
+            (3, 0, 1, 37, Some(1))
+        );
         assert_eq!(band.locate(BASE + 24), None);
         assert_eq!(band.locate(BASE).unwrap().tile, Some(0)); // row 2 is in tiles 0 and 1: the first wins
                                                               // Linear (N C H W) [1, 6, 4, 3]: byte 53 is w 1, then 13 = row 1 of channel plane 2.
@@ -1904,9 +2523,16 @@ mod tests {
     fn views_agree_with_their_layout_descriptor() {
         let views = [
             TensorView::new(1, BASE, [2, 5, 3, 4], 2).unwrap(),
-            TensorView::new(1, BASE, [2, 5, 3, 4], 2).unwrap().band(1..4).unwrap(),
+            TensorView::new(1, BASE, [2, 5, 3, 4], 2)
+                .unwrap()
+                .band(1..4)
+                .unwrap(),
             TensorView::new(1, BASE, [2, 5, 3, 4], 1).unwrap().linear(),
-            TensorView::new(1, BASE, [2, 5, 3, 4], 4).unwrap().linear().band(3..5).unwrap(),
+            TensorView::new(1, BASE, [2, 5, 3, 4], 4)
+                .unwrap()
+                .linear()
+                .band(3..5)
+                .unwrap(),
         ];
         for v in views {
             let layout = v.layout().unwrap();
@@ -1922,7 +2548,11 @@ mod tests {
                 assert_eq!(full, expect.map(u64::from).to_vec());
                 let whole = build(&dense(
                     tag::ROW_MAJOR,
-                    &layout.fields.shard.as_ref().map_or(layout.shape().to_vec(), |s| s.parent_shape.clone()),
+                    &layout
+                        .fields
+                        .shard
+                        .as_ref()
+                        .map_or(layout.shape().to_vec(), |s| s.parent_shape.clone()),
                     8,
                 ));
                 assert_eq!(whole.offset(&full).unwrap(), i128::from(loc.element));
@@ -1946,15 +2576,22 @@ mod tests {
             "tiles[1]: rows 3..7 are not a non-empty range within the tensor's 6 rows"
         );
         assert_eq!(
-            TensorView::new(1, 0xFFFF_0001, [1, 256, 256, 1], 1).unwrap_err().to_string(),
+            TensorView::new(1, 0xFFFF_0001, [1, 256, 256, 1], 1)
+                .unwrap_err()
+                .to_string(),
             "dims: base + tensor bytes exceeds the 32-bit address space"
         );
         assert_eq!(
-            TensorView::new(1, 0, [u32::MAX; 4], u32::MAX).unwrap_err().to_string(),
+            TensorView::new(1, 0, [u32::MAX; 4], u32::MAX)
+                .unwrap_err()
+                .to_string(),
             "dims: base + tensor bytes exceeds the 32-bit address space"
         );
         assert!(TensorView::new(1, 0xFFFF_0000, [1, 256, 256, 1], 1).is_ok()); // ends exactly at 2^32
-        assert_eq!(TensorView::new(1, 0, [1, 1, 1, 1], 0).unwrap_err().field, "elem_bytes");
+        assert_eq!(
+            TensorView::new(1, 0, [1, 1, 1, 1], 0).unwrap_err().field,
+            "elem_bytes"
+        );
         assert_eq!(uniform_tiles(7, 3), vec![0..3, 3..6, 6..7]);
         assert!(uniform_tiles(7, 0).is_empty());
     }
@@ -1962,23 +2599,45 @@ mod tests {
     #[test]
     fn arena_map_finds_the_tensor_of_an_address() {
         let mut arena = ArenaMap::default();
-        arena.insert(TensorView::new(1, BASE, [1, 4, 4, 2], 1).unwrap()).unwrap(); // 32 bytes
-        arena.insert(TensorView::new(2, BASE + 64, [1, 2, 2, 2], 4).unwrap()).unwrap(); // 32 bytes
-        arena.insert(TensorView::new(5, BASE + 40, [0, 4, 4, 2], 1).unwrap()).unwrap(); // empty
-        assert_eq!(arena.locate(BASE + 31).map(|l| (l.tensor, l.h)), Some((1, 3)));
+        arena
+            .insert(TensorView::new(1, BASE, [1, 4, 4, 2], 1).unwrap())
+            .unwrap(); // 32 bytes
+        arena
+            .insert(TensorView::new(2, BASE + 64, [1, 2, 2, 2], 4).unwrap())
+            .unwrap(); // 32 bytes
+        arena
+            .insert(TensorView::new(5, BASE + 40, [0, 4, 4, 2], 1).unwrap())
+            .unwrap(); // empty
+        assert_eq!(
+            arena.locate(BASE + 31).map(|l| (l.tensor, l.h)),
+            Some((1, 3))
+        );
         assert_eq!(arena.locate(BASE + 32), None);
-        assert_eq!(arena.locate(BASE + 64 + 17).map(|l| (l.tensor, l.h, l.w, l.byte)), Some((2, 1, 0, 1)));
+        assert_eq!(
+            arena
+                .locate(BASE + 64 + 17)
+                .map(|l| (l.tensor, l.h, l.w, l.byte)),
+            Some((2, 1, 0, 1))
+        );
         assert_eq!(arena.locate(BASE - 1), None);
         let clash = TensorView::new(3, BASE + 24, [1, 1, 1, 16], 1).unwrap();
         assert_eq!(
             arena.insert(clash).unwrap_err().to_string(),
-            format!("base: bytes 0x{:08X}..0x{:08X} overlap tensor 1", BASE + 24, BASE + 40)
+            format!(
+                "base: bytes 0x{:08X}..0x{:08X} overlap tensor 1",
+                BASE + 24,
+                BASE + 40
+            )
         );
         // Re-placing tensor 2 moves it; a refused move leaves it where it was.
-        arena.insert(TensorView::new(2, BASE + 128, [1, 2, 2, 2], 4).unwrap()).unwrap();
+        arena
+            .insert(TensorView::new(2, BASE + 128, [1, 2, 2, 2], 4).unwrap())
+            .unwrap();
         assert_eq!(arena.locate(BASE + 64), None);
         assert_eq!(arena.locate(BASE + 128).map(|l| l.tensor), Some(2));
-        assert!(arena.insert(TensorView::new(2, BASE + 16, [1, 2, 2, 2], 4).unwrap()).is_err());
+        assert!(arena
+            .insert(TensorView::new(2, BASE + 16, [1, 2, 2, 2], 4).unwrap())
+            .is_err());
         assert_eq!(arena.locate(BASE + 128).map(|l| l.tensor), Some(2));
         assert_eq!(arena.remove(1).map(|v| v.tensor()), Some(1));
         assert_eq!(arena.locate(BASE), None);

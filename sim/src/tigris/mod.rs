@@ -2,5 +2,5 @@
 //! an inference down by stage, tile and op (facts: shared/facts/tigris.md, shared/facts/layouts.md).
 
 pub mod layout;
-pub mod runtime;
 pub mod plan;
+pub mod runtime;

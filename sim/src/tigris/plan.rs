@@ -177,11 +177,21 @@ pub fn op_type_name(code: u8) -> String {
 }
 
 fn op_code(name: &str) -> u8 {
-    OP_TYPES.iter().position(|n| *n == name).map_or(0, |i| i as u8)
+    OP_TYPES
+        .iter()
+        .position(|n| *n == name)
+        .map_or(0, |i| i as u8)
 }
 
 /// Ops that grow the receptive field along the tile axis when a schema-10 tile plan is summarised.
-const RF_OPS: [&str; 6] = ["Conv", "Conv1D", "DepthwiseConv", "MaxPool", "AveragePool", "L2Pool"];
+const RF_OPS: [&str; 6] = [
+    "Conv",
+    "Conv1D",
+    "DepthwiseConv",
+    "MaxPool",
+    "AveragePool",
+    "L2Pool",
+];
 /// Ops the chain executor composes into (eff_kh, stride) per member stage.
 const CHAIN_SPATIAL_OPS: [&str; 5] = ["Conv", "DepthwiseConv", "MaxPool", "AveragePool", "L2Pool"];
 
@@ -262,7 +272,9 @@ const DTYPES: [&str; 29] = [
 ];
 
 pub fn dtype_name(code: u8) -> String {
-    DTYPES.get(code as usize).map_or_else(|| format!("unknown({code})"), |s| (*s).to_string())
+    DTYPES
+        .get(code as usize)
+        .map_or_else(|| format!("unknown({code})"), |s| (*s).to_string())
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -286,21 +298,47 @@ pub enum PlanError {
     #[error("unknown section type {kind} in the directory entry at offset {at}")]
     UnknownSection { kind: u32, at: u64 },
     #[error("section {name} (type {kind}) listed twice; second entry at offset {at}")]
-    DuplicateSection { name: &'static str, kind: u32, at: u64 },
+    DuplicateSection {
+        name: &'static str,
+        kind: u32,
+        at: u64,
+    },
     #[error("section {name} starts at offset {offset}, past the end of the {len}-byte plan")]
-    SectionPastEnd { name: &'static str, offset: u32, len: usize },
+    SectionPastEnd {
+        name: &'static str,
+        offset: u32,
+        len: usize,
+    },
     #[error("section {name} starts at offset {offset}, inside the header or the section directory (which ends at {dir_end})")]
-    SectionOverlapsDirectory { name: &'static str, offset: u32, dir_end: u64 },
+    SectionOverlapsDirectory {
+        name: &'static str,
+        offset: u32,
+        dir_end: u64,
+    },
     #[error("required section {name} (type {kind}) is missing")]
     MissingSection { name: &'static str, kind: u32 },
-    #[error("{what} needs bytes {start}..{end}, outside section {section} ({sec_start}..{sec_end})")]
-    OutOfSection { what: String, section: &'static str, start: u64, end: u64, sec_start: u64, sec_end: u64 },
+    #[error(
+        "{what} needs bytes {start}..{end}, outside section {section} ({sec_start}..{sec_end})"
+    )]
+    OutOfSection {
+        what: String,
+        section: &'static str,
+        start: u64,
+        end: u64,
+        sec_start: u64,
+        sec_end: u64,
+    },
     #[error("{what}: the string at offset {offset} of section strings has no NUL before the section ends")]
     UnterminatedString { what: String, offset: u32 },
     #[error("{what}: the string at offset {offset} of section strings is not UTF-8")]
     BadString { what: String, offset: u32 },
     #[error("{what} refers to {target} {index}, but the plan has {count}")]
-    BadReference { what: String, target: &'static str, index: u32, count: usize },
+    BadReference {
+        what: String,
+        target: &'static str,
+        index: u32,
+        count: usize,
+    },
     #[error("{what}: {reason}")]
     Invalid { what: String, reason: String },
 }
@@ -308,7 +346,10 @@ pub enum PlanError {
 type Result<T> = std::result::Result<T, PlanError>;
 
 fn invalid(what: impl Into<String>, reason: impl Into<String>) -> PlanError {
-    PlanError::Invalid { what: what.into(), reason: reason.into() }
+    PlanError::Invalid {
+        what: what.into(),
+        reason: reason.into(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -429,9 +470,18 @@ impl<'a> Reader<'a> {
     }
 
     /// Bytes `start..start+len` of the plan, which must lie inside section `s`.
-    fn bytes(&self, s: Section, start: u64, len: u64, what: &dyn Fn() -> String) -> Result<&'a [u8]> {
+    fn bytes(
+        &self,
+        s: Section,
+        start: u64,
+        len: u64,
+        what: &dyn Fn() -> String,
+    ) -> Result<&'a [u8]> {
         let Some(span) = self.span(s) else {
-            return Err(PlanError::MissingSection { name: s.name(), kind: s as u32 });
+            return Err(PlanError::MissingSection {
+                name: s.name(),
+                kind: s as u32,
+            });
         };
         let end = start.saturating_add(len);
         if start < span.start || end > span.end {
@@ -444,43 +494,87 @@ impl<'a> Reader<'a> {
                 sec_end: span.end,
             });
         }
-        self.data.get(start as usize..end as usize).ok_or_else(|| PlanError::OutOfSection {
-            what: what(),
-            section: s.name(),
-            start,
-            end,
-            sec_start: span.start,
-            sec_end: span.end,
-        })
+        self.data
+            .get(start as usize..end as usize)
+            .ok_or_else(|| PlanError::OutOfSection {
+                what: what(),
+                section: s.name(),
+                start,
+                end,
+                sec_start: span.start,
+                sec_end: span.end,
+            })
     }
 
     /// Record `index` of a table of `size`-byte records at the start of section `s` (or at `base`).
-    fn record(&self, s: Section, base: u64, index: u64, size: u64, what: &dyn Fn() -> String) -> Result<Fields<'a>> {
-        Ok(Fields::new(self.bytes(s, base + index * size, size, what)?))
+    fn record(
+        &self,
+        s: Section,
+        base: u64,
+        index: u64,
+        size: u64,
+        what: &dyn Fn() -> String,
+    ) -> Result<Fields<'a>> {
+        Ok(Fields::new(self.bytes(
+            s,
+            base + index * size,
+            size,
+            what,
+        )?))
     }
 
     fn string(&self, offset: u32, what: &dyn Fn() -> String) -> Result<String> {
-        let span = self.span(Section::Strings).ok_or(PlanError::MissingSection { name: "strings", kind: 7 })?;
+        let span = self
+            .span(Section::Strings)
+            .ok_or(PlanError::MissingSection {
+                name: "strings",
+                kind: 7,
+            })?;
         let start = span.start + offset as u64;
-        let tail = self.bytes(Section::Strings, start, span.end.saturating_sub(start).max(1), what)?;
+        let tail = self.bytes(
+            Section::Strings,
+            start,
+            span.end.saturating_sub(start).max(1),
+            what,
+        )?;
         let Some(nul) = tail.iter().position(|b| *b == 0) else {
-            return Err(PlanError::UnterminatedString { what: what(), offset });
+            return Err(PlanError::UnterminatedString {
+                what: what(),
+                offset,
+            });
         };
-        String::from_utf8(tail[..nul].to_vec()).map_err(|_| PlanError::BadString { what: what(), offset })
+        String::from_utf8(tail[..nul].to_vec()).map_err(|_| PlanError::BadString {
+            what: what(),
+            offset,
+        })
     }
 
     /// `count` u16 elements of the index pool from element `offset`.
     fn indices(&self, offset: u16, count: u64, what: &dyn Fn() -> String) -> Result<Vec<u16>> {
         let base = self.span(Section::IndexPool).map_or(0, |s| s.start);
-        let b = self.bytes(Section::IndexPool, base + offset as u64 * 2, count * 2, what)?;
-        Ok(b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+        let b = self.bytes(
+            Section::IndexPool,
+            base + offset as u64 * 2,
+            count * 2,
+            what,
+        )?;
+        Ok(b.chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect())
     }
 
     /// `ndim` i32 elements of the shape pool from element `offset`.
     fn shape(&self, offset: u16, ndim: u8, what: &dyn Fn() -> String) -> Result<Vec<i32>> {
         let base = self.span(Section::ShapePool).map_or(0, |s| s.start);
-        let b = self.bytes(Section::ShapePool, base + offset as u64 * 4, ndim as u64 * 4, what)?;
-        Ok(b.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+        let b = self.bytes(
+            Section::ShapePool,
+            base + offset as u64 * 4,
+            ndim as u64 * 4,
+            what,
+        )?;
+        Ok(b.chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
     }
 }
 
@@ -542,11 +636,15 @@ impl Tensor {
     }
     /// Rows along the tile axis.
     pub fn rows(&self) -> Option<u32> {
-        self.row_axis().and_then(|a| self.shape.get(a)).and_then(|r| u32::try_from(*r).ok())
+        self.row_axis()
+            .and_then(|a| self.shape.get(a))
+            .and_then(|r| u32::try_from(*r).ok())
     }
     /// Bytes of one row along the tile axis.
     pub fn row_bytes(&self) -> Option<u64> {
-        self.rows().filter(|r| *r > 0).map(|r| self.size_bytes as u64 / r as u64)
+        self.rows()
+            .filter(|r| *r > 0)
+            .map(|r| self.size_bytes as u64 / r as u64)
     }
     pub fn layout(&self, version: u32) -> &'static str {
         if version < SCHEMA_LAYOUT {
@@ -628,22 +726,31 @@ impl OpAttribute {
             .map_or_else(|| format!("unknown({})", self.kind), |k| k.1.to_string())
     }
     fn elem(&self) -> Option<Elem> {
-        ATTRIBUTE_KINDS.iter().find(|k| k.0 == self.kind).and_then(|k| k.2)
+        ATTRIBUTE_KINDS
+            .iter()
+            .find(|k| k.0 == self.kind)
+            .and_then(|k| k.2)
     }
     /// The payload as numbers when the kind has one element type and the length fits it, else bytes.
     pub fn values(&self) -> AttrValues {
         let d = &self.data;
         match self.elem() {
             Some(Elem::U8) => AttrValues::Ints(d.iter().map(|b| *b as i64).collect()),
-            Some(Elem::U16) if d.chunks_exact(2).remainder().is_empty() => {
-                AttrValues::Ints(d.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]) as i64).collect())
-            }
-            Some(Elem::I32) if d.chunks_exact(4).remainder().is_empty() => AttrValues::Ints(
-                d.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64).collect(),
+            Some(Elem::U16) if d.chunks_exact(2).remainder().is_empty() => AttrValues::Ints(
+                d.chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]) as i64)
+                    .collect(),
             ),
-            Some(Elem::F32) if d.chunks_exact(4).remainder().is_empty() => {
-                AttrValues::Floats(d.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
-            }
+            Some(Elem::I32) if d.chunks_exact(4).remainder().is_empty() => AttrValues::Ints(
+                d.chunks_exact(4)
+                    .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64)
+                    .collect(),
+            ),
+            Some(Elem::F32) if d.chunks_exact(4).remainder().is_empty() => AttrValues::Floats(
+                d.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+            ),
             _ => AttrValues::Bytes(d.clone()),
         }
     }
@@ -847,25 +954,37 @@ impl Plan {
             return Err(PlanError::TooShort { len: data.len() });
         }
         if data.len() < 4 || data[..4] != MAGIC {
-            return Err(PlanError::BadMagic { found: data.iter().take(4).copied().collect() });
+            return Err(PlanError::BadMagic {
+                found: data.iter().take(4).copied().collect(),
+            });
         }
         if (data.len() as u64) < HEADER_SIZE {
             return Err(PlanError::TooShort { len: data.len() });
         }
         let header = parse_header(data);
         if !(MIN_SCHEMA..=MAX_SCHEMA).contains(&header.version) {
-            return Err(PlanError::UnsupportedVersion { version: header.version });
+            return Err(PlanError::UnsupportedVersion {
+                version: header.version,
+            });
         }
         if header.file_size as usize != data.len() {
-            return Err(PlanError::FileSizeMismatch { header: header.file_size, actual: data.len() });
+            return Err(PlanError::FileSizeMismatch {
+                header: header.file_size,
+                actual: data.len(),
+            });
         }
         let version = header.version;
 
         // 2. Section directory.
         let spans = parse_directory(data, &header)?;
         let r = Reader { data, spans };
-        let mut required =
-            vec![Section::Tensors, Section::Ops, Section::IndexPool, Section::ShapePool, Section::Strings];
+        let mut required = vec![
+            Section::Tensors,
+            Section::Ops,
+            Section::IndexPool,
+            Section::ShapePool,
+            Section::Strings,
+        ];
         for (count, s) in [
             (header.num_stages, Section::Stages),
             (header.num_tile_plans, Section::TilePlans),
@@ -878,18 +997,45 @@ impl Plan {
         }
         for s in required {
             if r.span(s).is_none() {
-                return Err(PlanError::MissingSection { name: s.name(), kind: s as u32 });
+                return Err(PlanError::MissingSection {
+                    name: s.name(),
+                    kind: s as u32,
+                });
             }
         }
 
         // 3. Table bounds.
-        let tile_size = if version >= SCHEMA_V10 { TILE_PLAN_SIZE_V10 } else { TILE_PLAN_SIZE_V9 };
+        let tile_size = if version >= SCHEMA_V10 {
+            TILE_PLAN_SIZE_V10
+        } else {
+            TILE_PLAN_SIZE_V9
+        };
         for (s, count, size, what) in [
-            (Section::Tensors, header.num_tensors, TENSOR_SIZE, "tensor table"),
+            (
+                Section::Tensors,
+                header.num_tensors,
+                TENSOR_SIZE,
+                "tensor table",
+            ),
             (Section::Ops, header.num_ops, OP_SIZE, "op table"),
-            (Section::Stages, header.num_stages, STAGE_SIZE, "stage table"),
-            (Section::TilePlans, header.num_tile_plans, tile_size, "tile-plan table"),
-            (Section::Weights, header.num_weights, WEIGHT_ENTRY_SIZE, "weight entry table"),
+            (
+                Section::Stages,
+                header.num_stages,
+                STAGE_SIZE,
+                "stage table",
+            ),
+            (
+                Section::TilePlans,
+                header.num_tile_plans,
+                tile_size,
+                "tile-plan table",
+            ),
+            (
+                Section::Weights,
+                header.num_weights,
+                WEIGHT_ENTRY_SIZE,
+                "weight entry table",
+            ),
         ] {
             if count > 0 {
                 let base = r.span(s).map_or(0, |x| x.start);
@@ -899,7 +1045,9 @@ impl Plan {
         }
 
         // 4. Records, resolved through the pools.
-        let model_name = r.string(header.model_name_str, &|| "header model_name_str (offset 32)".into())?;
+        let model_name = r.string(header.model_name_str, &|| {
+            "header model_name_str (offset 32)".into()
+        })?;
         let tensors = parse_tensors(&r, &header)?;
         let mut ops = parse_ops(&r, &header)?;
         let stages = parse_stages(&r, &header)?;
@@ -923,9 +1071,16 @@ impl Plan {
         let (state_bytes, state) = parse_state(&r)?;
         // 7. Model I/O.
         let n_in = header.num_model_inputs as usize;
-        let io = r.indices(header.model_io_off, n_in as u64 + header.num_model_outputs as u64, &|| {
-            format!("model inputs/outputs (header model_io_off {} at offset 36)", header.model_io_off)
-        })?;
+        let io = r.indices(
+            header.model_io_off,
+            n_in as u64 + header.num_model_outputs as u64,
+            &|| {
+                format!(
+                    "model inputs/outputs (header model_io_off {} at offset 36)",
+                    header.model_io_off
+                )
+            },
+        )?;
         let (model_inputs, model_outputs) = (io[..n_in].to_vec(), io[n_in..].to_vec());
 
         for a in attributes {
@@ -979,7 +1134,12 @@ impl Plan {
             if (i as usize) < nt {
                 Ok(())
             } else {
-                Err(PlanError::BadReference { what: what(), target: "tensor", index: i as u32, count: nt })
+                Err(PlanError::BadReference {
+                    what: what(),
+                    target: "tensor",
+                    index: i as u32,
+                    count: nt,
+                })
             }
         };
         for &i in &self.model_inputs {
@@ -1022,7 +1182,11 @@ impl Plan {
                 {
                     return Err(invalid(
                         format!("op {oi} attribute {}", a.name()),
-                        format!("{} bytes is not a whole number of {}-byte values", a.data.len(), a.elem_size()),
+                        format!(
+                            "{} bytes is not a whole number of {}-byte values",
+                            a.data.len(),
+                            a.elem_size()
+                        ),
                     ));
                 }
             }
@@ -1061,7 +1225,12 @@ impl Plan {
                 }
             }
             if let Some(head) = st.chain_id {
-                let what = || format!("stage {si} chain (chain_id {head}, chain_len {})", st.chain_len);
+                let what = || {
+                    format!(
+                        "stage {si} chain (chain_id {head}, chain_len {})",
+                        st.chain_len
+                    )
+                };
                 if head as usize >= ns {
                     return Err(PlanError::BadReference {
                         what: what(),
@@ -1071,11 +1240,19 @@ impl Plan {
                     });
                 }
                 if head as usize + st.chain_len as usize > ns {
-                    return Err(invalid(what(), format!("the chain runs past the {ns}-stage table")));
+                    return Err(invalid(
+                        what(),
+                        format!("the chain runs past the {ns}-stage table"),
+                    ));
                 }
             }
             if st.chain_len > 0 {
-                let what = || format!("stage {si} chain (chain_id {:?}, chain_len {})", st.chain_id, st.chain_len);
+                let what = || {
+                    format!(
+                        "stage {si} chain (chain_id {:?}, chain_len {})",
+                        st.chain_id, st.chain_len
+                    )
+                };
                 let Some(head) = st.chain_id else {
                     return Err(invalid(what(), "chained stage without a head"));
                 };
@@ -1085,13 +1262,19 @@ impl Plan {
                 }
                 let head_len = self.stages.get(head).map_or(0, |h| h.chain_len);
                 if head_len != st.chain_len {
-                    return Err(invalid(what(), format!("the head stage {head} says chain_len {head_len}")));
+                    return Err(invalid(
+                        what(),
+                        format!("the head stage {head} says chain_len {head_len}"),
+                    ));
                 }
             }
         }
         if ns > 0 {
             if let Some(oi) = owner.iter().position(Option::is_none) {
-                return Err(invalid("stage table", format!("op {oi} belongs to no stage")));
+                return Err(invalid(
+                    "stage table",
+                    format!("op {oi} belongs to no stage"),
+                ));
             }
         }
         for (bi, b) in self.weight_blocks.iter().enumerate() {
@@ -1151,13 +1334,17 @@ fn parse_header(data: &[u8]) -> Header {
 fn parse_directory(data: &[u8], h: &Header) -> Result<Vec<SectionSpan>> {
     let len = data.len() as u64;
     if (h.section_dir_off as u64) < HEADER_SIZE {
-        return Err(PlanError::DirectoryInHeader { offset: h.section_dir_off });
+        return Err(PlanError::DirectoryInHeader {
+            offset: h.section_dir_off,
+        });
     }
     let mut at = h.section_dir_off as u64;
     let mut found: Vec<(Section, u32)> = Vec::new();
     let dir_end = loop {
         let Some(entry) = data.get(at as usize..(at + DIR_ENTRY_SIZE) as usize) else {
-            return Err(PlanError::NoDirectoryEnd { offset: h.section_dir_off });
+            return Err(PlanError::NoDirectoryEnd {
+                offset: h.section_dir_off,
+            });
         };
         let mut f = Fields::new(entry);
         let (kind, offset) = (f.u32(), f.u32());
@@ -1168,25 +1355,46 @@ fn parse_directory(data: &[u8], h: &Header) -> Result<Vec<SectionSpan>> {
             return Err(PlanError::UnknownSection { kind, at });
         };
         if found.iter().any(|(x, _)| *x == s) {
-            return Err(PlanError::DuplicateSection { name: s.name(), kind, at });
+            return Err(PlanError::DuplicateSection {
+                name: s.name(),
+                kind,
+                at,
+            });
         }
         if offset as u64 > len {
-            return Err(PlanError::SectionPastEnd { name: s.name(), offset, len: data.len() });
+            return Err(PlanError::SectionPastEnd {
+                name: s.name(),
+                offset,
+                len: data.len(),
+            });
         }
         found.push((s, offset));
         at += DIR_ENTRY_SIZE;
     };
     for &(s, offset) in &found {
         if (offset as u64) < dir_end {
-            return Err(PlanError::SectionOverlapsDirectory { name: s.name(), offset, dir_end });
+            return Err(PlanError::SectionOverlapsDirectory {
+                name: s.name(),
+                offset,
+                dir_end,
+            });
         }
     }
     Ok(found
         .iter()
         .map(|&(s, offset)| {
             let start = offset as u64;
-            let end = found.iter().map(|x| x.1 as u64).filter(|o| *o > start).min().unwrap_or(len);
-            SectionSpan { section: s, start, end }
+            let end = found
+                .iter()
+                .map(|x| x.1 as u64)
+                .filter(|o| *o > start)
+                .min()
+                .unwrap_or(len);
+            SectionSpan {
+                section: s,
+                start,
+                end,
+            }
         })
         .collect())
 }
@@ -1210,8 +1418,9 @@ fn parse_tensors(r: &Reader, h: &Header) -> Result<Vec<Tensor>> {
             Ok(Tensor {
                 name: r.string(name_str, &|| format!("{} name", what()))?,
                 size_bytes,
-                shape: r
-                    .shape(shape_off, ndim, &|| format!("{} shape (shape_off {shape_off}, ndim {ndim})", what()))?,
+                shape: r.shape(shape_off, ndim, &|| {
+                    format!("{} shape (shape_off {shape_off}, ndim {ndim})", what())
+                })?,
                 dtype,
                 flags,
                 quant_param: opt(qp),
@@ -1242,12 +1451,14 @@ fn parse_ops(r: &Reader, h: &Header) -> Result<Vec<Op>> {
                 dilation_w: f.u16(),
                 group: f.u16(),
             };
-            let (weight, bias, fused_act, act_min, act_max) = (f.u16(), f.u16(), f.u8(), f.i8(), f.i8());
+            let (weight, bias, fused_act, act_min, act_max) =
+                (f.u16(), f.u16(), f.u8(), f.i8(), f.i8());
             Ok(Op {
                 name: r.string(name_str, &|| format!("{} name", what()))?,
                 op_type,
-                inputs: r
-                    .indices(in_off, n_in as u64, &|| format!("{} inputs (offset {in_off}, count {n_in})", what()))?,
+                inputs: r.indices(in_off, n_in as u64, &|| {
+                    format!("{} inputs (offset {in_off}, count {n_in})", what())
+                })?,
                 outputs: r.indices(out_off, n_out as u64, &|| {
                     format!("{} outputs (offset {out_off}, count {n_out})", what())
                 })?,
@@ -1272,15 +1483,18 @@ fn parse_stages(r: &Reader, h: &Header) -> Result<Vec<Stage>> {
             let what = || format!("stage {i} (record at offset {})", b + i * STAGE_SIZE);
             let mut f = r.record(Section::Stages, b, i, STAGE_SIZE, &what)?;
             let peak_bytes = f.u32();
-            let (ops_off, ops_n, in_off, in_n, out_off, out_n) = (f.u16(), f.u16(), f.u16(), f.u16(), f.u16(), f.u16());
+            let (ops_off, ops_n, in_off, in_n, out_off, out_n) =
+                (f.u16(), f.u16(), f.u16(), f.u16(), f.u16(), f.u16());
             let (tile, _pad, chain_id, chain_len, chain_tile_h, flags) =
                 (f.u16(), f.u16(), f.u16(), f.u16(), f.u16(), f.u16());
             Ok(Stage {
                 peak_bytes,
-                ops: r
-                    .indices(ops_off, ops_n as u64, &|| format!("{} ops (offset {ops_off}, count {ops_n})", what()))?,
-                inputs: r
-                    .indices(in_off, in_n as u64, &|| format!("{} inputs (offset {in_off}, count {in_n})", what()))?,
+                ops: r.indices(ops_off, ops_n as u64, &|| {
+                    format!("{} ops (offset {ops_off}, count {ops_n})", what())
+                })?,
+                inputs: r.indices(in_off, in_n as u64, &|| {
+                    format!("{} inputs (offset {in_off}, count {in_n})", what())
+                })?,
                 outputs: r.indices(out_off, out_n as u64, &|| {
                     format!("{} outputs (offset {out_off}, count {out_n})", what())
                 })?,
@@ -1297,7 +1511,11 @@ fn parse_stages(r: &Reader, h: &Header) -> Result<Vec<Stage>> {
 fn parse_tile_plans(r: &Reader, h: &Header) -> Result<Vec<TilePlan>> {
     let b = base(r, Section::TilePlans);
     let v10 = h.version >= SCHEMA_V10;
-    let size = if v10 { TILE_PLAN_SIZE_V10 } else { TILE_PLAN_SIZE_V9 };
+    let size = if v10 {
+        TILE_PLAN_SIZE_V10
+    } else {
+        TILE_PLAN_SIZE_V9
+    };
     (0..h.num_tile_plans as u64)
         .map(|i| {
             let what = || format!("tile plan {i} (record at offset {})", b + i * size);
@@ -1314,13 +1532,32 @@ fn parse_tile_plans(r: &Reader, h: &Header) -> Result<Vec<TilePlan>> {
                 };
                 let tiled_peak_bytes = f.u32();
                 // Summary fields are filled by derive_v10_summary for the stage that uses the plan.
-                return Ok(TilePlan { tileable, axis, flags, tiled_peak_bytes, v10: Some(raw), ..TilePlan::default() });
+                return Ok(TilePlan {
+                    tileable,
+                    axis,
+                    flags,
+                    tiled_peak_bytes,
+                    v10: Some(raw),
+                    ..TilePlan::default()
+                });
             }
-            let (tileable, axis_byte, tile_height, num_tiles, halo, rf, orig) =
-                (f.u8() != 0, f.u8(), f.u16(), f.u16(), f.u16(), f.u16(), f.u16());
-            let (tiled_peak_bytes, overhead_bytes, tile_width, flags) = (f.u32(), f.u32(), f.u16(), f.u16());
+            let (tileable, axis_byte, tile_height, num_tiles, halo, rf, orig) = (
+                f.u8() != 0,
+                f.u8(),
+                f.u16(),
+                f.u16(),
+                f.u16(),
+                f.u16(),
+                f.u16(),
+            );
+            let (tiled_peak_bytes, overhead_bytes, tile_width, flags) =
+                (f.u32(), f.u32(), f.u16(), f.u16());
             // v2-v4 wrote 0 in the axis byte and meant rows.
-            let axis = if h.version >= SCHEMA_TILE_AXIS { axis_byte } else { u8::from(tileable) };
+            let axis = if h.version >= SCHEMA_TILE_AXIS {
+                axis_byte
+            } else {
+                u8::from(tileable)
+            };
             Ok(TilePlan {
                 tileable,
                 axis,
@@ -1354,38 +1591,61 @@ fn parse_weights(r: &Reader, h: &Header) -> Result<Vec<Weight>> {
             let (name_str, offset, size_bytes) = (f.u32(), f.u32(), f.u32());
             // With weight blocks the data lives in the compressed blobs, not in this section.
             if !compressed {
-                r.bytes(Section::Weights, blob_base + offset as u64, size_bytes as u64, &|| {
-                    format!("{} data (blob offset {offset}, {size_bytes} bytes)", what())
-                })?;
+                r.bytes(
+                    Section::Weights,
+                    blob_base + offset as u64,
+                    size_bytes as u64,
+                    &|| format!("{} data (blob offset {offset}, {size_bytes} bytes)", what()),
+                )?;
             }
-            Ok(Weight { name: r.string(name_str, &|| format!("{} name", what()))?, offset, size_bytes, blob_base })
+            Ok(Weight {
+                name: r.string(name_str, &|| format!("{} name", what()))?,
+                offset,
+                size_bytes,
+                blob_base,
+            })
         })
         .collect()
 }
 
 fn parse_quant(r: &Reader, h: &Header) -> Result<Vec<QuantParam>> {
-    let Some(span) = r.span(Section::QuantParams) else { return Ok(Vec::new()) };
+    let Some(span) = r.span(Section::QuantParams) else {
+        return Ok(Vec::new());
+    };
     let s = Section::QuantParams;
     let mut f = Fields::new(r.bytes(s, span.start, 4, &|| "quant-param section header".into())?);
     let (count, _reserved) = (f.u16(), f.u16());
     if count != h.num_quant_params {
         return Err(invalid(
             format!("quant-param section header (offset {})", span.start),
-            format!("count {count} differs from the header's num_quant_params {}", h.num_quant_params),
+            format!(
+                "count {count} differs from the header's num_quant_params {}",
+                h.num_quant_params
+            ),
         ));
     }
     let entries = span.start + 4;
-    r.bytes(s, entries, count as u64 * QUANT_PARAM_SIZE, &|| format!("quant-param table ({count} entries)"))?;
+    r.bytes(s, entries, count as u64 * QUANT_PARAM_SIZE, &|| {
+        format!("quant-param table ({count} entries)")
+    })?;
     let pool = entries + count as u64 * QUANT_PARAM_SIZE;
     if h.version != 2 && (span.end - pool) & 3 != 0 {
         return Err(invalid(
             format!("quant-param data pool (offset {pool})"),
-            format!("{} bytes is not a whole number of i32 values", span.end - pool),
+            format!(
+                "{} bytes is not a whole number of i32 values",
+                span.end - pool
+            ),
         ));
     }
     (0..count as u64)
         .map(|i| {
-            let what = || format!("quant param {i} (entry at offset {})", entries + i * QUANT_PARAM_SIZE);
+            let what = || {
+                format!(
+                    "quant param {i} (entry at offset {})",
+                    entries + i * QUANT_PARAM_SIZE
+                )
+            };
             let mut f = r.record(s, entries, i, QUANT_PARAM_SIZE, &what)?;
             let (scale, zero_point, num_channels) = (f.f32(), f.i32(), f.u16());
             let (multiplier_off, shift_off, page) = (f.u16(), f.u16(), f.u16());
@@ -1401,12 +1661,26 @@ fn parse_quant(r: &Reader, h: &Header) -> Result<Vec<QuantParam>> {
             };
             if num_channels > 1 {
                 // Schema 2 had no pages; later, arrays live at page*65536 + offset elements.
-                let page_base = if h.version == 2 { 0 } else { page as u64 * 65536 };
+                let page_base = if h.version == 2 {
+                    0
+                } else {
+                    page as u64 * 65536
+                };
                 let read = |off: u16, field: &str| -> Result<Vec<i32>> {
-                    let b = r.bytes(s, pool + (page_base + off as u64) * 4, num_channels as u64 * 4, &|| {
-                        format!("{} per-channel {field} (element {off}, page {page})", what())
-                    })?;
-                    Ok(b.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+                    let b = r.bytes(
+                        s,
+                        pool + (page_base + off as u64) * 4,
+                        num_channels as u64 * 4,
+                        &|| {
+                            format!(
+                                "{} per-channel {field} (element {off}, page {page})",
+                                what()
+                            )
+                        },
+                    )?;
+                    Ok(b.chunks_exact(4)
+                        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect())
                 };
                 q.multipliers = read(multiplier_off, "multipliers")?;
                 q.shifts = read(shift_off, "shifts")?;
@@ -1417,7 +1691,9 @@ fn parse_quant(r: &Reader, h: &Header) -> Result<Vec<QuantParam>> {
 }
 
 fn parse_weight_blocks(r: &Reader) -> Result<(u16, Vec<WeightBlock>)> {
-    let Some(span) = r.span(Section::WeightBlocks) else { return Ok((0, Vec::new())) };
+    let Some(span) = r.span(Section::WeightBlocks) else {
+        return Ok((0, Vec::new()));
+    };
     let s = Section::WeightBlocks;
     let mut f = Fields::new(r.bytes(s, span.start, 4, &|| "weight-block section header".into())?);
     let (count, compression) = (f.u16(), f.u16());
@@ -1428,18 +1704,40 @@ fn parse_weight_blocks(r: &Reader) -> Result<(u16, Vec<WeightBlock>)> {
         ));
     }
     let entries = span.start + 4;
-    r.bytes(s, entries, count as u64 * WEIGHT_BLOCK_SIZE, &|| format!("weight-block table ({count} entries)"))?;
+    r.bytes(s, entries, count as u64 * WEIGHT_BLOCK_SIZE, &|| {
+        format!("weight-block table ({count} entries)")
+    })?;
     let blobs = entries + count as u64 * WEIGHT_BLOCK_SIZE;
     let blocks = (0..count as u64)
         .map(|i| {
-            let what = || format!("weight block {i} (entry at offset {})", entries + i * WEIGHT_BLOCK_SIZE);
+            let what = || {
+                format!(
+                    "weight block {i} (entry at offset {})",
+                    entries + i * WEIGHT_BLOCK_SIZE
+                )
+            };
             let mut f = r.record(s, entries, i, WEIGHT_BLOCK_SIZE, &what)?;
             let (stage, first_weight, num_weights, _pad) = (f.u16(), f.u16(), f.u16(), f.u16());
             let (blob_offset, compressed_size, uncompressed_size) = (f.u32(), f.u32(), f.u32());
-            r.bytes(s, blobs + blob_offset as u64, compressed_size as u64, &|| {
-                format!("{} data (blob offset {blob_offset}, {compressed_size} bytes)", what())
-            })?;
-            Ok(WeightBlock { stage, first_weight, num_weights, blob_offset, compressed_size, uncompressed_size })
+            r.bytes(
+                s,
+                blobs + blob_offset as u64,
+                compressed_size as u64,
+                &|| {
+                    format!(
+                        "{} data (blob offset {blob_offset}, {compressed_size} bytes)",
+                        what()
+                    )
+                },
+            )?;
+            Ok(WeightBlock {
+                stage,
+                first_weight,
+                num_weights,
+                blob_offset,
+                compressed_size,
+                uncompressed_size,
+            })
         })
         .collect::<Result<Vec<_>>>()?;
     Ok((compression, blocks))
@@ -1447,35 +1745,60 @@ fn parse_weight_blocks(r: &Reader) -> Result<(u16, Vec<WeightBlock>)> {
 
 /// (op index, entry index, attribute) triples in section order.
 fn parse_attributes(r: &Reader) -> Result<Vec<(u16, usize, OpAttribute)>> {
-    let Some(span) = r.span(Section::OpAttributes) else { return Ok(Vec::new()) };
+    let Some(span) = r.span(Section::OpAttributes) else {
+        return Ok(Vec::new());
+    };
     let s = Section::OpAttributes;
     let mut f = Fields::new(r.bytes(s, span.start, 4, &|| "op-attribute section header".into())?);
     let count = f.u16();
     let entries = span.start + 4;
-    r.bytes(s, entries, count as u64 * OP_ATTRIBUTE_SIZE, &|| format!("op-attribute table ({count} entries)"))?;
+    r.bytes(s, entries, count as u64 * OP_ATTRIBUTE_SIZE, &|| {
+        format!("op-attribute table ({count} entries)")
+    })?;
     let payload = entries + count as u64 * OP_ATTRIBUTE_SIZE;
     (0..count as u64)
         .map(|i| {
-            let what = || format!("op attribute {i} (entry at offset {})", entries + i * OP_ATTRIBUTE_SIZE);
+            let what = || {
+                format!(
+                    "op attribute {i} (entry at offset {})",
+                    entries + i * OP_ATTRIBUTE_SIZE
+                )
+            };
             let mut f = r.record(s, entries, i, OP_ATTRIBUTE_SIZE, &what)?;
             let (op, kind, len, off) = (f.u16(), f.u8(), f.u8(), f.u32());
             let data = r.bytes(s, payload + off as u64, len as u64, &|| {
                 format!("{} payload (offset {off}, {len} bytes)", what())
             })?;
-            Ok((op, i as usize, OpAttribute { kind, data: data.to_vec() }))
+            Ok((
+                op,
+                i as usize,
+                OpAttribute {
+                    kind,
+                    data: data.to_vec(),
+                },
+            ))
         })
         .collect()
 }
 
 fn parse_subgraphs(r: &Reader) -> Result<Vec<Subgraph>> {
-    let Some(span) = r.span(Section::Subgraphs) else { return Ok(Vec::new()) };
+    let Some(span) = r.span(Section::Subgraphs) else {
+        return Ok(Vec::new());
+    };
     let s = Section::Subgraphs;
     let count = Fields::new(r.bytes(s, span.start, 4, &|| "subgraph section header".into())?).u16();
     let entries = span.start + 4;
-    r.bytes(s, entries, count as u64 * SUBGRAPH_ENTRY_SIZE, &|| format!("subgraph table ({count} entries)"))?;
+    r.bytes(s, entries, count as u64 * SUBGRAPH_ENTRY_SIZE, &|| {
+        format!("subgraph table ({count} entries)")
+    })?;
     (0..count as u64)
         .map(|i| {
-            let what = || format!("subgraph {i} (entry at offset {})", entries + i * SUBGRAPH_ENTRY_SIZE);
+            let what = || {
+                format!(
+                    "subgraph {i} (entry at offset {})",
+                    entries + i * SUBGRAPH_ENTRY_SIZE
+                )
+            };
             let mut f = r.record(s, entries, i, SUBGRAPH_ENTRY_SIZE, &what)?;
             let (first_stage, num_stages, in_off, in_n, out_off, out_n) =
                 (f.u16(), f.u16(), f.u16(), f.u16(), f.u16(), f.u16());
@@ -1490,21 +1813,40 @@ fn parse_subgraphs(r: &Reader) -> Result<Vec<Subgraph>> {
 }
 
 fn parse_state(r: &Reader) -> Result<(u32, Vec<StateEntry>)> {
-    let Some(span) = r.span(Section::State) else { return Ok((0, Vec::new())) };
+    let Some(span) = r.span(Section::State) else {
+        return Ok((0, Vec::new()));
+    };
     let s = Section::State;
     let mut f = Fields::new(r.bytes(s, span.start, 8, &|| "state section header".into())?);
     let (count, _reserved, bytes) = (f.u16(), f.u16(), f.u32());
     let entries = span.start + 8;
-    r.bytes(s, entries, count as u64 * STATE_ENTRY_SIZE, &|| format!("state table ({count} entries)"))?;
+    r.bytes(s, entries, count as u64 * STATE_ENTRY_SIZE, &|| {
+        format!("state table ({count} entries)")
+    })?;
     let list = (0..count as u64)
         .map(|i| {
-            let what = || format!("state entry {i} (at offset {})", entries + i * STATE_ENTRY_SIZE);
+            let what = || {
+                format!(
+                    "state entry {i} (at offset {})",
+                    entries + i * STATE_ENTRY_SIZE
+                )
+            };
             let mut f = r.record(s, entries, i, STATE_ENTRY_SIZE, &what)?;
-            let (input, output, offset, size_bytes, initial) = (f.u16(), f.u16(), f.u32(), f.u32(), f.u32());
+            let (input, output, offset, size_bytes, initial) =
+                (f.u16(), f.u16(), f.u32(), f.u32(), f.u32());
             r.bytes(s, span.start + initial as u64, size_bytes as u64, &|| {
-                format!("{} initial value (offset {initial}, {size_bytes} bytes)", what())
+                format!(
+                    "{} initial value (offset {initial}, {size_bytes} bytes)",
+                    what()
+                )
             })?;
-            Ok(StateEntry { input, output: opt(output), offset, size_bytes, initial })
+            Ok(StateEntry {
+                input,
+                output: opt(output),
+                offset,
+                size_bytes,
+                initial,
+            })
         })
         .collect::<Result<Vec<_>>>()?;
     Ok((bytes, list))
@@ -1525,7 +1867,10 @@ fn py_prod(v: &[i32], from: i64, to: i64) -> i64 {
     let n = v.len() as i64;
     let clamp = |i: i64| if i < 0 { (i + n).max(0) } else { i.min(n) };
     let (a, b) = (clamp(from), clamp(to));
-    v.iter().take(b.max(0) as usize).skip(a as usize).fold(1i64, |p, x| p.saturating_mul(*x as i64))
+    v.iter()
+        .take(b.max(0) as usize)
+        .skip(a as usize)
+        .fold(1i64, |p, x| p.saturating_mul(*x as i64))
 }
 
 fn ceil_div(a: i64, b: i64) -> i64 {
@@ -1547,21 +1892,36 @@ fn to_u32(v: i64) -> u32 {
 /// not stored, see [`Plan::predictions`] for our estimate.
 pub fn derive_v10_summary(tp: &mut TilePlan, stage: &Stage, tensors: &[Tensor], ops: &[Op]) {
     let Some(raw) = tp.v10 else { return };
-    let mut extent = if raw.input_band_extent != 0 { raw.input_band_extent } else { raw.output_band_extent } as i64;
+    let mut extent = if raw.input_band_extent != 0 {
+        raw.input_band_extent
+    } else {
+        raw.output_band_extent
+    } as i64;
     let (mut total, mut rf, mut jump) = (0i64, 1i64, 1i64);
-    let stage_ops: Vec<&Op> = stage.ops.iter().filter_map(|&i| ops.get(i as usize)).collect();
+    let stage_ops: Vec<&Op> = stage
+        .ops
+        .iter()
+        .filter_map(|&i| ops.get(i as usize))
+        .collect();
     let first_in = stage.inputs.first().and_then(|&i| tensors.get(i as usize));
     let first_out = stage.outputs.first().and_then(|&i| tensors.get(i as usize));
     let single = |names: &[&str]| stage_ops.len() == 1 && op_is(stage_ops[0], names);
     if let (true, Some(src), Some(dst)) = (tp.tileable, first_in, first_out) {
         let (a, b) = (&src.shape, &dst.shape);
-        total = if a.len() > 2 { py_get(a, 1) } else { py_get(a, 0) }.unwrap_or(0);
+        total = if a.len() > 2 {
+            py_get(a, 1)
+        } else {
+            py_get(a, 0)
+        }
+        .unwrap_or(0);
         // Receptive field walked forward: each kernel adds (eff_k - 1) times the stride so far.
         for op in &stage_ops {
             if op_is(op, &RF_OPS) {
                 let sp = op.spatial;
                 rf = rf.saturating_add(
-                    (sp.kernel_h as i64 - 1).saturating_mul(sp.dilation_h.max(1) as i64).saturating_mul(jump),
+                    (sp.kernel_h as i64 - 1)
+                        .saturating_mul(sp.dilation_h.max(1) as i64)
+                        .saturating_mul(jump),
                 );
                 jump = jump.saturating_mul(sp.stride_h as i64);
             }
@@ -1577,7 +1937,9 @@ pub fn derive_v10_summary(tp: &mut TilePlan, stage: &Stage, tensors: &[Tensor], 
             total = py_get(b, 1).unwrap_or(0);
         } else if single(&["Reshape", "Flatten"]) {
             // Banded reshape: the first axis pair where both sides split the same outer/inner products.
-            let own = [src, dst].iter().all(|t| t.shape.len() <= 2 || t.flags & TENSOR_LINEAR != 0);
+            let own = [src, dst]
+                .iter()
+                .all(|t| t.shape.len() <= 2 || t.flags & TENSOR_LINEAR != 0);
             let first_not_one = |s: &[i32]| s.iter().position(|n| *n != 1).unwrap_or(0) as i64;
             let mut candidates = Vec::new();
             if own {
@@ -1591,7 +1953,10 @@ pub fn derive_v10_summary(tp: &mut TilePlan, stage: &Stage, tensors: &[Tensor], 
                 }
                 let Some(ea) = py_get(a, ia) else { continue };
                 let n = a.len().max(b.len()) as i64;
-                if ea > 1 && py_prod(a, 0, ia) == py_prod(b, 0, ib) && py_prod(a, ia, n) == py_prod(b, ib, n) {
+                if ea > 1
+                    && py_prod(a, 0, ia) == py_prod(b, 0, ib)
+                    && py_prod(a, ia, n) == py_prod(b, ib, n)
+                {
                     total = ea;
                     break;
                 }
@@ -1616,22 +1981,39 @@ pub fn derive_v10_summary(tp: &mut TilePlan, stage: &Stage, tensors: &[Tensor], 
             for start in 0..n {
                 for split in start + 1..n {
                     for end in split + 1..=n {
-                        let swapped: Vec<i64> =
-                            (0..start).chain(split..end).chain(start..split).chain(end..n).map(|x| x as i64).collect();
+                        let swapped: Vec<i64> = (0..start)
+                            .chain(split..end)
+                            .chain(start..split)
+                            .chain(end..n)
+                            .map(|x| x as i64)
+                            .collect();
                         if swapped == perm {
-                            let (lo, hi) = if tp.band_on_columns() { (split, end) } else { (start, split) };
+                            let (lo, hi) = if tp.band_on_columns() {
+                                (split, end)
+                            } else {
+                                (start, split)
+                            };
                             total = py_prod(a, lo as i64, hi as i64);
                         }
                     }
                 }
             }
             // The band is the largest count of rows whose two 32-byte aligned buffers fit the peak.
-            let per_row = if total != 0 { (src.size_bytes as i64).div_euclid(total) } else { 0 };
-            let (mut lo, mut hi) = if raw.input_band_extent == 0 { (1, total) } else { (1, 0) };
+            let per_row = if total != 0 {
+                (src.size_bytes as i64).div_euclid(total)
+            } else {
+                0
+            };
+            let (mut lo, mut hi) = if raw.input_band_extent == 0 {
+                (1, total)
+            } else {
+                (1, 0)
+            };
             extent = raw.input_band_extent as i64;
             while lo <= hi {
                 let mid = lo + (hi - lo) / 2;
-                let need = align_up_i(mid.saturating_mul(per_row), PLANNER_ALIGN as i64).saturating_mul(2);
+                let need =
+                    align_up_i(mid.saturating_mul(per_row), PLANNER_ALIGN as i64).saturating_mul(2);
                 if need <= tp.tiled_peak_bytes as i64 {
                     extent = mid;
                     lo = mid + 1;
@@ -1643,7 +2025,11 @@ pub fn derive_v10_summary(tp: &mut TilePlan, stage: &Stage, tensors: &[Tensor], 
             total = py_get(a, -2).unwrap_or(0);
         }
     }
-    let mut count = if extent != 0 { ceil_div(total, extent) } else { 0 };
+    let mut count = if extent != 0 {
+        ceil_div(total, extent)
+    } else {
+        0
+    };
     if raw.input_channel_group != 0 && raw.input_spatial_interval != 0 {
         if let Some(src) = first_in {
             // Grouped global reduction: batch x channel groups x spatial intervals.
@@ -1651,7 +2037,10 @@ pub fn derive_v10_summary(tp: &mut TilePlan, stage: &Stage, tensors: &[Tensor], 
             let dim = |i: usize| s.get(i).map_or(0, |v| *v as i64);
             count = dim(0)
                 .saturating_mul(ceil_div(dim(3), raw.input_channel_group as i64))
-                .saturating_mul(ceil_div(dim(1).saturating_mul(dim(2)), raw.input_spatial_interval as i64));
+                .saturating_mul(ceil_div(
+                    dim(1).saturating_mul(dim(2)),
+                    raw.input_spatial_interval as i64,
+                ));
             total = dim(1).saturating_mul(dim(2));
         }
     }
@@ -1778,13 +2167,17 @@ impl Plan {
 
     /// (eff_kh, stride) of a stage's spatial ops composed in order, (1, 1) when it has none.
     fn stage_spatial(&self, st: &Stage) -> (u64, u64) {
-        st.ops.iter().filter_map(|&i| self.ops.get(i as usize)).filter(|op| op_is(op, &CHAIN_SPATIAL_OPS)).fold(
-            (1, 1),
-            |(eff, stride): (u64, u64), op| {
+        st.ops
+            .iter()
+            .filter_map(|&i| self.ops.get(i as usize))
+            .filter(|op| op_is(op, &CHAIN_SPATIAL_OPS))
+            .fold((1, 1), |(eff, stride): (u64, u64), op| {
                 let grown = (op.spatial.eff_kh() - 1).saturating_mul(stride);
-                (eff.saturating_add(grown), stride.saturating_mul(op.spatial.stride_h.max(1) as u64))
-            },
-        )
+                (
+                    eff.saturating_add(grown),
+                    stride.saturating_mul(op.spatial.stride_h.max(1) as u64),
+                )
+            })
     }
 
     /// Rows of each member's input and output per tile when the last member outputs `out_h` rows.
@@ -1795,7 +2188,9 @@ impl Plan {
             .rev()
             .map(|st| {
                 let (eff, stride) = self.stage_spatial(st);
-                let in_h = h.saturating_mul(stride).saturating_add(eff.saturating_sub(stride));
+                let in_h = h
+                    .saturating_mul(stride)
+                    .saturating_add(eff.saturating_sub(stride));
                 let pair = (in_h, h);
                 h = in_h;
                 pair
@@ -1818,7 +2213,12 @@ impl Plan {
         };
         let mut total = 0;
         if let (Some(first), Some(&(in_h, _))) = (members.first(), heights.first()) {
-            total += first.inputs.iter().filter_map(|&i| self.tensor(i)).map(|t| band(t, in_h)).sum::<u64>();
+            total += first
+                .inputs
+                .iter()
+                .filter_map(|&i| self.tensor(i))
+                .map(|t| band(t, in_h))
+                .sum::<u64>();
         }
         for (st, &(in_h, _)) in members.iter().zip(&heights) {
             let mut h = in_h;
@@ -1827,7 +2227,12 @@ impl Plan {
                     let s = op.spatial.stride_h.max(1) as u64;
                     h = h.saturating_sub(op.spatial.eff_kh().saturating_sub(s)) / s;
                 }
-                total += op.outputs.iter().filter_map(|&i| self.tensor(i)).map(|t| band(t, h)).sum::<u64>();
+                total += op
+                    .outputs
+                    .iter()
+                    .filter_map(|&i| self.tensor(i))
+                    .map(|t| band(t, h))
+                    .sum::<u64>();
             }
         }
         total
@@ -1840,9 +2245,18 @@ impl Plan {
         }
         let head = st.chain_id? as usize;
         let head_stage = self.stages.get(head)?;
-        let members: Vec<&Stage> = self.stages.get(head..head + st.chain_len as usize)?.iter().collect();
+        let members: Vec<&Stage> = self
+            .stages
+            .get(head..head + st.chain_len as usize)?
+            .iter()
+            .collect();
         let last = members.last()?;
-        let output_rows = last.outputs.first().and_then(|&i| self.tensor(i)).and_then(Tensor::rows).unwrap_or(0);
+        let output_rows = last
+            .outputs
+            .first()
+            .and_then(|&i| self.tensor(i))
+            .and_then(Tensor::rows)
+            .unwrap_or(0);
         let tile_h = head_stage.chain_tile_h;
         let heights = self.chain_heights(&members, tile_h as u64);
         let (mut rf, mut stride) = (1u64, 1u64);
@@ -1858,7 +2272,9 @@ impl Plan {
             tile_h,
             line_buffered: head_stage.flags & STAGE_LINE_BUFFERED != 0,
             output_rows,
-            input_rows_per_tile: heights.first().map_or(0, |h| u32::try_from(h.0).unwrap_or(u32::MAX)),
+            input_rows_per_tile: heights
+                .first()
+                .map_or(0, |h| u32::try_from(h.0).unwrap_or(u32::MAX)),
             receptive_field: u32::try_from(rf).unwrap_or(u32::MAX),
             stride: u32::try_from(stride).unwrap_or(u32::MAX),
             tile_bytes: self.chain_tile_bytes(&members, tile_h as u64),
@@ -1888,12 +2304,22 @@ impl Plan {
             spatial_interval: 0,
             chain: None,
         };
-        let Some(st) = self.stages.get(index) else { return p };
+        let Some(st) = self.stages.get(index) else {
+            return p;
+        };
         if let Some(c) = self.chain_prediction(index) {
-            p.execution = if c.position == 0 { Execution::ChainHead } else { Execution::ChainMember };
+            p.execution = if c.position == 0 {
+                Execution::ChainHead
+            } else {
+                Execution::ChainMember
+            };
             p.axis = 1;
             if c.position == 0 {
-                p.tiles = if c.tile_h > 0 { c.output_rows.div_ceil(c.tile_h as u32) } else { 0 };
+                p.tiles = if c.tile_h > 0 {
+                    c.output_rows.div_ceil(c.tile_h as u32)
+                } else {
+                    0
+                };
                 p.tile_height = c.tile_h as u32;
                 p.receptive_field = c.receptive_field;
                 p.halo = c.receptive_field.saturating_sub(1);
@@ -1905,7 +2331,9 @@ impl Plan {
             p.chain = Some(c);
             return p;
         }
-        let Some(tp) = st.tile_plan.and_then(|i| self.tile_plans.get(i as usize)) else { return p };
+        let Some(tp) = st.tile_plan.and_then(|i| self.tile_plans.get(i as usize)) else {
+            return p;
+        };
         if !tp.tileable {
             return p;
         }
@@ -1919,14 +2347,22 @@ impl Plan {
         p.original_height = tp.original_height;
         p.tiled_peak_bytes = tp.tiled_peak_bytes as u64;
         p.overhead_bytes = tp.overhead_bytes as u64;
-        if let Some(r) = tp.v10.filter(|r| r.input_channel_group > 0 && r.input_spatial_interval > 0) {
-            (p.channel_group, p.spatial_interval) = (r.input_channel_group, r.input_spatial_interval);
+        if let Some(r) = tp
+            .v10
+            .filter(|r| r.input_channel_group > 0 && r.input_spatial_interval > 0)
+        {
+            (p.channel_group, p.spatial_interval) =
+                (r.input_channel_group, r.input_spatial_interval);
         }
         if tp.v10.is_some() && tp.axis == 1 && tp.halo > 0 && tp.original_height > 0 {
             // Schema 10 dropped the stored figure; the planner's own estimate is the halo rows of the
             // first rank-3/4 stage input, once per tile boundary (facts §5), which matches every
             // stored schema-9 value of the 1D tile plans we compared.
-            let input = st.inputs.iter().filter_map(|&i| self.tensor(i)).find(|t| matches!(t.shape.len(), 3 | 4));
+            let input = st
+                .inputs
+                .iter()
+                .filter_map(|&i| self.tensor(i))
+                .find(|t| matches!(t.shape.len(), 3 | 4));
             if let Some(t) = input {
                 let per_halo = t.size_bytes as u64 * tp.halo as u64 / tp.original_height as u64;
                 p.overhead_bytes = per_halo * (tp.num_tiles.saturating_sub(1)) as u64;
@@ -1938,8 +2374,16 @@ impl Plan {
 
     /// Fast arena, decompression buffer, state and build limits the plan needs.
     pub fn requirements(&self) -> Requirements {
-        let blocks: Vec<&WeightBlock> = self.weight_blocks.iter().filter(|b| b.compressed_size > 0).collect();
-        let mut decompression = blocks.iter().map(|b| align_up(b.uncompressed_size as u64)).max().unwrap_or(0);
+        let blocks: Vec<&WeightBlock> = self
+            .weight_blocks
+            .iter()
+            .filter(|b| b.compressed_size > 0)
+            .collect();
+        let mut decompression = blocks
+            .iter()
+            .map(|b| align_up(b.uncompressed_size as u64))
+            .max()
+            .unwrap_or(0);
         let (mut max_chain, mut max_spatial) = (0u32, 0u32);
         for (i, st) in self.stages.iter().enumerate() {
             if st.chain_len < 2 || st.chain_id != Some(i as u16) {
@@ -1969,8 +2413,16 @@ impl Plan {
         }
         let needed = [
             self.tensors.len() as u32,
-            self.stages.iter().map(|s| s.inputs.len() as u32).max().unwrap_or(0),
-            self.stages.iter().map(|s| s.outputs.len() as u32).max().unwrap_or(0),
+            self.stages
+                .iter()
+                .map(|s| s.inputs.len() as u32)
+                .max()
+                .unwrap_or(0),
+            self.stages
+                .iter()
+                .map(|s| s.outputs.len() as u32)
+                .max()
+                .unwrap_or(0),
             max_chain,
             max_spatial,
         ];
@@ -1978,7 +2430,11 @@ impl Plan {
             fast_arena_bytes: self.header.budget as u64 + decompression,
             decompression_bytes: decompression,
             state_bytes: self.state_bytes,
-            build_limits: DEFAULT_LIMITS.iter().zip(needed).map(|(&(n, d), v)| (n, v, d)).collect(),
+            build_limits: DEFAULT_LIMITS
+                .iter()
+                .zip(needed)
+                .map(|(&(n, d), v)| (n, v, d))
+                .collect(),
         }
     }
 }
@@ -2160,27 +2616,50 @@ impl Plan {
         let v = h.version;
         let mut o = String::new();
         let weights: u64 = self.weights.iter().map(|w| w.size_bytes as u64).sum();
-        let name = if self.model_name.is_empty() { String::new() } else { format!(", model \"{}\"", self.model_name) };
-        let _ = writeln!(o, "{file}: TiGrIS plan, schema {v}{name}, {}", human(h.file_size as u64));
+        let name = if self.model_name.is_empty() {
+            String::new()
+        } else {
+            format!(", model \"{}\"", self.model_name)
+        };
+        let _ = writeln!(
+            o,
+            "{file}: TiGrIS plan, schema {v}{name}, {}",
+            human(h.file_size as u64)
+        );
         let _ = writeln!(
             o,
             "budget {} fast, unscheduled peak {}, weights {} ({}, {})",
             human(h.budget as u64),
             human(h.peak as u64),
             human(weights),
-            if h.xip() { "read in place (XIP)" } else { "loaded by stage" },
-            if self.weight_compression == 1 { "LZ4" } else { "uncompressed" },
+            if h.xip() {
+                "read in place (XIP)"
+            } else {
+                "loaded by stage"
+            },
+            if self.weight_compression == 1 {
+                "LZ4"
+            } else {
+                "uncompressed"
+            },
         );
         let req = self.requirements();
         let _ = write!(o, "fast arena {}", human(req.fast_arena_bytes));
         if req.decompression_bytes > 0 {
-            let _ = write!(o, " (incl. {} decompressed weights)", human(req.decompression_bytes));
+            let _ = write!(
+                o,
+                " (incl. {} decompressed weights)",
+                human(req.decompression_bytes)
+            );
         }
         if self.state_bytes > 0 {
             let _ = write!(o, ", state {}", human(self.state_bytes as u64));
         }
         let _ = writeln!(o);
-        for (label, list) in [("input", &self.model_inputs), ("output", &self.model_outputs)] {
+        for (label, list) in [
+            ("input", &self.model_inputs),
+            ("output", &self.model_outputs),
+        ] {
             for &i in list {
                 if let Some(t) = self.tensor(i) {
                     let _ = writeln!(
@@ -2200,16 +2679,26 @@ impl Plan {
         let _ = writeln!(o, "\nstages");
         for (i, st) in self.stages.iter().enumerate() {
             let p = self.prediction(i);
-            let _ = writeln!(o, "  stage {i:<3} peak {:>10}  {}", human(st.peak_bytes as u64), tiling_text(&p));
+            let _ = writeln!(
+                o,
+                "  stage {i:<3} peak {:>10}  {}",
+                human(st.peak_bytes as u64),
+                tiling_text(&p)
+            );
             for &oi in &st.ops {
                 if let Some(op) = self.ops.get(oi as usize) {
                     let ins: Vec<String> = op.inputs.iter().map(|&t| self.tensor_name(t)).collect();
-                    let outs: Vec<String> = op.outputs.iter().map(|&t| self.tensor_name(t)).collect();
+                    let outs: Vec<String> =
+                        op.outputs.iter().map(|&t| self.tensor_name(t)).collect();
                     let _ = writeln!(
                         o,
                         "    op {oi:<3} {:<18} {:<20} {} -> {}",
                         op.type_name(),
-                        if op.name.is_empty() { "(unnamed)" } else { &op.name },
+                        if op.name.is_empty() {
+                            "(unnamed)"
+                        } else {
+                            &op.name
+                        },
                         ins.join(", "),
                         outs.join(", ")
                     );
@@ -2244,8 +2733,18 @@ impl Plan {
         let _ = writeln!(o, "\nops");
         for (i, op) in self.ops.iter().enumerate() {
             let s = op.spatial;
-            let name = if op.name.is_empty() { "(unnamed)" } else { &op.name };
-            let mut line = format!("  {:>3}  stage {:<3} {:<18} {:<20}", i, op.stage, op.type_name(), name);
+            let name = if op.name.is_empty() {
+                "(unnamed)"
+            } else {
+                &op.name
+            };
+            let mut line = format!(
+                "  {:>3}  stage {:<3} {:<18} {:<20}",
+                i,
+                op.stage,
+                op.type_name(),
+                name
+            );
             if s.kernel_h > 0 {
                 let _ = write!(
                     line,
@@ -2277,7 +2776,15 @@ impl Plan {
             let _ = writeln!(o, "{}", line.trim_end());
         }
         if !self.weight_blocks.is_empty() {
-            let _ = writeln!(o, "\nweight blocks ({})", if self.weight_compression == 1 { "LZ4" } else { "stored" });
+            let _ = writeln!(
+                o,
+                "\nweight blocks ({})",
+                if self.weight_compression == 1 {
+                    "LZ4"
+                } else {
+                    "stored"
+                }
+            );
             for b in &self.weight_blocks {
                 let _ = writeln!(
                     o,
@@ -2310,9 +2817,18 @@ impl Plan {
                 let stages = match g.num_stages {
                     0 => "no stages".to_string(),
                     1 => format!("stage {}", g.first_stage),
-                    n => format!("stages {}-{}", g.first_stage, g.first_stage as u32 + n as u32 - 1),
+                    n => format!(
+                        "stages {}-{}",
+                        g.first_stage,
+                        g.first_stage as u32 + n as u32 - 1
+                    ),
                 };
-                let names = |l: &[u16]| l.iter().map(|&t| self.tensor_name(t)).collect::<Vec<_>>().join(", ");
+                let names = |l: &[u16]| {
+                    l.iter()
+                        .map(|&t| self.tensor_name(t))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
                 let _ = writeln!(
                     o,
                     "  {i}{}: {stages}, inputs [{}], outputs [{}]",
@@ -2397,7 +2913,11 @@ fn dims(shape: &[i32]) -> String {
     if shape.is_empty() {
         "scalar".into()
     } else {
-        shape.iter().map(i32::to_string).collect::<Vec<_>>().join("x")
+        shape
+            .iter()
+            .map(i32::to_string)
+            .collect::<Vec<_>>()
+            .join("x")
     }
 }
 
@@ -2432,15 +2952,18 @@ pub enum PlanCommand {
 pub fn run(cmd: PlanCommand) -> anyhow::Result<()> {
     match cmd {
         PlanCommand::Inspect { file, json } => {
-            let data = std::fs::read(&file).map_err(|e| anyhow::anyhow!("cannot read {file}: {e}"))?;
-            let plan = Plan::parse(&data).map_err(|e| anyhow::anyhow!("{file}: invalid TiGrIS plan: {e}"))?;
+            let data =
+                std::fs::read(&file).map_err(|e| anyhow::anyhow!("cannot read {file}: {e}"))?;
+            let plan = Plan::parse(&data)
+                .map_err(|e| anyhow::anyhow!("{file}: invalid TiGrIS plan: {e}"))?;
             let text = if json {
                 let mut s = serde_json::to_string_pretty(&plan.to_json())?;
                 s.push('\n');
                 s
             } else {
-                let shown =
-                    std::path::Path::new(&file).file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+                let shown = std::path::Path::new(&file)
+                    .file_name()
+                    .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
                 plan.to_text(&shown)
             };
             // A closed pipe (`| head`) is not worth a panic.
@@ -2517,7 +3040,9 @@ mod tests {
 
     fn stage(tile: u16, chain_id: u16, chain_len: u16) -> Vec<u8> {
         let mut r = 128u32.to_le_bytes().to_vec();
-        r.extend(le16(&[2, 1, 3, 1, 4, 1, tile, 0, chain_id, chain_len, 0, 0]));
+        r.extend(le16(&[
+            2, 1, 3, 1, 4, 1, tile, 0, chain_id, chain_len, 0, 0,
+        ]));
         r
     }
 
@@ -2579,7 +3104,12 @@ mod tests {
         out.extend(h.version.to_le_bytes());
         out.extend(0u32.to_le_bytes()); // file size, patched below
         out.extend(dir_off.to_le_bytes());
-        out.extend(le16(&[h.num_tensors, h.num_ops, h.num_stages, h.num_tile_plans]));
+        out.extend(le16(&[
+            h.num_tensors,
+            h.num_ops,
+            h.num_stages,
+            h.num_tile_plans,
+        ]));
         out.extend(1024u32.to_le_bytes());
         out.extend(128u32.to_le_bytes());
         out.extend(1u32.to_le_bytes()); // "model"
@@ -2650,12 +3180,23 @@ mod tests {
             assert_eq!(p.ops[0].weight, Some(0));
             assert_eq!(p.ops[0].bias, None);
             assert_eq!(p.stages[0].tile_plan, Some(0));
-            assert_eq!((p.model_inputs.clone(), p.model_outputs.clone()), (vec![0], vec![1]));
+            assert_eq!(
+                (p.model_inputs.clone(), p.model_outputs.clone()),
+                (vec![0], vec![1])
+            );
             assert_eq!(p.weights[0].size_bytes, 36);
             let t = &p.tile_plans[0];
             // Schema 10 derives what 9 stores; both describe the same 2 tiles of 2 rows, rf 3, halo 2.
-            assert_eq!((t.tileable, t.axis, t.tile_height, t.num_tiles), (true, 1, 2, 2), "schema {v}");
-            assert_eq!((t.halo, t.receptive_field, t.original_height), (2, 3, 4), "schema {v}");
+            assert_eq!(
+                (t.tileable, t.axis, t.tile_height, t.num_tiles),
+                (true, 1, 2, 2),
+                "schema {v}"
+            );
+            assert_eq!(
+                (t.halo, t.receptive_field, t.original_height),
+                (2, 3, 4),
+                "schema {v}"
+            );
             assert_eq!(t.v10.is_some(), v >= 10);
             let pred = p.prediction(0);
             assert_eq!(pred.execution, Execution::Tiled);
@@ -2667,7 +3208,10 @@ mod tests {
                 assert_eq!((pred.overhead_bytes, pred.overhead_estimated), (32, false));
             }
             let text = p.to_text("x.tgrs");
-            assert!(text.contains("2 tiles of 2 over 4 rows (height), halo 2, rf 3"), "{text}");
+            assert!(
+                text.contains("2 tiles of 2 over 4 rows (height), halo 2, rf 3"),
+                "{text}"
+            );
             let j = p.to_json();
             assert_eq!(j["schema"], v);
             assert_eq!(j["ops"][0]["type"], "Conv");
@@ -2703,7 +3247,11 @@ mod tests {
         let o = sec(&b, 2);
         b[o + 7] = 3;
         let p = Plan::parse(&b).unwrap();
-        assert_eq!((p.ops[0].stage, p.ops[0].stage_byte), (0, 3), "v5+: the stage table decides");
+        assert_eq!(
+            (p.ops[0].stage, p.ops[0].stage_byte),
+            (0, 3),
+            "v5+: the stage table decides"
+        );
     }
 
     #[test]
@@ -2712,7 +3260,9 @@ mod tests {
         b[0] = b'X';
         assert!(matches!(err(&b), PlanError::BadMagic { .. }));
         assert!(matches!(err(b"\x7fELF"), PlanError::BadMagic { .. }));
-        assert!(err(b"PK\x03\x04 a zip").to_string().contains("not a TiGrIS plan"));
+        assert!(err(b"PK\x03\x04 a zip")
+            .to_string()
+            .contains("not a TiGrIS plan"));
     }
 
     #[test]
@@ -2750,7 +3300,10 @@ mod tests {
     fn directory_errors() {
         let mut h = hdr(9);
         h.dir_off = Some(16);
-        assert_eq!(err(&build(&h, &sections(9))), PlanError::DirectoryInHeader { offset: 16 });
+        assert_eq!(
+            err(&build(&h, &sections(9))),
+            PlanError::DirectoryInHeader { offset: 16 }
+        );
 
         // Directory at the very end: no room for the end entry.
         let mut b = good(9);
@@ -2760,20 +3313,41 @@ mod tests {
 
         let mut s = sections(9);
         s.push((14, vec![0; 4]));
-        assert!(matches!(err(&build(&hdr(9), &s)), PlanError::UnknownSection { kind: 14, .. }));
+        assert!(matches!(
+            err(&build(&hdr(9), &s)),
+            PlanError::UnknownSection { kind: 14, .. }
+        ));
 
         let mut s = sections(9);
         s.push((7, b"\0".to_vec()));
-        assert!(matches!(err(&build(&hdr(9), &s)), PlanError::DuplicateSection { name: "strings", .. }));
+        assert!(matches!(
+            err(&build(&hdr(9), &s)),
+            PlanError::DuplicateSection {
+                name: "strings",
+                ..
+            }
+        ));
 
         let mut b = good(9);
         let len = b.len() as u32;
         put32(&mut b, 48 + 4, len + 1); // first entry: tensors
-        assert!(matches!(err(&b), PlanError::SectionPastEnd { name: "tensors", .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::SectionPastEnd {
+                name: "tensors",
+                ..
+            }
+        ));
 
         let mut b = good(9);
         put32(&mut b, 48 + 4, 40); // tensors inside the header
-        assert!(matches!(err(&b), PlanError::SectionOverlapsDirectory { name: "tensors", .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::SectionOverlapsDirectory {
+                name: "tensors",
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -2790,7 +3364,11 @@ mod tests {
         ] {
             let mut s = sections(9);
             s.retain(|x| x.0 != kind);
-            assert_eq!(err(&build(&hdr(9), &s)), PlanError::MissingSection { name, kind }, "{name}");
+            assert_eq!(
+                err(&build(&hdr(9), &s)),
+                PlanError::MissingSection { name, kind },
+                "{name}"
+            );
         }
         // Without stages, tile plans or weights they are not needed.
         let mut h = hdr(9);
@@ -2804,11 +3382,19 @@ mod tests {
 
     #[test]
     fn tables_longer_than_their_sections() {
-        for (field, name) in [(16, "tensors"), (18, "ops"), (20, "stages"), (22, "tile_plans")] {
+        for (field, name) in [
+            (16, "tensors"),
+            (18, "ops"),
+            (20, "stages"),
+            (22, "tile_plans"),
+        ] {
             let mut b = good(9);
             put16(&mut b, field, 200);
             let e = err(&b);
-            assert!(matches!(&e, PlanError::OutOfSection { section, .. } if *section == name), "{name}: {e}");
+            assert!(
+                matches!(&e, PlanError::OutOfSection { section, .. } if *section == name),
+                "{name}: {e}"
+            );
         }
         // Two 24-byte tile plans (48 bytes) fit schema 9 but not schema 10's 32-byte records.
         let mut two = tile_plan(9);
@@ -2819,10 +3405,22 @@ mod tests {
         s[3].1 = two;
         assert!(Plan::parse(&build(&h, &s)).is_ok());
         h.version = 10;
-        assert!(matches!(err(&build(&h, &s)), PlanError::OutOfSection { section: "tile_plans", .. }));
+        assert!(matches!(
+            err(&build(&h, &s)),
+            PlanError::OutOfSection {
+                section: "tile_plans",
+                ..
+            }
+        ));
         let mut b = good(9);
         put16(&mut b, 40, 50);
-        assert!(matches!(err(&b), PlanError::OutOfSection { section: "weights", .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::OutOfSection {
+                section: "weights",
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -2831,7 +3429,16 @@ mod tests {
         let mut b = good(9);
         put32(&mut b, 32, 5000);
         let e = err(&b);
-        assert!(matches!(e, PlanError::OutOfSection { section: "strings", .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                PlanError::OutOfSection {
+                    section: "strings",
+                    ..
+                }
+            ),
+            "{e}"
+        );
         assert!(e.to_string().contains("model_name_str"));
         // Shape offset past the shape pool.
         let mut b = good(9);
@@ -2839,14 +3446,26 @@ mod tests {
         put16(&mut b, t + 8, 1000);
         let e = err(&b);
         assert!(
-            matches!(e, PlanError::OutOfSection { section: "shape_pool", .. }) && e.to_string().contains("tensor 0"),
+            matches!(
+                e,
+                PlanError::OutOfSection {
+                    section: "shape_pool",
+                    ..
+                }
+            ) && e.to_string().contains("tensor 0"),
             "{e}"
         );
         // Index-pool offsets: op inputs, stage ops, model I/O.
         let mut b = good(9);
         let o = sec(&b, 2);
         put16(&mut b, o + 8, 4000);
-        assert!(matches!(err(&b), PlanError::OutOfSection { section: "index_pool", .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::OutOfSection {
+                section: "index_pool",
+                ..
+            }
+        ));
         let mut b = good(9);
         let s = sec(&b, 3);
         put16(&mut b, s + 4, 4000);
@@ -2859,7 +3478,13 @@ mod tests {
         let mut b = good(9);
         let w = sec(&b, 8);
         put32(&mut b, w + 8, 100_000);
-        assert!(matches!(err(&b), PlanError::OutOfSection { section: "weights", .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::OutOfSection {
+                section: "weights",
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -2869,7 +3494,10 @@ mod tests {
         let mut strings = b"\0model\0in\0out\0conv\0w".to_vec();
         strings.resize(32, b'x');
         let e = err(&with_section(9, 7, strings));
-        assert!(matches!(e, PlanError::UnterminatedString { offset: 19, .. }), "{e}");
+        assert!(
+            matches!(e, PlanError::UnterminatedString { offset: 19, .. }),
+            "{e}"
+        );
         assert!(e.to_string().contains("weight 0"), "{e}");
         let b = with_section(9, 7, b"\0model\0\xff\xfe\0out\0conv\0w\0".to_vec());
         assert!(matches!(err(&b), PlanError::BadString { offset: 7, .. }));
@@ -2880,23 +3508,57 @@ mod tests {
         let mut b = good(9);
         let o = sec(&b, 5);
         put16(&mut b, o, 9); // op input -> tensor 9
-        assert!(matches!(err(&b), PlanError::BadReference { target: "tensor", index: 9, .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::BadReference {
+                target: "tensor",
+                index: 9,
+                ..
+            }
+        ));
         let mut b = good(9);
         let o = sec(&b, 2);
         put16(&mut b, o + 30, 5); // weight 5
-        assert!(matches!(err(&b), PlanError::BadReference { target: "weight", index: 5, .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::BadReference {
+                target: "weight",
+                index: 5,
+                ..
+            }
+        ));
         let mut b = good(9);
         let s = sec(&b, 3);
         put16(&mut b, s + 16, 3); // tile plan 3
-        assert!(matches!(err(&b), PlanError::BadReference { target: "tile plan", index: 3, .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::BadReference {
+                target: "tile plan",
+                index: 3,
+                ..
+            }
+        ));
         let mut b = good(9);
         let t = sec(&b, 1);
         put16(&mut b, t + 13, 0); // quant param 0 of none
-        assert!(matches!(err(&b), PlanError::BadReference { target: "quant param", .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::BadReference {
+                target: "quant param",
+                ..
+            }
+        ));
         let mut b = good(9);
         let i = sec(&b, 5);
         put16(&mut b, i + 2 * 5, 7); // model input -> tensor 7
-        assert!(matches!(err(&b), PlanError::BadReference { target: "tensor", index: 7, .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::BadReference {
+                target: "tensor",
+                index: 7,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -2914,19 +3576,30 @@ mod tests {
         let mut st = 128u32.to_le_bytes().to_vec();
         st.extend(le16(&[2, 0, 3, 1, 4, 1, 0, 0, NONE16, 0, 0, 0]));
         s[2].1 = st;
-        assert!(err(&build(&hdr(9), &s)).to_string().contains("belongs to no stage"));
+        assert!(err(&build(&hdr(9), &s))
+            .to_string()
+            .contains("belongs to no stage"));
         // The stage lists op 5.
         let mut b = good(9);
         let i = sec(&b, 5);
         put16(&mut b, i + 4, 5);
-        assert!(matches!(err(&b), PlanError::BadReference { target: "op", index: 5, .. }));
+        assert!(matches!(
+            err(&b),
+            PlanError::BadReference {
+                target: "op",
+                index: 5,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn chains_must_be_consistent() {
-        for (chain_id, chain_len, want) in
-            [(7, 0, "refers to stage 7"), (0, 2, "past the 1-stage table"), (NONE16, 1, "without a head")]
-        {
+        for (chain_id, chain_len, want) in [
+            (7, 0, "refers to stage 7"),
+            (0, 2, "past the 1-stage table"),
+            (NONE16, 1, "without a head"),
+        ] {
             let mut s = sections(9);
             s[2].1 = stage(0, chain_id, chain_len);
             let e = err(&build(&hdr(9), &s));
@@ -2952,7 +3625,13 @@ mod tests {
         q2.extend(le16(&[4, 0, 100, 0]));
         let mut s = sections(9);
         s.push((9, q2));
-        assert!(matches!(err(&build(&h, &s)), PlanError::OutOfSection { section: "quant_params", .. }));
+        assert!(matches!(
+            err(&build(&h, &s)),
+            PlanError::OutOfSection {
+                section: "quant_params",
+                ..
+            }
+        ));
         let mut s = sections(9);
         s.push((9, q));
         assert!(Plan::parse(&build(&h, &s)).is_ok());
@@ -2961,12 +3640,24 @@ mod tests {
         assert!(err(&b).to_string().contains("compression 7"));
         let mut wb = le16(&[1, 1, 0, 0, 1, 0]);
         wb.extend(le32(&[0, 5000, 36]));
-        assert!(matches!(err(&with_section(9, 10, wb)), PlanError::OutOfSection { section: "weight_blocks", .. }));
+        assert!(matches!(
+            err(&with_section(9, 10, wb)),
+            PlanError::OutOfSection {
+                section: "weight_blocks",
+                ..
+            }
+        ));
         // Op attributes: payload past the section, wrong size for its kind, unknown op.
         let mut a = le16(&[1, 0, 0]);
         a.extend([1, 200]);
         a.extend(le32(&[0]));
-        assert!(matches!(err(&with_section(9, 11, a)), PlanError::OutOfSection { section: "op_attributes", .. }));
+        assert!(matches!(
+            err(&with_section(9, 11, a)),
+            PlanError::OutOfSection {
+                section: "op_attributes",
+                ..
+            }
+        ));
         let mut a = le16(&[1, 0, 0]);
         a.extend([2, 3]); // epsilon is an f32: 3 bytes is wrong
         a.extend(le32(&[0]));
@@ -2976,24 +3667,50 @@ mod tests {
         a.extend([1, 1]);
         a.extend(le32(&[0]));
         a.push(0);
-        assert!(matches!(err(&with_section(9, 11, a)), PlanError::BadReference { target: "op", index: 4, .. }));
+        assert!(matches!(
+            err(&with_section(9, 11, a)),
+            PlanError::BadReference {
+                target: "op",
+                index: 4,
+                ..
+            }
+        ));
         // State: initial value past the section; subgraph lists past the index pool.
         let mut st = le16(&[1, 0]);
         st.extend(le32(&[64]));
         st.extend(le16(&[0, NONE16]));
         st.extend(le32(&[0, 64, 24]));
-        assert!(matches!(err(&with_section(10, 12, st)), PlanError::OutOfSection { section: "state", .. }));
+        assert!(matches!(
+            err(&with_section(10, 12, st)),
+            PlanError::OutOfSection {
+                section: "state",
+                ..
+            }
+        ));
         let mut sg = le16(&[1, 0]);
         sg.extend(le16(&[0, 1, 900, 1, 0, 1]));
-        assert!(matches!(err(&with_section(10, 13, sg)), PlanError::OutOfSection { section: "index_pool", .. }));
+        assert!(matches!(
+            err(&with_section(10, 13, sg)),
+            PlanError::OutOfSection {
+                section: "index_pool",
+                ..
+            }
+        ));
         // Headers of optional sections that do not fit: an empty section last ends with the plan.
-        for (kind, name) in
-            [(9, "quant_params"), (10, "weight_blocks"), (11, "op_attributes"), (12, "state"), (13, "subgraphs")]
-        {
+        for (kind, name) in [
+            (9, "quant_params"),
+            (10, "weight_blocks"),
+            (11, "op_attributes"),
+            (12, "state"),
+            (13, "subgraphs"),
+        ] {
             let mut s = sections(10);
             s.push((kind, vec![]));
             let e = err(&build(&hdr(10), &s));
-            assert!(matches!(&e, PlanError::OutOfSection { section, .. } if *section == name), "{name}: {e}");
+            assert!(
+                matches!(&e, PlanError::OutOfSection { section, .. } if *section == name),
+                "{name}: {e}"
+            );
         }
     }
 
@@ -3011,8 +3728,25 @@ mod tests {
         s.push((13, sg));
         let p = Plan::parse(&build(&hdr(10), &s)).unwrap();
         assert_eq!(p.state_bytes, 64);
-        assert_eq!(p.state[0], StateEntry { input: 0, output: Some(1), offset: 0, size_bytes: 64, initial: 24 });
-        assert_eq!(p.subgraphs[0], Subgraph { first_stage: 0, num_stages: 1, inputs: vec![0], outputs: vec![1] });
+        assert_eq!(
+            p.state[0],
+            StateEntry {
+                input: 0,
+                output: Some(1),
+                offset: 0,
+                size_bytes: 64,
+                initial: 24
+            }
+        );
+        assert_eq!(
+            p.subgraphs[0],
+            Subgraph {
+                first_stage: 0,
+                num_stages: 1,
+                inputs: vec![0],
+                outputs: vec![1]
+            }
+        );
         assert_eq!(p.requirements().state_bytes, 64);
     }
 
@@ -3051,10 +3785,16 @@ mod tests {
             include_bytes!("../../tests/tigris/fixtures/schema_compat/schema-v3-qdq-conv.tgrs"),
             include_bytes!("../../tests/tigris/fixtures/schema_compat/schema-v4-transpose.tgrs"),
             include_bytes!("../../tests/tigris/fixtures/schema_compat/schema-v5-conv1d-axis.tgrs"),
-            include_bytes!("../../tests/tigris/fixtures/schema_compat/schema-v6-interface-dtype.tgrs"),
-            include_bytes!("../../tests/tigris/fixtures/schema_compat/schema-v7-tensor-layout.tgrs"),
+            include_bytes!(
+                "../../tests/tigris/fixtures/schema_compat/schema-v6-interface-dtype.tgrs"
+            ),
+            include_bytes!(
+                "../../tests/tigris/fixtures/schema_compat/schema-v7-tensor-layout.tgrs"
+            ),
             include_bytes!("../../tests/tigris/fixtures/schema_compat/schema-v8-layer-norm.tgrs"),
-            include_bytes!("../../tests/tigris/fixtures/schema_compat/schema-v9-binary-requant.tgrs"),
+            include_bytes!(
+                "../../tests/tigris/fixtures/schema_compat/schema-v9-binary-requant.tgrs"
+            ),
             include_bytes!("../../tests/tigris/fixtures/schema_compat/schema-v10-state.tgrs"),
         ];
         for (i, f) in fixtures.iter().enumerate() {

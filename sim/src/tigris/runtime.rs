@@ -36,10 +36,31 @@ mod kind {
 }
 
 /// Names of kinds 1..=LAST, as the report's timeline writes them.
-const KIND_NAMES: [&str; kind::LAST as usize] =
-    ["stage_begin", "stage_end", "tile_begin", "load", "spill", "alloc", "reset", "move", "weights", "op", "copy"];
+const KIND_NAMES: [&str; kind::LAST as usize] = [
+    "stage_begin",
+    "stage_end",
+    "tile_begin",
+    "load",
+    "spill",
+    "alloc",
+    "reset",
+    "move",
+    "weights",
+    "op",
+    "copy",
+];
 
-const PATHS: [&str; 9] = ["normal", "tiled", "tiled_2d", "by_input", "transpose", "rows", "reshape", "chain", "control"];
+const PATHS: [&str; 9] = [
+    "normal",
+    "tiled",
+    "tiled_2d",
+    "by_input",
+    "transpose",
+    "rows",
+    "reshape",
+    "chain",
+    "control",
+];
 
 /// One `tigris_trace_event_t`, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,11 +180,18 @@ impl TigrisRuntime {
         let entries: Vec<(u32, EntryPoint)> = ENTRY_POINTS
             .iter()
             .flat_map(|&(name, what)| {
-                symbols.iter().filter(move |s| s.is_function && s.name == name).map(move |s| (s.addr & !1, what))
+                symbols
+                    .iter()
+                    .filter(move |s| s.is_function && s.name == name)
+                    .map(move |s| (s.addr & !1, what))
             })
             .collect();
         let static_plan = static_plan(firmware);
-        if !entries.iter().any(|e| matches!(e.1, EntryPoint::PlanLoad | EntryPoint::Run)) && static_plan.is_none() {
+        if !entries
+            .iter()
+            .any(|e| matches!(e.1, EntryPoint::PlanLoad | EntryPoint::Run))
+            && static_plan.is_none()
+        {
             return None;
         }
         Some(TigrisRuntime {
@@ -190,7 +218,9 @@ impl TigrisRuntime {
 
     /// Kind of the newest trace event (`tile_begin`, ...).
     pub fn last_event_kind(&self) -> Option<&'static str> {
-        self.events.last().map(|c| KIND_NAMES[c.event.kind as usize - 1])
+        self.events
+            .last()
+            .map(|c| KIND_NAMES[c.event.kind as usize - 1])
     }
 
     /// Addresses the core must trap.
@@ -217,7 +247,9 @@ impl TigrisRuntime {
     /// Execution reached `pc`: observe it if it is one of ours (the function then runs as usual).
     /// Returns whether the trap was ours.
     pub fn on_trap(&mut self, core: &mut dyn Core, pc: u32) -> Result<bool, CoreError> {
-        let Some(&(_, what)) = self.entries.iter().find(|e| e.0 == pc) else { return Ok(false) };
+        let Some(&(_, what)) = self.entries.iter().find(|e| e.0 == pc) else {
+            return Ok(false);
+        };
         match what {
             EntryPoint::PlanLoad => self.plan_load(core)?,
             EntryPoint::MemInit => self.mem_init(core)?,
@@ -233,14 +265,25 @@ impl TigrisRuntime {
 
     fn plan_load(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
         let (address, bytes) = (self.arg(core, 0)?, self.arg(core, 1)?);
-        let mut info = traces::TigrisPlanInfo { address, bytes, schema: None, model: None, budget: None, error: None };
+        let mut info = traces::TigrisPlanInfo {
+            address,
+            bytes,
+            schema: None,
+            model: None,
+            budget: None,
+            error: None,
+        };
         if bytes > MAX_PLAN_BYTES {
             info.error = Some(format!("tigris_plan_load was given {bytes} bytes, more than the {MAX_PLAN_BYTES} this reads"));
         } else {
             let mut buf = vec![0u8; bytes as usize];
             match core.read_memory(address, &mut buf) {
                 Ok(()) => self.parsed = read_plan(&buf, &mut info),
-                Err(e) => info.error = Some(format!("the plan at 0x{address:08x} ({bytes} bytes) cannot be read: {e}")),
+                Err(e) => {
+                    info.error = Some(format!(
+                        "the plan at 0x{address:08x} ({bytes} bytes) cannot be read: {e}"
+                    ))
+                }
             }
         }
         if let Some(e) = &info.error {
@@ -254,7 +297,11 @@ impl TigrisRuntime {
         // tigris_mem_init(mem, tensor_ptrs, num_tensors, fast_buf, fast_size, slow_buf, slow_size)
         let (fast_base, fast_size) = (self.arg(core, 3)?, self.arg(core, 4)?);
         let (slow_base, slow_size) = (self.arg(core, 5)?, self.arg(core, 6)?);
-        let region_of = |core: &dyn Core, addr: u32| core.memory().region_of(addr).map(|i| self.region_names[i].clone());
+        let region_of = |core: &dyn Core, addr: u32| {
+            core.memory()
+                .region_of(addr)
+                .map(|i| self.region_names[i].clone())
+        };
         let info = traces::TigrisArenas {
             fast_base,
             fast_size,
@@ -263,17 +310,24 @@ impl TigrisRuntime {
             fast_region: region_of(core, fast_base),
             slow_region: region_of(core, slow_base),
         };
-        for (name, base, size, region) in
-            [("fast", fast_base, fast_size, &info.fast_region), ("slow", slow_base, slow_size, &info.slow_region)]
-        {
+        for (name, base, size, region) in [
+            ("fast", fast_base, fast_size, &info.fast_region),
+            ("slow", slow_base, slow_size, &info.slow_region),
+        ] {
             if region.is_none() && size > 0 {
-                self.finding(format!("the {name} arena at 0x{base:08x} ({size} bytes) is outside the board's memory"));
+                self.finding(format!(
+                    "the {name} arena at 0x{base:08x} ({size} bytes) is outside the board's memory"
+                ));
             }
         }
         let mem = core.memory_mut();
         let fast_watch = mem.watch(fast_base, fast_size);
         let slow_watch = mem.watch_logging_reads(slow_base, slow_size);
-        self.arenas = Some(Arenas { info, fast_watch, slow_watch });
+        self.arenas = Some(Arenas {
+            info,
+            fast_watch,
+            slow_watch,
+        });
         Ok(())
     }
 
@@ -303,19 +357,35 @@ impl TigrisRuntime {
         }
         let event = TraceEvent::parse(&raw);
         if event.kind == 0 || event.kind > kind::LAST {
-            self.finding(format!("the sink was called with an event of unknown kind {} at 0x{pointer:08x}", event.kind));
+            self.finding(format!(
+                "the sink was called with an event of unknown kind {} at 0x{pointer:08x}",
+                event.kind
+            ));
             return Ok(());
         }
         let mem = core.memory_mut();
         let (slow, fast_high_water, reads) = match &self.arenas {
-            Some(a) => (mem.watch_counters(a.slow_watch), mem.take_high_water(a.fast_watch), mem.take_read_log(a.slow_watch)),
+            Some(a) => (
+                mem.watch_counters(a.slow_watch),
+                mem.take_high_water(a.fast_watch),
+                mem.take_read_log(a.slow_watch),
+            ),
             None => (WatchCounters::default(), 0, Vec::new()),
         };
-        let slow_rows: BTreeSet<(u32, u32)> = reads.iter().filter_map(|&a| self.slow_map.locate(a)).map(|l| (l.tensor, l.h)).collect();
+        let slow_rows: BTreeSet<(u32, u32)> = reads
+            .iter()
+            .filter_map(|&a| self.slow_map.locate(a))
+            .map(|l| (l.tensor, l.h))
+            .collect();
         let at = Snapshot {
             cycles: core.cycles(),
             instructions: core.instructions(),
-            stalls: core.memory().regions.iter().map(|r| r.counters.stall_cycles).collect(),
+            stalls: core
+                .memory()
+                .regions
+                .iter()
+                .map(|r| r.counters.stall_cycles)
+                .collect(),
             slow,
             fast_high_water,
             slow_rows: slow_rows.into_iter().collect(),
@@ -329,9 +399,19 @@ impl TigrisRuntime {
 
     /// Map a tensor the runtime placed in the slow arena (NHWC or NLC, per the plan's shape).
     fn place_slow_tensor(&mut self, e: &TraceEvent) {
-        let (Some(plan), Some(arenas)) = (&self.parsed, &self.arenas) else { return };
-        let Some(t) = plan.tensors.get(e.tensor as usize) else { return };
-        let dims = match t.shape.iter().map(|&d| u32::try_from(d).ok()).collect::<Option<Vec<u32>>>().as_deref() {
+        let (Some(plan), Some(arenas)) = (&self.parsed, &self.arenas) else {
+            return;
+        };
+        let Some(t) = plan.tensors.get(e.tensor as usize) else {
+            return;
+        };
+        let dims = match t
+            .shape
+            .iter()
+            .map(|&d| u32::try_from(d).ok())
+            .collect::<Option<Vec<u32>>>()
+            .as_deref()
+        {
             Some(&[n, h, w, c]) if t.row_axis() == Some(1) => [n, h, w, c],
             Some(&[n, l, c]) => [n, l, 1, c],
             _ => return,
@@ -341,7 +421,12 @@ impl TigrisRuntime {
             return;
         }
         let base = arenas.info.slow_base.wrapping_add(e.offset);
-        if let Ok(view) = TensorView::new(e.tensor as u32, base, dims, (t.size_bytes as u64 / elements) as u32) {
+        if let Ok(view) = TensorView::new(
+            e.tensor as u32,
+            base,
+            dims,
+            (t.size_bytes as u64 / elements) as u32,
+        ) {
             if self.slow_map.insert(view.clone()).is_err() {
                 // Overlaps a tensor placed earlier: the runtime reused its bytes; the newer one wins.
                 self.slow_map.clear();
@@ -396,7 +481,10 @@ impl TigrisRuntime {
             total.fast_peak_bus = core.memory().watch_counters(a.fast_watch).high_water;
         }
         if self.dropped_findings > 0 {
-            findings.push(format!("{} more findings not listed", self.dropped_findings));
+            findings.push(format!(
+                "{} more findings not listed",
+                self.dropped_findings
+            ));
         }
         traces::TigrisProfile {
             plan: plan_info,
@@ -436,10 +524,19 @@ fn static_plan(fw: &Firmware) -> Option<(u32, Vec<u8>)> {
         .iter()
         .find_map(|name| fw.symbols.iter().find(|s| s.name == *name).map(|s| s.addr));
     let candidates = fw.segments.iter().flat_map(|seg| {
-        seg.data.windows(4).enumerate().filter(|(_, w)| *w == b"TGRS").map(move |(i, _)| (seg, i))
+        seg.data
+            .windows(4)
+            .enumerate()
+            .filter(|(_, w)| *w == b"TGRS")
+            .map(move |(i, _)| (seg, i))
     });
     for (seg, offset) in at_symbol
-        .and_then(|a| fw.segments.iter().find(|s| a >= s.addr && ((a - s.addr) as usize) < s.data.len()).map(|s| (s, (a - s.addr) as usize)))
+        .and_then(|a| {
+            fw.segments
+                .iter()
+                .find(|s| a >= s.addr && ((a - s.addr) as usize) < s.data.len())
+                .map(|s| (s, (a - s.addr) as usize))
+        })
         .into_iter()
         .chain(candidates)
     {
@@ -492,13 +589,27 @@ fn check_bus(stage: &traces::TigrisStage, findings: &mut Vec<String>) {
 fn check_stage(plan: &Plan, stage: &mut traces::TigrisStage, findings: &mut Vec<String>) {
     let index = stage.stage as usize;
     let Some(head) = plan.stages.get(index) else {
-        findings.push(format!("stage {index}: the runtime ran a stage the plan does not have ({} stages)", plan.stages.len()));
+        findings.push(format!(
+            "stage {index}: the runtime ran a stage the plan does not have ({} stages)",
+            plan.stages.len()
+        ));
         return;
     };
-    let members = if head.in_chain() { head.chain_len as usize } else { 1 };
+    let members = if head.in_chain() {
+        head.chain_len as usize
+    } else {
+        1
+    };
     stage.op_names = plan.stages[index..(index + members).min(plan.stages.len())]
         .iter()
-        .flat_map(|s| s.ops.iter().map(|&o| plan.ops.get(o as usize).map(|op| op.name.clone()).unwrap_or(format!("op {o}"))))
+        .flat_map(|s| {
+            s.ops.iter().map(|&o| {
+                plan.ops
+                    .get(o as usize)
+                    .map(|op| op.name.clone())
+                    .unwrap_or(format!("op {o}"))
+            })
+        })
         .collect();
     let p = plan.prediction(index);
     let expected_path = match p.execution {
@@ -508,20 +619,39 @@ fn check_stage(plan: &Plan, stage: &mut traces::TigrisStage, findings: &mut Vec<
         Execution::ChainHead | Execution::ChainMember => "chain",
     };
     let tiled = !matches!(p.execution, Execution::Untiled);
-    let peak_bytes = if tiled { p.tiled_peak_bytes } else { head.peak_bytes as u64 };
+    let peak_bytes = if tiled {
+        p.tiled_peak_bytes
+    } else {
+        head.peak_bytes as u64
+    };
     let line_buffered = p.chain.as_ref().is_some_and(|c| c.line_buffered);
     let what = format!("stage {index}");
     if stage.path != expected_path {
-        findings.push(format!("{what}: the plan says {}, the runtime ran it as {}", p.execution.name(), stage.path));
+        findings.push(format!(
+            "{what}: the plan says {}, the runtime ran it as {}",
+            p.execution.name(),
+            stage.path
+        ));
     }
     let ran = stage.tiles.len() as u32;
     if tiled && ran != p.tiles {
-        findings.push(format!("{what}: the runtime ran {ran} tiles where the plan said {}", p.tiles));
+        findings.push(format!(
+            "{what}: the runtime ran {ran} tiles where the plan said {}",
+            p.tiles
+        ));
     }
-    let out_rows = stage.tiles.iter().filter_map(|t| t.out_rows).map(|r| (r[1] - r[0]).max(0) as u32).max();
+    let out_rows = stage
+        .tiles
+        .iter()
+        .filter_map(|t| t.out_rows)
+        .map(|r| (r[1] - r[0]).max(0) as u32)
+        .max();
     if let (true, Some(rows)) = (tiled, out_rows) {
         if rows != p.tile_height {
-            findings.push(format!("{what}: tiles of {rows} output rows where the plan said {}", p.tile_height));
+            findings.push(format!(
+                "{what}: tiles of {rows} output rows where the plan said {}",
+                p.tile_height
+            ));
         }
     }
     if matches!(p.execution, Execution::Tiled) && stage.figures.halo_bytes != p.overhead_bytes {
@@ -609,7 +739,10 @@ impl<'r> Breakdown<'r> {
             .zip(&to.stalls)
             .enumerate()
             .filter(|(_, (a, b))| b > a)
-            .map(|(i, (a, b))| traces::RegionCycles { region: self.rt.region_names[i].clone(), cycles: b - a })
+            .map(|(i, (a, b))| traces::RegionCycles {
+                region: self.rt.region_names[i].clone(),
+                cycles: b - a,
+            })
             .collect();
         traces::TigrisFigures {
             cycles: to.cycles - from.cycles,
@@ -648,7 +781,10 @@ impl<'r> Breakdown<'r> {
             let e = &c.event;
             match e.kind {
                 kind::STAGE_BEGIN => {
-                    let path = PATHS.get(e.path as usize).map(|p| p.to_string()).unwrap_or(format!("path {}", e.path));
+                    let path = PATHS
+                        .get(e.path as usize)
+                        .map(|p| p.to_string())
+                        .unwrap_or(format!("path {}", e.path));
                     stages.push(traces::TigrisStage {
                         stage: e.stage,
                         path,
@@ -679,25 +815,38 @@ impl<'r> Breakdown<'r> {
                     let halo_rows = prev_tile_rows.map(|p| overlap(p, e.rows)).unwrap_or(0);
                     prev_tile_rows = Some(e.rows);
                     computed_before = std::mem::take(&mut computed_now);
-                    tile = Some((i, Carried { halo_rows, ..Default::default() }));
+                    tile = Some((
+                        i,
+                        Carried {
+                            halo_rows,
+                            ..Default::default()
+                        },
+                    ));
                 }
                 kind::LOAD => {
                     // The halo's bytes: its rows at this load's bytes per row.
                     if let Some((_, carried)) = &mut tile {
                         let rows = (e.rows[1] as i64 - e.rows[0] as i64).max(0) as u64;
                         if e.rows[0] >= 0 && rows > 0 && carried.halo_bytes == 0 {
-                            carried.halo_bytes = carried.halo_rows.min(rows) * (e.bytes as u64 / rows);
+                            carried.halo_bytes =
+                                carried.halo_rows.min(rows) * (e.bytes as u64 / rows);
                         }
                     }
                 }
                 kind::OP if e.rows[0] >= 0 && e.tensor != u16::MAX => {
                     // A kernel call that says which rows it computed (the reference runtime does).
                     if let Some((_, carried)) = &mut tile {
-                        let again =
-                            computed_before.iter().filter(|(t, _)| *t == e.tensor).map(|(_, r)| overlap(*r, e.rows)).sum::<u64>();
+                        let again = computed_before
+                            .iter()
+                            .filter(|(t, _)| *t == e.tensor)
+                            .map(|(_, r)| overlap(*r, e.rows))
+                            .sum::<u64>();
                         let rows = (e.rows[1] - e.rows[0]).max(1) as u64;
                         // The kernel runs from this event to the next one.
-                        let kernel_cycles = events.get(i + 1).map(|n| n.at.cycles - c.at.cycles).unwrap_or(0);
+                        let kernel_cycles = events
+                            .get(i + 1)
+                            .map(|n| n.at.cycles - c.at.cycles)
+                            .unwrap_or(0);
                         carried.recomputed_rows += again;
                         carried.recompute_cycles += kernel_cycles * again / rows;
                     }
@@ -742,7 +891,11 @@ impl<'r> Breakdown<'r> {
                     kind: KIND_NAMES[e.kind as usize - 1].into(),
                     stage: known(e.stage),
                     tile,
-                    op: if e.kind == kind::OP { known(e.op) } else { None },
+                    op: if e.kind == kind::OP {
+                        known(e.op)
+                    } else {
+                        None
+                    },
                     tensor: known(e.tensor),
                     bytes: e.bytes,
                     rows: (e.rows[0] >= 0 && e.rows[1] >= e.rows[0]).then_some(e.rows),
@@ -769,8 +922,10 @@ impl<'r> Breakdown<'r> {
         bus_rows_before: &mut BTreeSet<(u32, u32)>,
     ) {
         let Some((start, carried)) = open else { return };
-        let read: BTreeSet<(u32, u32)> =
-            self.rt.events[start + 1..=end].iter().flat_map(|c| c.at.slow_rows.iter().copied()).collect();
+        let read: BTreeSet<(u32, u32)> = self.rt.events[start + 1..=end]
+            .iter()
+            .flat_map(|c| c.at.slow_rows.iter().copied())
+            .collect();
         let halo_rows_bus = read.intersection(bus_rows_before).count() as u64;
         *bus_rows_before = read;
         let tile = stage.tiles.last_mut().expect("a tile was opened");
@@ -779,7 +934,9 @@ impl<'r> Breakdown<'r> {
         f.halo_rows = carried.halo_rows;
         f.halo_rows_bus = halo_rows_bus;
         f.halo_bytes = carried.halo_bytes;
-        f.halo_load_cycles = (f.load_cycles * carried.halo_bytes).checked_div(f.load_bytes).unwrap_or(0);
+        f.halo_load_cycles = (f.load_cycles * carried.halo_bytes)
+            .checked_div(f.load_bytes)
+            .unwrap_or(0);
         f.recomputed_rows = carried.recomputed_rows;
         f.recompute_cycles = carried.recompute_cycles;
         tile.out_rows = self.rt.events[start..end]
@@ -826,7 +983,11 @@ impl<'r> Breakdown<'r> {
             }
         }
         // Each snapshot's high water covers the writes since the previous event.
-        f.fast_peak_bus = events[start + 1..=end].iter().map(|c| c.at.fast_high_water).max().unwrap_or(0);
+        f.fast_peak_bus = events[start + 1..=end]
+            .iter()
+            .map(|c| c.at.fast_high_water)
+            .max()
+            .unwrap_or(0);
         f
     }
 }
@@ -839,7 +1000,12 @@ mod tests {
     /// 768 bytes of overhead, budget 8192 (firmware/tigris/README.md).
     const TILED_PLAN: &[u8] = include_bytes!("../../../firmware/tigris/plans/tigris_tiled.tgrs");
 
-    fn observed(tiles: usize, out_rows: i32, fast_peak: u32, halo_bytes: u64) -> traces::TigrisStage {
+    fn observed(
+        tiles: usize,
+        out_rows: i32,
+        fast_peak: u32,
+        halo_bytes: u64,
+    ) -> traces::TigrisStage {
         let tile = |i: usize| traces::TigrisTile {
             index: i as u16,
             start_cycle: 0,
@@ -853,7 +1019,11 @@ mod tests {
             start_cycle: 0,
             op_names: Vec::new(),
             predicted: None,
-            figures: traces::TigrisFigures { fast_peak, halo_bytes, ..Default::default() },
+            figures: traces::TigrisFigures {
+                fast_peak,
+                halo_bytes,
+                ..Default::default()
+            },
             tiles: (0..tiles).map(tile).collect(),
         }
     }
@@ -866,7 +1036,10 @@ mod tests {
         check_stage(&plan, &mut stage, &mut findings);
         assert_eq!(findings, Vec::<String>::new());
         let p = stage.predicted.unwrap();
-        assert_eq!((p.tiles, p.tile_height, p.halo, p.overhead_bytes), (4, 10, 2, 768));
+        assert_eq!(
+            (p.tiles, p.tile_height, p.halo, p.overhead_bytes),
+            (4, 10, 2, 768)
+        );
         assert_eq!(stage.op_names.len(), 1);
     }
 
@@ -890,14 +1063,23 @@ mod tests {
         stage.stage = 9;
         findings.clear();
         check_stage(&plan, &mut stage, &mut findings);
-        assert_eq!(findings, ["stage 9: the runtime ran a stage the plan does not have (4 stages)"]);
+        assert_eq!(
+            findings,
+            ["stage 9: the runtime ran a stage the plan does not have (4 stages)"]
+        );
     }
 
     #[test]
     fn bus_and_runtime_disagreements_are_findings() {
         let mut stage = observed(4, 10, 6656, 768);
         let f = &mut stage.figures;
-        (f.load_bytes, f.slow_read_bytes, f.spill_bytes, f.slow_write_bytes, f.fast_peak_bus) = (4864, 4864, 16384, 16384, 6656);
+        (
+            f.load_bytes,
+            f.slow_read_bytes,
+            f.spill_bytes,
+            f.slow_write_bytes,
+            f.fast_peak_bus,
+        ) = (4864, 4864, 16384, 16384, 6656);
         let mut findings = Vec::new();
         check_bus(&stage, &mut findings);
         assert!(findings.is_empty(), "{findings:?}");
@@ -921,8 +1103,19 @@ mod tests {
         let mut data = b"....TGRS\xff\xff\xff\xff....".to_vec();
         let at = data.len() as u32;
         data.extend_from_slice(TILED_PLAN);
-        let segment = Segment { index: 0, addr: 0x3C00_0000, mem_size: data.len() as u32, data, executable: false };
-        let fw = Firmware { segments: vec![segment], symbols: Vec::new(), entry: 0, vector_section: None };
+        let segment = Segment {
+            index: 0,
+            addr: 0x3C00_0000,
+            mem_size: data.len() as u32,
+            data,
+            executable: false,
+        };
+        let fw = Firmware {
+            segments: vec![segment],
+            symbols: Vec::new(),
+            entry: 0,
+            vector_section: None,
+        };
         let (address, bytes) = static_plan(&fw).unwrap();
         assert_eq!((address, bytes.as_slice()), (0x3C00_0000 + at, TILED_PLAN));
     }
@@ -939,6 +1132,17 @@ mod tests {
         raw[32..36].copy_from_slice(&(-1i32).to_le_bytes());
         raw[40..44].copy_from_slice(&6656u32.to_le_bytes());
         let e = TraceEvent::parse(&raw);
-        assert_eq!((e.kind, e.stage, e.op, e.bytes, e.rows, e.cols[0], e.fast_used), (3, 3, 2, 1536, [9, 21], -1, 6656));
+        assert_eq!(
+            (
+                e.kind,
+                e.stage,
+                e.op,
+                e.bytes,
+                e.rows,
+                e.cols[0],
+                e.fast_used
+            ),
+            (3, 3, 2, 1536, [9, 21], -1, 6656)
+        );
     }
 }

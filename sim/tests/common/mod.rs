@@ -4,37 +4,86 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// Path of `firmware/build/<board>/<program>.elf`; fails with how to build it when missing.
 pub fn elf(board: &str, program: &str) -> String {
-    let p = root().join("firmware/build").join(board).join(format!("{program}.elf"));
-    assert!(p.exists(), "{} is missing: run `bash firmware/build.sh` first (the README's test command does)", p.display());
+    let p = root()
+        .join("firmware/build")
+        .join(board)
+        .join(format!("{program}.elf"));
+    assert!(
+        p.exists(),
+        "{} is missing: run `bash firmware/build.sh` first (the README's test command does)",
+        p.display()
+    );
     p.to_string_lossy().into_owned()
 }
 
 /// Expected console output of a portable program: the host build's stdout.
 pub fn host_output(program: &str) -> String {
-    std::fs::read_to_string(root().join("firmware/build/host").join(format!("{program}.out"))).unwrap()
+    std::fs::read_to_string(
+        root()
+            .join("firmware/build/host")
+            .join(format!("{program}.out")),
+    )
+    .unwrap()
 }
 
 pub fn sim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tigris-sim")).args(args).current_dir(root()).output().expect("run tigris-sim")
+    Command::new(env!("CARGO_BIN_EXE_tigris-sim"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run tigris-sim")
 }
 
 /// `tigris-sim run --quiet --board BOARD ELF EXTRA...` with a report: (exit code, report, stdout).
 pub fn run(board: &str, elf: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
-    let stem = Path::new(elf).file_stem().unwrap().to_string_lossy().into_owned();
+    let stem = Path::new(elf)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let tag = extra.join("_").replace(['-', '/'], "");
-    let report = std::env::temp_dir().join(format!("tigris-test-{}-{board}-{stem}-{tag}.json", std::process::id()));
+    let report = std::env::temp_dir().join(format!(
+        "tigris-test-{}-{board}-{stem}-{tag}.json",
+        std::process::id()
+    ));
     let report_s = report.to_string_lossy().into_owned();
-    let mut args = vec!["run", "--quiet", "--board", board, elf, "--report", &report_s];
+    let mut args = vec![
+        "run", "--quiet", "--board", board, elf, "--report", &report_s,
+    ];
     args.extend_from_slice(extra);
     let out = sim(&args);
-    let text = std::fs::read_to_string(&report)
-        .unwrap_or_else(|_| panic!("no report for {elf}: {}", String::from_utf8_lossy(&out.stderr)));
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|_| {
+        panic!(
+            "no report for {elf}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
     let _ = std::fs::remove_file(&report);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    (out.status.code().unwrap_or(-1), serde_json::from_str(&text).unwrap(), stdout)
+    (
+        out.status.code().unwrap_or(-1),
+        serde_json::from_str(&text).unwrap(),
+        stdout,
+    )
+}
+
+/// Whether the simulator finds the mask-ROM ELF `name` (as `boards show` reports it).
+pub fn rom_available(name: &str) -> bool {
+    let board = if name.starts_with("esp32s3") {
+        "esp32s3"
+    } else {
+        "esp32"
+    };
+    let out = sim(&["boards", "show", board]);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .any(|l| l.starts_with("mask ROM: /") && l.ends_with(name))
 }

@@ -13,21 +13,50 @@ pub fn figure(report: &Report) -> Option<Figure> {
     // The occupancy a trace event reports holds until the next event.
     let steps: Vec<Step> = events
         .iter()
-        .zip(events.iter().skip(1).map(|next| next.cycle).chain([last.cycle]))
-        .map(|(event, until)| Step { start: time.at(event.cycle), end: time.at(until.max(event.cycle)), value: event.fast_used as f64 })
+        .zip(
+            events
+                .iter()
+                .skip(1)
+                .map(|next| next.cycle)
+                .chain([last.cycle]),
+        )
+        .map(|(event, until)| Step {
+            start: time.at(event.cycle),
+            end: time.at(until.max(event.cycle)),
+            value: event.fast_used as f64,
+        })
         .collect();
-    let peak = events.iter().map(|event| event.fast_used).max().unwrap_or(0) as f64;
+    let peak = events
+        .iter()
+        .map(|event| event.fast_used)
+        .max()
+        .unwrap_or(0) as f64;
 
     let budget = tigris.plan.as_ref().and_then(|plan| plan.budget);
     let arena_size = tigris.arenas.as_ref().map(|arenas| arenas.fast_size);
-    let describe = |name: &str, bytes: u32| format!("{name} ({})", Scale::bytes(bytes as f64).format(bytes as f64));
+    let describe = |name: &str, bytes: u32| {
+        format!(
+            "{name} ({})",
+            Scale::bytes(bytes as f64).format(bytes as f64)
+        )
+    };
     let levels = match (budget, arena_size) {
         (Some(budget), Some(size)) if budget == size => {
-            vec![Level { label: describe("plan budget = arena size", budget), color: style::color(3), value: budget as f64 }]
+            vec![Level {
+                label: describe("plan budget = arena size", budget),
+                color: style::color(3),
+                value: budget as f64,
+            }]
         }
         _ => [("plan budget", budget, 3), ("arena size", arena_size, 4)]
             .into_iter()
-            .filter_map(|(name, bytes, color)| bytes.map(|bytes| Level { label: describe(name, bytes), color: style::color(color), value: bytes as f64 }))
+            .filter_map(|(name, bytes, color)| {
+                bytes.map(|bytes| Level {
+                    label: describe(name, bytes),
+                    color: style::color(color),
+                    value: bytes as f64,
+                })
+            })
             .collect(),
     };
 
@@ -48,7 +77,10 @@ pub fn figure(report: &Report) -> Option<Figure> {
         y_name: "fast arena in use".to_string(),
         quantity: Quantity::Bytes,
         series: vec![StepSeries {
-            label: format!("in use, as the runtime reports it (peak {})", Scale::bytes(peak).format(peak)),
+            label: format!(
+                "in use, as the runtime reports it (peak {})",
+                Scale::bytes(peak).format(peak)
+            ),
             color: style::color(0),
             steps,
         }],
@@ -59,6 +91,9 @@ pub fn figure(report: &Report) -> Option<Figure> {
         height: style::HEIGHT,
         title: "TiGrIS fast-arena use over time".to_string(),
         subtitle: style::run_summary(report),
-        panels: vec![Panel { weight: 1, chart: Chart::Time(panel) }],
+        panels: vec![Panel {
+            weight: 1,
+            chart: Chart::Time(panel),
+        }],
     })
 }

@@ -17,11 +17,14 @@ pub struct PixelFontBackend<'a> {
 impl<'a> PixelFontBackend<'a> {
     /// `rgb` holds 3 bytes per pixel, row by row.
     pub fn new(rgb: &'a mut [u8], size: (u32, u32)) -> Self {
-        PixelFontBackend { bitmap: BitMapBackend::with_buffer(rgb, size) }
+        PixelFontBackend {
+            bitmap: BitMapBackend::with_buffer(rgb, size),
+        }
     }
 }
 
-type BackendResult = Result<(), DrawingErrorKind<<BitMapBackend<'static> as DrawingBackend>::ErrorType>>;
+type BackendResult =
+    Result<(), DrawingErrorKind<<BitMapBackend<'static> as DrawingBackend>::ErrorType>>;
 
 impl DrawingBackend for PixelFontBackend<'_> {
     type ErrorType = <BitMapBackend<'static> as DrawingBackend>::ErrorType;
@@ -42,7 +45,12 @@ impl DrawingBackend for PixelFontBackend<'_> {
         self.bitmap.draw_pixel(point, color)
     }
 
-    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> BackendResult {
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> BackendResult {
         self.bitmap.draw_line(from, to, style)
     }
 
@@ -56,7 +64,12 @@ impl DrawingBackend for PixelFontBackend<'_> {
         self.bitmap.draw_rect(upper_left, bottom_right, style, fill)
     }
 
-    fn blit_bitmap(&mut self, pos: BackendCoord, (iw, ih): (u32, u32), src: &[u8]) -> BackendResult {
+    fn blit_bitmap(
+        &mut self,
+        pos: BackendCoord,
+        (iw, ih): (u32, u32),
+        src: &[u8],
+    ) -> BackendResult {
         self.bitmap.blit_bitmap(pos, (iw, ih), src)
     }
 
@@ -68,7 +81,12 @@ impl DrawingBackend for PixelFontBackend<'_> {
         Ok(font::text_size(text, font::scale_for(style.size())))
     }
 
-    fn draw_text<TStyle: BackendTextStyle>(&mut self, text: &str, style: &TStyle, pos: BackendCoord) -> BackendResult {
+    fn draw_text<TStyle: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &TStyle,
+        pos: BackendCoord,
+    ) -> BackendResult {
         let color = style.color();
         if color.alpha == 0.0 {
             return Ok(());
@@ -95,7 +113,8 @@ impl DrawingBackend for PixelFontBackend<'_> {
         font::for_each_pixel(text, |x, y| {
             for dy in 0..step {
                 for dx in 0..step {
-                    let (rx, ry) = transform.transform(left + x as i32 * step + dx, top + y as i32 * step + dy);
+                    let (rx, ry) = transform
+                        .transform(left + x as i32 * step + dx, top + y as i32 * step + dy);
                     if result.is_ok() {
                         result = self.bitmap.draw_pixel((pos.0 + rx, pos.1 + ry), color);
                     }

@@ -18,7 +18,11 @@ pub struct BarSeries {
 
 impl BarSeries {
     pub fn uniform(label: Option<String>, color: RGBColor, values: Vec<Option<u64>>) -> Self {
-        BarSeries { label, colors: vec![color; values.len()], values }
+        BarSeries {
+            label,
+            colors: vec![color; values.len()],
+            values,
+        }
     }
 }
 
@@ -63,7 +67,13 @@ impl HorizontalBars {
     /// The longest bar of each row.
     fn row_ends(&self) -> Vec<u64> {
         (0..self.categories.len())
-            .map(|row| self.series.iter().filter_map(|series| series.values.get(row).copied().flatten()).max().unwrap_or(0))
+            .map(|row| {
+                self.series
+                    .iter()
+                    .filter_map(|series| series.values.get(row).copied().flatten())
+                    .max()
+                    .unwrap_or(0)
+            })
             .collect()
     }
 
@@ -76,8 +86,17 @@ impl HorizontalBars {
             labels: &self.categories,
             x_start: 0.0,
             x_end: scale.of(largest),
-            longest_note: self.notes.iter().map(|note| note.chars().count()).max().unwrap_or(0),
-            legend_entries: self.series.iter().filter(|series| series.label.is_some()).count(),
+            longest_note: self
+                .notes
+                .iter()
+                .map(|note| note.chars().count())
+                .max()
+                .unwrap_or(0),
+            legend_entries: self
+                .series
+                .iter()
+                .filter(|series| series.label.is_some())
+                .count(),
             x_desc: format!("{} ({})", self.x_name, scale.name),
         };
         let mut chart = frame.build(area)?;
@@ -91,16 +110,28 @@ impl HorizontalBars {
                 .enumerate()
                 .filter_map(|(row, (value, color))| {
                     let y = row_y(&chart, row);
-                    value.map(|cycles| Rectangle::new([(0.0, y + low), (scale.of(cycles as f64), y + high)], color.filled()))
+                    value.map(|cycles| {
+                        Rectangle::new(
+                            [(0.0, y + low), (scale.of(cycles as f64), y + high)],
+                            color.filled(),
+                        )
+                    })
                 })
                 .collect();
             let drawn = chart.draw_series(bars)?;
             if let (Some(label), Some(&color)) = (&series.label, series.colors.first()) {
-                drawn.label(label).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled()));
+                drawn.label(label).legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled())
+                });
             }
         }
         let notes = self.notes.iter().zip(&row_ends).enumerate();
-        rows::draw_notes(&chart, notes.map(|(row, (note, &end))| (row_y(&chart, row), scale.of(end as f64), note.as_str())))?;
+        rows::draw_notes(
+            &chart,
+            notes.map(|(row, (note, &end))| {
+                (row_y(&chart, row), scale.of(end as f64), note.as_str())
+            }),
+        )?;
         if frame.legend_entries > 0 {
             style::draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         }

@@ -153,7 +153,10 @@ const fn parse_sheet() -> [Glyph; CHAR_COUNT] {
         let pixel_row = row_index % GLYPH_HEIGHT as usize;
         let row = SHEET[row_index].as_bytes();
         let glyphs_in_band = (row.len() + 1) / (ADVANCE as usize);
-        assert!(glyphs_in_band * ADVANCE as usize == row.len() + 1, "sheet row of the wrong length");
+        assert!(
+            glyphs_in_band * ADVANCE as usize == row.len() + 1,
+            "sheet row of the wrong length"
+        );
         let mut slot = 0;
         while slot < glyphs_in_band {
             let mut bits = 0u8;
@@ -177,7 +180,9 @@ const fn parse_sheet() -> [Glyph; CHAR_COUNT] {
 
 fn glyph(c: char) -> &'static Glyph {
     let index = match u8::try_from(c) {
-        Ok(byte) if (FIRST_CHAR..FIRST_CHAR + CHAR_COUNT as u8).contains(&byte) => byte - FIRST_CHAR,
+        Ok(byte) if (FIRST_CHAR..FIRST_CHAR + CHAR_COUNT as u8).contains(&byte) => {
+            byte - FIRST_CHAR
+        }
         _ => b'?' - FIRST_CHAR,
     };
     &GLYPHS[index as usize]
@@ -192,7 +197,10 @@ pub fn scale_for(font_size: f64) -> u32 {
 /// Width and height of a line of text in screen pixels at `scale`.
 pub fn text_size(text: &str, scale: u32) -> (u32, u32) {
     let chars = text.chars().count() as u32;
-    ((chars * ADVANCE).saturating_sub(1) * scale, GLYPH_HEIGHT * scale)
+    (
+        (chars * ADVANCE).saturating_sub(1) * scale,
+        GLYPH_HEIGHT * scale,
+    )
 }
 
 /// Calls `ink(x, y)` for every inked font pixel of `text`, in font-pixel coordinates from the top left

@@ -39,7 +39,12 @@ pub struct PlotError {
 
 impl fmt::Display for PlotError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "cannot write plot {}: {}", self.path.display(), self.message)
+        write!(
+            f,
+            "cannot write plot {}: {}",
+            self.path.display(),
+            self.message
+        )
     }
 }
 
@@ -47,7 +52,10 @@ impl std::error::Error for PlotError {}
 
 impl PlotError {
     fn new(path: &Path, message: impl fmt::Display) -> Self {
-        PlotError { path: path.to_path_buf(), message: message.to_string() }
+        PlotError {
+            path: path.to_path_buf(),
+            message: message.to_string(),
+        }
     }
 }
 
@@ -73,7 +81,12 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, PlotErro
 
 /// Two runs side by side (cycles per TiGrIS stage, or when either has no TiGrIS data: totals and top functions),
 /// written as `stem`.svg and `stem`.png; `labels` name the two runs in the legend.
-pub fn write_compare_plot(a: &Report, b: &Report, labels: (&str, &str), stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
+pub fn write_compare_plot(
+    a: &Report,
+    b: &Report,
+    labels: (&str, &str),
+    stem: &Path,
+) -> Result<Vec<PathBuf>, PlotError> {
     if let Some(dir) = stem.parent().filter(|dir| !dir.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| PlotError::new(dir, e))?;
     }
@@ -102,7 +115,9 @@ fn render_svg(figure: &Figure) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, figure.height)).into_drawing_area();
-        figure.draw(&root).map_err(|e| format!("drawing failed: {e}"))?;
+        figure
+            .draw(&root)
+            .map_err(|e| format!("drawing failed: {e}"))?;
         root.present().map_err(|e| format!("drawing failed: {e}"))?;
     }
     Ok(svg)
@@ -113,7 +128,9 @@ fn render_png(figure: &Figure) -> Result<Vec<u8>, String> {
     let mut rgb = vec![0u8; width as usize * height as usize * 3];
     {
         let root = backend::PixelFontBackend::new(&mut rgb, (width, height)).into_drawing_area();
-        figure.draw(&root).map_err(|e| format!("drawing failed: {e}"))?;
+        figure
+            .draw(&root)
+            .map_err(|e| format!("drawing failed: {e}"))?;
         root.present().map_err(|e| format!("drawing failed: {e}"))?;
     }
     let mut png = Vec::new();
@@ -123,8 +140,14 @@ fn render_png(figure: &Figure) -> Result<Vec<u8>, String> {
     // Plots are mostly flat colour: the best deflate level with per-row filters makes them ~10x smaller.
     encoder.set_compression(png::Compression::Best);
     encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
-    let mut writer = encoder.write_header().map_err(|e| format!("PNG encoding failed: {e}"))?;
-    writer.write_image_data(&rgb).map_err(|e| format!("PNG encoding failed: {e}"))?;
-    writer.finish().map_err(|e| format!("PNG encoding failed: {e}"))?;
+    let mut writer = encoder
+        .write_header()
+        .map_err(|e| format!("PNG encoding failed: {e}"))?;
+    writer
+        .write_image_data(&rgb)
+        .map_err(|e| format!("PNG encoding failed: {e}"))?;
+    writer
+        .finish()
+        .map_err(|e| format!("PNG encoding failed: {e}"))?;
     Ok(png)
 }

@@ -9,7 +9,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::style::{self, DrawResult, CAPTION_HEIGHT, CHAR_WIDTH, MARGIN, MARGIN_RIGHT, X_LABEL_AREA};
+use super::style::{
+    self, DrawResult, CAPTION_HEIGHT, CHAR_WIDTH, MARGIN, MARGIN_RIGHT, X_LABEL_AREA,
+};
 use super::units::tick;
 
 /// Share of a row's height its bars take.
@@ -55,7 +57,10 @@ impl Ranged for RowAxis {
     }
 
     fn key_points<Hint: KeyPointHint>(&self, _hint: Hint) -> Vec<f64> {
-        (0..self.rows).step_by(self.every).map(|index| self.y(index)).collect()
+        (0..self.rows)
+            .step_by(self.every)
+            .map(|index| self.y(index))
+            .collect()
     }
 
     fn range(&self) -> Range<f64> {
@@ -84,32 +89,70 @@ impl RowFrame<'_> {
         let capacity = (plot_height / LABEL_PITCH).max(1) as usize;
         // Empty rows at the bottom for the legend (lower right) to cover no bar: with `e` of them, rows
         // are plot_height / (rows + e) high, and e of them must hold the legend.
-        let legend_height = if self.legend_entries == 0 { 0.0 } else { style::legend_height(self.legend_entries) as f64 };
+        let legend_height = if self.legend_entries == 0 {
+            0.0
+        } else {
+            style::legend_height(self.legend_entries) as f64
+        };
         let room = (plot_height as f64 - legend_height).max(1.0);
         let legend_rows = (legend_height * rows as f64 / room).ceil() as usize;
-        let slots = (rows + legend_rows).max((plot_height / MAX_ROW_PITCH) as usize).max(1);
-        RowAxis { rows, slots, every: rows.div_ceil(capacity).max(1) }
+        let slots = (rows + legend_rows)
+            .max((plot_height / MAX_ROW_PITCH) as usize)
+            .max(1);
+        RowAxis {
+            rows,
+            slots,
+            every: rows.div_ceil(capacity).max(1),
+        }
     }
 
     /// Builds the chart and draws its axes.
-    pub fn build<'a, DB: DrawingBackend>(&self, area: &'a DrawingArea<DB, Shift>) -> Result<RowChart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    pub fn build<'a, DB: DrawingBackend>(
+        &self,
+        area: &'a DrawingArea<DB, Shift>,
+    ) -> Result<RowChart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
         let (area_width, area_height) = area.dim_in_pixel();
-        let longest_label = self.labels.iter().map(|label| label.chars().count()).max().unwrap_or(0) as u32;
+        let longest_label = self
+            .labels
+            .iter()
+            .map(|label| label.chars().count())
+            .max()
+            .unwrap_or(0) as u32;
         let y_label_area = (longest_label * CHAR_WIDTH + 24).min(area_width * 45 / 100);
-        let caption_height = if self.caption.is_some() { CAPTION_HEIGHT } else { 0 };
-        let plot_width = area_width.saturating_sub(y_label_area + MARGIN + MARGIN_RIGHT).max(40);
-        let plot_height = area_height.saturating_sub(X_LABEL_AREA + 2 * MARGIN + caption_height).max(20);
-        let note_share = ((self.longest_note as u32 * CHAR_WIDTH + 16) as f64 / plot_width as f64).min(0.6);
-        let data_width = if self.x_end > self.x_start { self.x_end - self.x_start } else { 1.0 };
+        let caption_height = if self.caption.is_some() {
+            CAPTION_HEIGHT
+        } else {
+            0
+        };
+        let plot_width = area_width
+            .saturating_sub(y_label_area + MARGIN + MARGIN_RIGHT)
+            .max(40);
+        let plot_height = area_height
+            .saturating_sub(X_LABEL_AREA + 2 * MARGIN + caption_height)
+            .max(20);
+        let note_share =
+            ((self.longest_note as u32 * CHAR_WIDTH + 16) as f64 / plot_width as f64).min(0.6);
+        let data_width = if self.x_end > self.x_start {
+            self.x_end - self.x_start
+        } else {
+            1.0
+        };
         let x_end = self.x_start + data_width * 1.02 / (1.0 - note_share);
 
         let mut builder = ChartBuilder::on(area);
-        builder.margin(MARGIN).margin_right(MARGIN_RIGHT).x_label_area_size(X_LABEL_AREA).y_label_area_size(y_label_area);
+        builder
+            .margin(MARGIN)
+            .margin_right(MARGIN_RIGHT)
+            .x_label_area_size(X_LABEL_AREA)
+            .y_label_area_size(y_label_area);
         if let Some(caption) = self.caption {
             builder.caption(caption, style::axis_desc_style());
         }
         let axis = self.y_axis(plot_height);
-        let label_at = |y: &f64| axis.index_at(*y).map_or(String::new(), |index| self.labels[index].clone());
+        let label_at = |y: &f64| {
+            axis.index_at(*y)
+                .map_or(String::new(), |index| self.labels[index].clone())
+        };
         let mut chart = builder.build_cartesian_2d(self.x_start..x_end, axis.clone())?;
         style::configure_mesh(&mut chart)
             .disable_y_mesh()
@@ -127,11 +170,16 @@ pub fn row_y<DB: DrawingBackend>(chart: &RowChart<DB>, index: usize) -> f64 {
 }
 
 /// Writes each note just right of `x` in its row: (row y, x, note).
-pub fn draw_notes<'n, DB: DrawingBackend>(chart: &RowChart<DB>, notes: impl IntoIterator<Item = (f64, f64, &'n str)>) -> DrawResult<DB> {
+pub fn draw_notes<'n, DB: DrawingBackend>(
+    chart: &RowChart<DB>,
+    notes: impl IntoIterator<Item = (f64, f64, &'n str)>,
+) -> DrawResult<DB> {
     let note_style = style::text_style().pos(Pos::new(HPos::Left, VPos::Center));
     for (y, x, note) in notes.into_iter().filter(|(_, _, note)| !note.is_empty()) {
         let text = Text::new(note.to_string(), (6, 0), note_style.clone());
-        chart.plotting_area().draw(&(EmptyElement::at((x, y)) + text))?;
+        chart
+            .plotting_area()
+            .draw(&(EmptyElement::at((x, y)) + text))?;
     }
     Ok(())
 }

@@ -15,25 +15,47 @@ const DEFAULT_BINS: u64 = 256;
 pub fn figure(report: &Report) -> Option<Figure> {
     let time = TimeScale::new(report.board.clock_hz);
     let run_end = run_end(report);
-    let panels: Vec<Panel> = [tigris_panel(report, time, run_end), region_panel(report, time, run_end)]
-        .into_iter()
-        .flatten()
-        .map(|panel| Panel { weight: 1, chart: Chart::Time(panel) })
-        .collect();
+    let panels: Vec<Panel> = [
+        tigris_panel(report, time, run_end),
+        region_panel(report, time, run_end),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|panel| Panel {
+        weight: 1,
+        chart: Chart::Time(panel),
+    })
+    .collect();
     if panels.is_empty() {
         return None;
     }
-    Some(Figure { height: style::HEIGHT, title: "Slow-memory traffic over time".to_string(), subtitle: style::run_summary(report), panels })
+    Some(Figure {
+        height: style::HEIGHT,
+        title: "Slow-memory traffic over time".to_string(),
+        subtitle: style::run_summary(report),
+        panels,
+    })
 }
 
 fn run_end(report: &Report) -> u64 {
-    let last_event = report.tigris.as_ref().and_then(|tigris| tigris.timeline.last()).map_or(0, |event| event.cycle);
-    let last_sample = report.timeline.as_ref().and_then(|timeline| timeline.samples.last()).map_or(0, |sample| sample.cycle);
+    let last_event = report
+        .tigris
+        .as_ref()
+        .and_then(|tigris| tigris.timeline.last())
+        .map_or(0, |event| event.cycle);
+    let last_sample = report
+        .timeline
+        .as_ref()
+        .and_then(|timeline| timeline.samples.last())
+        .map_or(0, |sample| sample.cycle);
     report.totals.cycles.max(last_event).max(last_sample)
 }
 
 fn series_label(name: &str, bytes: u64) -> String {
-    format!("{name} ({} in all)", Scale::bytes(bytes as f64).format(bytes as f64))
+    format!(
+        "{name} ({} in all)",
+        Scale::bytes(bytes as f64).format(bytes as f64)
+    )
 }
 
 /// The slow arena's reads and writes per interval (the sampling interval when the report has one), from
@@ -50,8 +72,22 @@ fn tigris_panel(report: &Report, time: TimeScale, run_end: u64) -> Option<TimePa
         .max(run_end.div_ceil(MAX_BINS))
         .max(1);
     let directions = [
-        ("slow-arena reads", events.iter().map(|event| (event.cycle, event.slow_read_bytes)).collect::<Vec<_>>(), 0),
-        ("slow-arena writes", events.iter().map(|event| (event.cycle, event.slow_write_bytes)).collect(), 1),
+        (
+            "slow-arena reads",
+            events
+                .iter()
+                .map(|event| (event.cycle, event.slow_read_bytes))
+                .collect::<Vec<_>>(),
+            0,
+        ),
+        (
+            "slow-arena writes",
+            events
+                .iter()
+                .map(|event| (event.cycle, event.slow_write_bytes))
+                .collect(),
+            1,
+        ),
     ];
     let series: Vec<StepSeries> = directions
         .into_iter()
@@ -67,9 +103,17 @@ fn tigris_panel(report: &Report, time: TimeScale, run_end: u64) -> Option<TimePa
     if series.is_empty() {
         return None;
     }
-    let region = tigris.arenas.as_ref().and_then(|arenas| arenas.slow_region.as_deref()).unwrap_or("slow memory");
+    let region = tigris
+        .arenas
+        .as_ref()
+        .and_then(|arenas| arenas.slow_region.as_deref())
+        .unwrap_or("slow memory");
     Some(traffic_panel(
-        format!("TiGrIS slow arena ({}) from trace events, averaged over {}-cycle intervals", label(region, 24), interval),
+        format!(
+            "TiGrIS slow arena ({}) from trace events, averaged over {}-cycle intervals",
+            label(region, 24),
+            interval
+        ),
         time,
         run_end,
         series,
@@ -79,7 +123,12 @@ fn tigris_panel(report: &Report, time: TimeScale, run_end: u64) -> Option<TimePa
 /// Rates per interval of a counter known at some cycles: (cycle, running total). The runtime reports a
 /// load or spill right after its copy, so the bytes a counter gained since the previous event go to
 /// the interval of the event that shows them.
-pub(super) fn binned_rates(totals: &[(u64, u64)], interval: u64, run_end: u64, time: TimeScale) -> Vec<Step> {
+pub(super) fn binned_rates(
+    totals: &[(u64, u64)],
+    interval: u64,
+    run_end: u64,
+    time: TimeScale,
+) -> Vec<Step> {
     let bins = run_end.div_ceil(interval).max(1);
     let mut bytes = vec![0.0; bins as usize];
     let mut before = 0;
@@ -93,8 +142,14 @@ pub(super) fn binned_rates(totals: &[(u64, u64)], interval: u64, run_end: u64, t
         .enumerate()
         .map(|(bin, &moved)| {
             let start = bin as u64 * interval;
-            let end = start.saturating_add(interval).min(run_end.max(start.saturating_add(1)));
-            Step { start: time.at(start), end: time.at(end), value: moved / time.at(end - start) }
+            let end = start
+                .saturating_add(interval)
+                .min(run_end.max(start.saturating_add(1)));
+            Step {
+                start: time.at(start),
+                end: time.at(end),
+                value: moved / time.at(end - start),
+            }
         })
         .collect()
 }
@@ -124,7 +179,10 @@ fn region_panel(report: &Report, time: TimeScale, run_end: u64) -> Option<TimePa
         return None;
     }
     Some(traffic_panel(
-        format!("Memory regions other than SRAM, from timeline samples ({} cycles apart)", timeline.interval_cycles),
+        format!(
+            "Memory regions other than SRAM, from timeline samples ({} cycles apart)",
+            timeline.interval_cycles
+        ),
         time,
         run_end,
         series,
@@ -132,7 +190,12 @@ fn region_panel(report: &Report, time: TimeScale, run_end: u64) -> Option<TimePa
 }
 
 /// A panel of traffic rates over the whole run.
-fn traffic_panel(caption: String, time: TimeScale, run_end: u64, series: Vec<StepSeries>) -> TimePanel {
+fn traffic_panel(
+    caption: String,
+    time: TimeScale,
+    run_end: u64,
+    series: Vec<StepSeries>,
+) -> TimePanel {
     TimePanel {
         caption: Some(caption),
         time,
@@ -148,7 +211,11 @@ fn traffic_panel(caption: String, time: TimeScale, run_end: u64, series: Vec<Ste
 /// (cycle, running total) of one region's bytes read or written, from reset.
 fn sample_totals(timeline: &Timeline, region: usize, read: bool) -> Vec<(u64, u64)> {
     let samples = timeline.samples.iter().map(|sample| {
-        let totals = if read { &sample.read_bytes } else { &sample.write_bytes };
+        let totals = if read {
+            &sample.read_bytes
+        } else {
+            &sample.write_bytes
+        };
         (sample.cycle, totals.get(region).copied().unwrap_or(0))
     });
     [(0, 0)].into_iter().chain(samples).collect()
@@ -162,7 +229,11 @@ pub(super) fn sample_rates(totals: &[(u64, u64)], time: TimeScale) -> Vec<Step> 
         .map(|pair| {
             let (start, before) = pair[0];
             let (end, after) = pair[1];
-            Step { start: time.at(start), end: time.at(end), value: after.saturating_sub(before) as f64 / time.at(end - start) }
+            Step {
+                start: time.at(start),
+                end: time.at(end),
+                value: after.saturating_sub(before) as f64 / time.at(end - start),
+            }
         })
         .collect()
 }

@@ -92,9 +92,17 @@ pub enum Chart {
 impl Figure {
     pub fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         root.fill(&WHITE)?;
-        let area = root.titled(&self.title, ("sans-serif", TITLE_SIZE).into_font().color(&BLACK))?;
+        let area = root.titled(
+            &self.title,
+            ("sans-serif", TITLE_SIZE).into_font().color(&BLACK),
+        )?;
         let area = area.titled(&self.subtitle, text_style().color(&RGBColor(90, 90, 90)))?;
-        let total_weight = self.panels.iter().map(|panel| panel.weight as i64).sum::<i64>().max(1);
+        let total_weight = self
+            .panels
+            .iter()
+            .map(|panel| panel.weight as i64)
+            .sum::<i64>()
+            .max(1);
         let height = area.dim_in_pixel().1 as i64;
         let mut above = 0;
         let mut breaks = Vec::new();
@@ -118,7 +126,10 @@ impl Figure {
 pub fn run_summary(report: &Report) -> String {
     let cycles = Scale::cycles(report.totals.cycles as f64).format(report.totals.cycles as f64);
     let duration = if report.board.clock_hz > 0 {
-        format!("{} ms, {cycles}", significant(TimeScale::new(report.board.clock_hz).at(report.totals.cycles)))
+        format!(
+            "{} ms, {cycles}",
+            significant(TimeScale::new(report.board.clock_hz).at(report.totals.cycles))
+        )
     } else {
         cycles
     };

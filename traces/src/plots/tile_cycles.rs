@@ -27,12 +27,22 @@ pub fn figure(report: &Report) -> Option<Figure> {
             values.push(tile.figures.cycles);
         }
     }
-    let inference = tigris.stages.iter().fold(0u64, |sum, stage| sum.saturating_add(stage.figures.cycles));
-    let notes = values.iter().map(|&cycles| share_note(cycles, inference)).collect();
+    let inference = tigris
+        .stages
+        .iter()
+        .fold(0u64, |sum, stage| sum.saturating_add(stage.figures.cycles));
+    let notes = values
+        .iter()
+        .map(|&cycles| share_note(cycles, inference))
+        .collect();
     let bars = HorizontalBars {
         caption: Some("right of each bar: its cycles and their share of all stages".to_string()),
         categories,
-        series: vec![BarSeries { label: None, colors, values: values.into_iter().map(Some).collect() }],
+        series: vec![BarSeries {
+            label: None,
+            colors,
+            values: values.into_iter().map(Some).collect(),
+        }],
         arrangement: Arrangement::SideBySide,
         notes,
         x_name: "cycles".to_string(),
@@ -41,7 +51,10 @@ pub fn figure(report: &Report) -> Option<Figure> {
         height: style::height_for_rows(bars.categories.len()),
         title: "Cycles per TiGrIS tile, by stage".to_string(),
         subtitle: style::run_summary(report),
-        panels: vec![Panel { weight: 1, chart: Chart::Bars(bars) }],
+        panels: vec![Panel {
+            weight: 1,
+            chart: Chart::Bars(bars),
+        }],
     })
 }
 

@@ -5,7 +5,9 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::style::{self, DrawResult, CAPTION_HEIGHT, CHAR_WIDTH, MARGIN, MARGIN_RIGHT, X_LABEL_AREA};
+use super::style::{
+    self, DrawResult, CAPTION_HEIGHT, CHAR_WIDTH, MARGIN, MARGIN_RIGHT, X_LABEL_AREA,
+};
 use super::units::{axis_end, tick, Scale, TimeScale};
 
 /// A value holding from `start` to `end` (x in the panel's time unit).
@@ -62,8 +64,13 @@ type TimeChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Ranged
 
 impl TimePanel {
     fn largest(&self) -> f64 {
-        let steps = self.series.iter().flat_map(|series| series.steps.iter().map(|step| step.value));
-        steps.chain(self.levels.iter().map(|level| level.value)).fold(0.0, f64::max)
+        let steps = self
+            .series
+            .iter()
+            .flat_map(|series| series.steps.iter().map(|step| step.value));
+        steps
+            .chain(self.levels.iter().map(|level| level.value))
+            .fold(0.0, f64::max)
     }
 
     pub fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
@@ -75,14 +82,30 @@ impl TimePanel {
         };
         // Headroom above the data for the legend, so that it covers no line.
         let legend_rows = self.series.len() + self.levels.len();
-        let caption_height = if self.caption.is_some() { CAPTION_HEIGHT } else { 0 };
-        let plot_height = area.dim_in_pixel().1.saturating_sub(X_LABEL_AREA + 2 * MARGIN + caption_height).max(40);
+        let caption_height = if self.caption.is_some() {
+            CAPTION_HEIGHT
+        } else {
+            0
+        };
+        let plot_height = area
+            .dim_in_pixel()
+            .1
+            .saturating_sub(X_LABEL_AREA + 2 * MARGIN + caption_height)
+            .max(40);
         let legend_share = (style::legend_height(legend_rows) as f64 / plot_height as f64).min(0.6);
         let y_end = axis_end(scale.of(largest)) / (1.0 - legend_share);
-        let x_end = if self.x_end.is_finite() && self.x_end > 0.0 { self.x_end } else { 1.0 };
+        let x_end = if self.x_end.is_finite() && self.x_end > 0.0 {
+            self.x_end
+        } else {
+            1.0
+        };
 
         let mut builder = ChartBuilder::on(area);
-        builder.margin(MARGIN).margin_right(MARGIN_RIGHT).x_label_area_size(X_LABEL_AREA).y_label_area_size(Y_LABEL_AREA);
+        builder
+            .margin(MARGIN)
+            .margin_right(MARGIN_RIGHT)
+            .x_label_area_size(X_LABEL_AREA)
+            .y_label_area_size(Y_LABEL_AREA);
         if let Some(caption) = &self.caption {
             builder.caption(caption, style::axis_desc_style());
         }
@@ -103,7 +126,12 @@ impl TimePanel {
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line_style));
         }
         for series in &self.series {
-            let points = series.steps.iter().flat_map(|step| [(step.start, scale.of(step.value)), (step.end, scale.of(step.value))]);
+            let points = series.steps.iter().flat_map(|step| {
+                [
+                    (step.start, scale.of(step.value)),
+                    (step.end, scale.of(step.value)),
+                ]
+            });
             let line_style = series.color.stroke_width(2);
             chart
                 .draw_series(LineSeries::new(points, line_style))?
@@ -125,13 +153,18 @@ impl TimePanel {
         let shades = [RGBColor(236, 242, 250), RGBColor(250, 244, 232)];
         for (index, band) in self.bands.iter().enumerate() {
             let shade = shades[index % shades.len()];
-            chart.draw_series([Rectangle::new([(band.start, 0.0), (band.end, y_end)], shade.filled())])?;
+            chart.draw_series([Rectangle::new(
+                [(band.start, 0.0), (band.end, y_end)],
+                shade.filled(),
+            )])?;
             let left = chart.backend_coord(&(band.start, y_end));
             let right = chart.backend_coord(&(band.end, y_end));
             let label_width = band.label.chars().count() as i32 * CHAR_WIDTH as i32 + 8;
             if right.0 - left.0 >= label_width {
                 let label = Text::new(band.label.clone(), (4, 4), style::text_style());
-                chart.plotting_area().draw(&(EmptyElement::at((band.start, y_end)) + label))?;
+                chart
+                    .plotting_area()
+                    .draw(&(EmptyElement::at((band.start, y_end)) + label))?;
             }
         }
         Ok(())

@@ -10,8 +10,15 @@ pub struct TimeScale {
 
 impl TimeScale {
     pub fn new(clock_hz: u64) -> Self {
-        let cycles_per_unit = if clock_hz > 0 { clock_hz as f64 / 1000.0 } else { 1e6 };
-        TimeScale { cycles_per_unit, clock_hz }
+        let cycles_per_unit = if clock_hz > 0 {
+            clock_hz as f64 / 1000.0
+        } else {
+            1e6
+        };
+        TimeScale {
+            cycles_per_unit,
+            clock_hz,
+        }
     }
 
     pub fn at(&self, cycle: u64) -> f64 {
@@ -58,7 +65,11 @@ pub struct Scale {
 impl Scale {
     /// cycles, kcycles, Mcycles or Gcycles.
     pub fn cycles(largest: f64) -> Self {
-        Self::pick(largest, 1000.0, &["cycles", "kcycles", "Mcycles", "Gcycles"])
+        Self::pick(
+            largest,
+            1000.0,
+            &["cycles", "kcycles", "Mcycles", "Gcycles"],
+        )
     }
 
     /// B, KiB, MiB or GiB.
@@ -73,7 +84,10 @@ impl Scale {
             divisor *= step;
             index += 1;
         }
-        Scale { divisor, name: names[index] }
+        Scale {
+            divisor,
+            name: names[index],
+        }
     }
 
     pub fn of(&self, value: f64) -> f64 {
@@ -106,7 +120,11 @@ pub fn tick(value: f64) -> String {
 
 fn trim_decimals(value: f64, decimals: usize) -> String {
     let text = format!("{value:.decimals$}");
-    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &text
+    };
     // "-0" after rounding a tiny negative value.
     if text == "-0" {
         "0".to_string()
@@ -131,6 +149,9 @@ pub fn label(text: &str, max_chars: usize) -> String {
     if text.chars().count() <= max_chars {
         clean.collect()
     } else {
-        clean.take(max_chars.saturating_sub(3)).chain("...".chars()).collect()
+        clean
+            .take(max_chars.saturating_sub(3))
+            .chain("...".chars())
+            .collect()
     }
 }

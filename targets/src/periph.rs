@@ -1,0 +1,455 @@
+//! Peripheral register blocks as data: per chip, the blocks with their base, registers (offset,
+//! name, reset value, read-only, write-1-to-clear and self-clearing bits) and a small vocabulary of
+//! behaviours that start-up code and drivers wait on. The engine that runs them is
+//! `tigris_memmodels::periph`; the chips differ only in these files.
+//!
+//! Built-in chip files live in `targets/peripherals/*.toml`; a board names them with
+//! `peripherals = ["esp32s3"]` (or a path to a file of the same format).
+//!
+//! A register's behaviour (at most one of them besides the masks):
+//! - `console = true`: the low byte of every write goes to the console (a UART TX FIFO); reads give 0.
+//! - `counter = { hz = N, shift = S, bits = B }`: reads `(ticks >> S)` masked to B bits, where ticks
+//!   count at N Hz from reset (a free-running timer).
+//! - `latch = { on = "REG", mask = M, hz = N, shift = S, bits = B }`: a write to REG with any bit of
+//!   M set copies the counter (as `counter`) into this register; reads give the copy (timer value
+//!   registers behind an UPDATE bit).
+//! - `follow = [{ from = "REG", mask = M, shift = S, delay_cycles = D }]`: D core cycles after a
+//!   write to REG, the bits `(REG & M)` appear here at `M` shifted left by S (right when negative):
+//!   a ready bit that follows its enable bit.
+//! - `set = [{ on = "REG", mask = M, bits = B, delay_cycles = D }]`: D core cycles after a write to
+//!   REG with any bit of M set, the bits B are set here (a task register that sets an event, a
+//!   command that sets a done bit).
+//! - `clear = [{ on = "REG", mask = M, bits = B }]`: such a write clears the bits B here at once
+//!   (a command that makes its done bit read 0 until it completes).
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::{size, BoardError};
+
+/// Built-in chip peripheral files, embedded at compile time.
+const BUILTIN: &[(&str, &str)] = &[
+    ("esp32s3", include_str!("../peripherals/esp32s3.toml")),
+    ("esp32", include_str!("../peripherals/esp32.toml")),
+];
+
+/// Names of the built-in peripheral files.
+pub fn builtin_peripheral_files() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(n, _)| *n).collect()
+}
+
+/// A free-running counter: `ticks = cycles × hz / core clock`, read as `(ticks >> shift)` masked to `bits`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CounterSpec {
+    pub hz: u64,
+    pub shift: u32,
+    pub bits: u32,
+}
+
+impl CounterSpec {
+    /// The register value at `ticks`.
+    pub fn value(&self, ticks: u64) -> u32 {
+        let v = ticks >> self.shift.min(63);
+        (if self.bits >= 32 {
+            v
+        } else {
+            v & ((1u64 << self.bits) - 1)
+        }) as u32
+    }
+}
+
+/// What a register does beyond holding its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegisterKind {
+    Plain,
+    Console,
+    Counter(CounterSpec),
+    /// Holds a copy of the counter taken at a write of `mask` to register `on` (an index in the block).
+    Latch {
+        on: usize,
+        mask: u32,
+        counter: CounterSpec,
+    },
+}
+
+/// Bits of this register that follow bits of register `from` (an index in the block).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Follow {
+    pub from: usize,
+    pub mask: u32,
+    pub shift: i32,
+    pub delay_cycles: u64,
+}
+
+/// Bits of this register set (or cleared) when register `on` is written with a bit of `mask` set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trigger {
+    pub on: usize,
+    pub mask: u32,
+    pub bits: u32,
+    pub delay_cycles: u64,
+    /// Clear the bits instead of setting them.
+    pub clear: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegisterSpec {
+    pub name: String,
+    pub offset: u32,
+    pub reset: u32,
+    /// Bits writes do not change.
+    pub read_only: u32,
+    /// Bits a write of 1 clears (and a write of 0 leaves alone).
+    pub w1c: u32,
+    /// Bits a write of 1 triggers but that read back as 0.
+    pub self_clear: u32,
+    pub kind: RegisterKind,
+    pub follows: Vec<Follow>,
+    pub triggers: Vec<Trigger>,
+}
+
+/// One peripheral block. Addresses of the block that no register names hold what was written
+/// (reset value 0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeripheralSpec {
+    pub name: String,
+    pub base: u32,
+    pub size: u32,
+    /// The document and section the block's facts come from.
+    pub source: String,
+    pub registers: Vec<RegisterSpec>,
+}
+
+impl PeripheralSpec {
+    pub fn contains(&self, addr: u32) -> bool {
+        addr.wrapping_sub(self.base) < self.size
+    }
+
+    /// The register at byte offset `offset`, if one is named there.
+    pub fn register_at(&self, offset: u32) -> Option<&RegisterSpec> {
+        self.registers.iter().find(|r| r.offset == offset & !3)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChipFile {
+    #[allow(dead_code)]
+    chip: String,
+    #[serde(rename = "block")]
+    blocks: Vec<Spanned<BlockFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BlockFile {
+    name: String,
+    base: u32,
+    size: size::Size,
+    source: String,
+    #[serde(default)]
+    registers: Vec<RegisterFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegisterFile {
+    name: String,
+    offset: u32,
+    #[serde(default)]
+    reset: u32,
+    #[serde(default)]
+    read_only: u32,
+    #[serde(default)]
+    w1c: u32,
+    #[serde(default)]
+    self_clear: u32,
+    #[serde(default)]
+    console: bool,
+    counter: Option<CounterFile>,
+    latch: Option<LatchFile>,
+    #[serde(default)]
+    follow: Vec<FollowFile>,
+    #[serde(default)]
+    set: Vec<TriggerFile>,
+    #[serde(default)]
+    clear: Vec<TriggerFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CounterFile {
+    hz: u64,
+    #[serde(default)]
+    shift: u32,
+    #[serde(default = "full_width")]
+    bits: u32,
+}
+
+fn full_width() -> u32 {
+    32
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LatchFile {
+    on: String,
+    mask: u32,
+    hz: u64,
+    #[serde(default)]
+    shift: u32,
+    #[serde(default = "full_width")]
+    bits: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FollowFile {
+    from: String,
+    mask: u32,
+    #[serde(default)]
+    shift: i32,
+    #[serde(default)]
+    delay_cycles: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TriggerFile {
+    on: String,
+    mask: u32,
+    bits: u32,
+    #[serde(default)]
+    delay_cycles: u64,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn counter(hz: u64, shift: u32, bits: u32) -> Result<CounterSpec, String> {
+    if hz == 0 {
+        return Err("counter hz must be greater than 0".into());
+    }
+    if shift > 63 || bits == 0 || bits > 32 {
+        return Err(format!(
+            "counter shift {shift} must be 0-63 and bits {bits} 1-32"
+        ));
+    }
+    Ok(CounterSpec { hz, shift, bits })
+}
+
+fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
+    if b.size.0 == 0 || b.base as u64 + b.size.0 > 1 << 32 {
+        return Err(format!(
+            "size {} at base 0x{:08x} must be above 0 and end within 4 GiB",
+            b.size.0, b.base
+        ));
+    }
+    let index_of = |name: &str, what: &str| -> Result<usize, String> {
+        b.registers
+            .iter()
+            .position(|r| r.name == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = b.registers.iter().map(|r| r.name.as_str()).collect();
+                format!(
+                    "{what} names register `{name}`, which the block does not have (it has: {})",
+                    known.join(", ")
+                )
+            })
+    };
+    let mut registers = Vec::new();
+    for r in &b.registers {
+        let at = |m: String| format!("register `{}`: {m}", r.name);
+        if r.offset % 4 != 0 || r.offset as u64 >= b.size.0 {
+            return Err(at(format!(
+                "offset 0x{:x} must be word-aligned and inside the block",
+                r.offset
+            )));
+        }
+        if let Some(other) = registers
+            .iter()
+            .find(|o: &&RegisterSpec| o.offset == r.offset)
+        {
+            return Err(at(format!(
+                "offset 0x{:x} is also register `{}`",
+                r.offset, other.name
+            )));
+        }
+        let kinds = [r.console, r.counter.is_some(), r.latch.is_some()]
+            .iter()
+            .filter(|&&k| k)
+            .count();
+        if kinds > 1 {
+            return Err(at("at most one of console, counter and latch".into()));
+        }
+        let kind = if r.console {
+            RegisterKind::Console
+        } else if let Some(c) = &r.counter {
+            RegisterKind::Counter(counter(c.hz, c.shift, c.bits).map_err(at)?)
+        } else if let Some(l) = &r.latch {
+            RegisterKind::Latch {
+                on: index_of(&l.on, "latch.on").map_err(at)?,
+                mask: l.mask,
+                counter: counter(l.hz, l.shift, l.bits).map_err(at)?,
+            }
+        } else {
+            RegisterKind::Plain
+        };
+        let mut follows = Vec::new();
+        for f in &r.follow {
+            if !(-31..=31).contains(&f.shift) {
+                return Err(at(format!("follow shift {} must be -31..31", f.shift)));
+            }
+            follows.push(Follow {
+                from: index_of(&f.from, "follow.from").map_err(at)?,
+                mask: f.mask,
+                shift: f.shift,
+                delay_cycles: f.delay_cycles,
+            });
+        }
+        let mut triggers = Vec::new();
+        for (list, clear) in [(&r.set, false), (&r.clear, true)] {
+            for t in list {
+                triggers.push(Trigger {
+                    on: index_of(&t.on, if clear { "clear.on" } else { "set.on" }).map_err(at)?,
+                    mask: t.mask,
+                    bits: t.bits,
+                    delay_cycles: t.delay_cycles,
+                    clear,
+                });
+            }
+        }
+        registers.push(RegisterSpec {
+            name: r.name.clone(),
+            offset: r.offset,
+            reset: r.reset,
+            read_only: r.read_only,
+            w1c: r.w1c,
+            self_clear: r.self_clear,
+            kind,
+            follows,
+            triggers,
+        });
+    }
+    Ok(PeripheralSpec {
+        name: b.name.clone(),
+        base: b.base,
+        size: b.size.0 as u32,
+        source: b.source.clone(),
+        registers,
+    })
+}
+
+/// Parse a chip peripheral file; `origin` names it in errors.
+pub fn parse_peripherals(text: &str, origin: &str) -> Result<Vec<PeripheralSpec>, BoardError> {
+    let file: ChipFile = toml::from_str(text).map_err(|e| BoardError::Parse {
+        origin: origin.to_string(),
+        message: e.to_string(),
+    })?;
+    let mut blocks: Vec<(usize, PeripheralSpec)> = Vec::new();
+    for spanned in &file.blocks {
+        let line = line_of(text, spanned.span().start);
+        let invalid = |message: String| BoardError::Invalid {
+            origin: origin.to_string(),
+            line,
+            message,
+        };
+        let b = build_block(spanned.get_ref())
+            .map_err(|m| invalid(format!("block `{}`: {m}", spanned.get_ref().name)))?;
+        for (other_line, o) in &blocks {
+            if o.name == b.name {
+                return Err(invalid(format!(
+                    "block name `{}` also used at line {other_line}",
+                    b.name
+                )));
+            }
+            if b.base < o.base + o.size && o.base < b.base + b.size {
+                return Err(invalid(format!(
+                    "block `{}` overlaps block `{}` (line {other_line})",
+                    b.name, o.name
+                )));
+            }
+        }
+        blocks.push((line, b));
+    }
+    let mut out: Vec<PeripheralSpec> = blocks.into_iter().map(|(_, b)| b).collect();
+    out.sort_by_key(|b| b.base);
+    Ok(out)
+}
+
+/// The blocks of a built-in chip file by name, or of a file at a path.
+pub fn load_peripherals(name_or_path: &str) -> Result<Vec<PeripheralSpec>, BoardError> {
+    if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+        return parse_peripherals(text, &format!("built-in peripherals `{name_or_path}`"));
+    }
+    let text = std::fs::read_to_string(name_or_path).map_err(|_| BoardError::Unknown {
+        name: format!("peripherals `{name_or_path}`"),
+        known: builtin_peripheral_files().join(", "),
+    })?;
+    parse_peripherals(&text, name_or_path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_files_parse() {
+        for name in builtin_peripheral_files() {
+            let blocks = load_peripherals(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(!blocks.is_empty(), "{name}");
+        }
+    }
+
+    const ONE: &str = "chip = \"t\"\n[[block]]\nname = \"RCC\"\nbase = 0x40023800\nsize = \"1K\"\nsource = \"RM0090 §7.3\"\n\
+        registers = [\n  { name = \"CR\", offset = 0, reset = 0x83, read_only = 0x20000 },\n  \
+        { name = \"SR\", offset = 4, follow = [{ from = \"CR\", mask = 0x10000, shift = 1, delay_cycles = 10 }] },\n]\n";
+
+    #[test]
+    fn registers_and_behaviours_parse() {
+        let b = &parse_peripherals(ONE, "t.toml").unwrap()[0];
+        assert_eq!(
+            (b.name.as_str(), b.base, b.size),
+            ("RCC", 0x4002_3800, 1024)
+        );
+        assert_eq!(
+            b.registers[1].follows,
+            vec![Follow {
+                from: 0,
+                mask: 0x10000,
+                shift: 1,
+                delay_cycles: 10
+            }]
+        );
+        assert_eq!(b.register_at(5).map(|r| r.name.as_str()), Some("SR"));
+    }
+
+    #[test]
+    fn bad_references_and_offsets_are_named() {
+        let e = parse_peripherals(&ONE.replace("from = \"CR\"", "from = \"CX\""), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("line 2") && e.contains("`CX`") && e.contains("CR, SR"),
+            "{e}"
+        );
+        let e = parse_peripherals(&ONE.replace("offset = 4", "offset = 6"), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("register `SR`: offset 0x6 must be word-aligned"),
+            "{e}"
+        );
+        let e = parse_peripherals(&ONE.replace("offset = 4", "offset = 0"), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("also register `CR`"), "{e}");
+        let twice = format!(
+            "{ONE}{}",
+            &ONE[ONE.find("[[block]]").unwrap()..].replace("RCC", "RCC2")
+        );
+        let e = parse_peripherals(&twice, "t.toml").unwrap_err().to_string();
+        assert!(e.contains("overlaps block `RCC`"), "{e}");
+    }
+}
