@@ -33,6 +33,9 @@ pub struct LoadOptions {
     pub strict_mmio: bool,
     /// `--trace-mmio`: print every peripheral access on stderr.
     pub trace_mmio: bool,
+    /// `--fill-ram BYTE`: what the writable SRAM holds before the image is loaded (0 otherwise;
+    /// on a chip it is whatever the RAM powered up with).
+    pub fill_ram: Option<u8>,
 }
 
 /// Options of one run.
@@ -186,6 +189,16 @@ impl Machine<'_> {
             }
             other => other,
         };
+        if let Some(fill) = options.fill_ram {
+            for r in board
+                .regions
+                .iter()
+                .filter(|r| r.kind == RegionKind::Sram && r.access.write)
+            {
+                core.write_memory(r.base, &vec![fill; r.size as usize])
+                    .map_err(|e| anyhow::anyhow!("--fill-ram: region `{}`: {e}", r.name))?;
+            }
+        }
         for s in &firmware.segments {
             let mut image = s.data.clone();
             image.resize(s.mem_size as usize, 0);
@@ -939,8 +952,10 @@ fn build_core<'a>(
         .filter(|s| s.executable)
         .map(|s| (s.addr, s.data.clone()))
         .collect();
-    let core = CortexM::new(board, &code, memory_stats)
+    let mut core = CortexM::new(board, &code, memory_stats)
         .map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+    core.set_strict_mmio(options.strict_mmio);
+    core.set_trace_mmio(options.trace_mmio);
     Ok(Box::new(core))
 }
 

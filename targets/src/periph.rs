@@ -31,6 +31,7 @@ use crate::{size, BoardError};
 const BUILTIN: &[(&str, &str)] = &[
     ("esp32s3", include_str!("../peripherals/esp32s3.toml")),
     ("esp32", include_str!("../peripherals/esp32.toml")),
+    ("nrf52833", include_str!("../peripherals/nrf52833.toml")),
 ];
 
 /// Names of the built-in peripheral files.

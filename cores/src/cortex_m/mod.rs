@@ -15,6 +15,7 @@ use capstone::Capstone;
 use exceptions::ActiveException;
 use ppb::Ppb;
 use std::collections::{HashMap, HashSet};
+use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::MemorySystem;
 use tigris_targets::{Access, Board, CoreKind, RegionKind};
 use timing::{Class, Decoded};
@@ -115,6 +116,8 @@ enum Pending {
     Fault(FaultKind, u32),
     /// A UsageFault the engine raised, with its CFSR bit.
     Usage(u32),
+    /// `--strict-mmio`: a poll of this peripheral address without progress.
+    Poll(u32),
 }
 
 /// Everything the Unicorn hooks read and write.
@@ -144,7 +147,12 @@ struct State {
     mem: MemorySystem,
     ppb: Ppb,
     uart: Option<tigris_targets::UartSpec>,
-    uart_page: HashMap<u32, u32>,
+    /// What was written to device-page addresses no peripheral register models.
+    device_store: HashMap<u32, u32>,
+    /// The board's peripheral register blocks.
+    periph: Peripherals,
+    strict_mmio: bool,
+    trace_mmio: bool,
     console: Vec<u8>,
     pending: Pending,
     observer: Option<*mut dyn ExecObserver>,
@@ -456,7 +464,10 @@ impl<'a> CortexM<'a> {
             mem,
             ppb: Ppb::new(cpuid, v6m, board.core.priority_bits),
             uart: board.console.uart,
-            uart_page: HashMap::new(),
+            device_store: HashMap::new(),
+            periph: Peripherals::new(&board.peripherals, board.core.clock_hz),
+            strict_mmio: false,
+            trace_mmio: false,
             console: Vec::new(),
             pending: Pending::None,
             observer: None,
@@ -525,25 +536,31 @@ impl<'a> CortexM<'a> {
     }
 
     fn map_memory(&mut self, board: &Board) -> Result<(), CoreError> {
-        let uart_page = board.console.uart.map(|u| u.data & !0xFFF);
+        let devices = device_pages(board);
         for r in &board.regions {
             let size = page_align(r.size as u64);
             // Loading writes through Unicorn's API, which ignores protections.
             let prot = prot_of(r.access);
             if r.kind == RegionKind::Mmio {
-                // Peripheral space: plain storage, except the console UART page.
+                // Peripheral space: plain storage, except the pages of the board's peripheral
+                // blocks and its console UART. Not executable: the default memory map makes
+                // peripheral and device space execute-never (ARMv7-M ARM B3.1), so a fetch there
+                // is a MemManage fault.
+                let prot = Prot(Prot::READ.0 | Prot::WRITE.0);
                 let mut start = r.base as u64;
                 let end = r.base as u64 + size;
-                // Not executable: the default memory map makes peripheral and device space
-                // execute-never (ARMv7-M ARM B3.1), so a fetch there is a MemManage fault.
-                let prot = Prot(Prot::READ.0 | Prot::WRITE.0);
-                if let Some(page) = uart_page.filter(|p| r.contains(*p)) {
-                    if page as u64 > start {
+                let (region_start, region_end) = (start, end);
+                for &(base, len) in devices
+                    .iter()
+                    .filter(|d| d.0 as u64 >= region_start && (d.0 as u64) < region_end)
+                {
+                    if base as u64 > start {
                         self.uc
-                            .mem_map(start, page as u64 - start, prot)
+                            .mem_map(start, base as u64 - start, prot)
                             .map_err(engine("map"))?;
                     }
-                    start = page as u64 + 0x1000;
+                    self.map_device(base, len)?;
+                    start = base as u64 + len as u64;
                 }
                 if end > start {
                     self.uc
@@ -564,34 +581,6 @@ impl<'a> CortexM<'a> {
                 })?;
             }
             self._backing.push(backing);
-        }
-        if let Some(page) = uart_page {
-            self.uc
-                .mmio_map(
-                    page as u64,
-                    0x1000,
-                    Some(move |uc: &mut Unicorn<State>, offset: u64, _size: usize| {
-                        let st = uc.get_data();
-                        let addr = page + offset as u32;
-                        match st.uart {
-                            Some(u) if u.status == Some(addr) => u.status_ready as u64,
-                            _ => st.uart_page.get(&addr).copied().unwrap_or(0) as u64,
-                        }
-                    }),
-                    Some(
-                        move |uc: &mut Unicorn<State>, offset: u64, _size: usize, value: u64| {
-                            let st = uc.get_data_mut();
-                            let addr = page + offset as u32;
-                            match st.uart {
-                                Some(u) if u.data == addr => st.console.push(value as u8),
-                                _ => {
-                                    st.uart_page.insert(addr, value as u32);
-                                }
-                            }
-                        },
-                    ),
-                )
-                .map_err(engine("map UART"))?;
         }
         // The system registers are device callbacks, which Unicorn calls without the PC; see
         // `ppb_access_cycles` for how the accessing instruction is found.
@@ -620,6 +609,43 @@ impl<'a> CortexM<'a> {
             )
             .map_err(engine("map PPB"))?;
         Ok(())
+    }
+
+    /// Pages `[base, base + len)` of peripheral space answered by the peripheral engine (board data,
+    /// `tigris_memmodels::periph`) and the console UART; other addresses there read back what was
+    /// written.
+    fn map_device(&mut self, base: u32, len: u32) -> Result<(), CoreError> {
+        self.uc
+            .mmio_map(
+                base as u64,
+                len as u64,
+                Some(move |uc: &mut Unicorn<State>, offset: u64, size: usize| {
+                    clear_stale_it_state(uc);
+                    device_read(uc, base + offset as u32, size as u32) as u64
+                }),
+                Some(
+                    move |uc: &mut Unicorn<State>, offset: u64, size: usize, value: u64| {
+                        clear_stale_it_state(uc);
+                        device_write(
+                            uc.get_data_mut(),
+                            base + offset as u32,
+                            size as u32,
+                            value as u32,
+                        );
+                    },
+                ),
+            )
+            .map_err(engine("map peripherals"))
+    }
+
+    /// Stop at a poll of a peripheral register without progress (`--strict-mmio`).
+    pub fn set_strict_mmio(&mut self, strict: bool) {
+        self.uc.get_data_mut().strict_mmio = strict;
+    }
+
+    /// Print every access to a modelled peripheral page on stderr (`--trace-mmio`).
+    pub fn set_trace_mmio(&mut self, trace: bool) {
+        self.uc.get_data_mut().trace_mmio = trace;
     }
 
     fn install_hooks(
@@ -1017,6 +1043,79 @@ fn watch_fault_handler(uc: &mut Unicorn<State>, addr: u32) {
     }
 }
 
+/// Runs of 4 KiB pages `(base, length)` that hold a peripheral block of the board or its console
+/// UART, in address order.
+fn device_pages(board: &Board) -> Vec<(u32, u32)> {
+    let mut pages = std::collections::BTreeSet::new();
+    if let Some(u) = board.console.uart {
+        pages.insert(u.data & !0xFFF);
+    }
+    for b in &board.peripherals {
+        let end = b.base as u64 + b.size as u64;
+        let mut p = (b.base & !0xFFF) as u64;
+        while p < end {
+            pages.insert(p as u32);
+            p += 0x1000;
+        }
+    }
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for p in pages {
+        match runs.last_mut() {
+            Some((base, len)) if *base as u64 + *len as u64 == p as u64 => *len += 0x1000,
+            _ => runs.push((p, 0x1000)),
+        }
+    }
+    runs
+}
+
+/// A read from a device page: the peripheral engine's register, the console UART's status, or what
+/// was last written there.
+fn device_read(uc: &mut Unicorn<State>, addr: u32, size: u32) -> u32 {
+    let st = uc.get_data_mut();
+    let now = st.cycles;
+    let value = match st.periph.read(addr, size, now) {
+        Some(v) => {
+            if st.strict_mmio && st.periph.has_polls() && st.pending == Pending::None {
+                st.pending = Pending::Poll(addr);
+                let _ = uc.emu_stop();
+            }
+            v
+        }
+        None => match st.uart {
+            Some(u) if u.status == Some(addr) => u.status_ready,
+            _ => st.device_store.get(&addr).copied().unwrap_or(0),
+        },
+    };
+    let st = uc.get_data();
+    if st.trace_mmio {
+        eprintln!(
+            "mmio {now:>12} read  {size} 0x{addr:08x} {:<36} = 0x{value:08x}",
+            st.periph.register_name(addr)
+        );
+    }
+    value
+}
+
+fn device_write(st: &mut State, addr: u32, size: u32, value: u32) {
+    let now = st.cycles;
+    if st.trace_mmio {
+        eprintln!(
+            "mmio {now:>12} write {size} 0x{addr:08x} {:<36} <- 0x{value:08x}",
+            st.periph.register_name(addr)
+        );
+    }
+    if st.periph.write(addr, size, value, now) {
+        st.console.append(&mut st.periph.console);
+        return;
+    }
+    match st.uart {
+        Some(u) if u.data == addr => st.console.push(value as u8),
+        _ => {
+            st.device_store.insert(addr, value);
+        }
+    }
+}
+
 /// The data hook's work: charge one access to `region`.
 #[inline]
 fn price_data_access(uc: &mut Unicorn<State>, region: usize, addr: u32, size: u32, write: bool) {
@@ -1182,6 +1281,23 @@ impl Core for CortexM<'_> {
         &mut self.uc.get_data_mut().mem
     }
 
+    fn take_warnings(&mut self) -> Vec<(u32, String)> {
+        let pc = self.pc();
+        let st = self.uc.get_data_mut();
+        let what = if st.strict_mmio { "stopped: " } else { "" };
+        st.periph
+            .take_polls()
+            .into_iter()
+            .map(|p| {
+                let text = format!(
+                    "{what}the firmware polls {} (0x{:08x}) without progress: {} reads in a row gave 0x{:08x} with no peripheral write in between",
+                    p.register, p.addr, tigris_memmodels::periph::POLL_LIMIT, p.value
+                );
+                (pc, text)
+            })
+            .collect()
+    }
+
     fn take_console(&mut self) -> Vec<u8> {
         let st = self.uc.get_data_mut();
         let mut out = std::mem::take(&mut st.console);
@@ -1284,6 +1400,17 @@ impl CortexM<'_> {
                     if let Some(stop) = self.memory_fault(kind, pc, addr)? {
                         return Ok(stop);
                     }
+                }
+                (Pending::Poll(addr), _) => {
+                    let register = self.uc.get_data().periph.register_name(addr);
+                    let insn = self
+                        .disassemble(pc)
+                        .map(|t| format!(" (`{t}`)"))
+                        .unwrap_or_default();
+                    let detail = format!(
+                        "--strict-mmio: the firmware polls {register} (0x{addr:08x}) without progress{insn}: the register never changes here; the peripheral behaviour it waits for is not modelled"
+                    );
+                    return Ok(self.fault(FaultKind::EndlessLoop, pc, Some(addr), detail));
                 }
                 (Pending::Usage(status), _) => {
                     if let Some(stop) = self.usage_fault(status, pc)? {
