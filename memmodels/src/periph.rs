@@ -186,11 +186,22 @@ impl Peripherals {
         }
     }
 
-    /// The value of the word at `addr & !3`, as a read at cycle `now` sees it.
+    /// The value of the word at `addr & !3`, as a read at cycle `now` sees it (a read claims a
+    /// free spinlock: its word holds 1 while claimed).
     fn word_value(&mut self, b: usize, w: usize, now: u64) -> u32 {
         let block = &self.blocks[b];
-        match block.register_of_word[w].map(|r| &block.spec.registers[r as usize].kind) {
+        match block.register_of_word[w].map(|r| block.spec.registers[r as usize].kind.clone()) {
             Some(RegisterKind::Console) => 0,
+            Some(RegisterKind::Spinlock(v)) => {
+                let word = &mut self.blocks[b].words[w];
+                let free = *word == 0;
+                *word = 1;
+                if free {
+                    v
+                } else {
+                    0
+                }
+            }
             Some(RegisterKind::Counter(c)) => c.value(self.ticks(c.hz, now)),
             _ => block.words[w],
         }
@@ -270,6 +281,10 @@ impl Peripherals {
         };
         let r = r as usize;
         let spec = &block.spec.registers[r];
+        if let RegisterKind::Spinlock(_) = spec.kind {
+            block.words[w] = 0;
+            return true;
+        }
         if spec.kind == RegisterKind::Console {
             let byte = value.to_le_bytes()[(off & 3) as usize];
             match self.console_block {
@@ -387,11 +402,22 @@ registers = [
   { name = "LO", offset = 28, latch = { on = "OP", mask = 0x4000_0000, hz = 1_000_000 } },
   { name = "HI", offset = 32, latch = { on = "OP", mask = 0x4000_0000, hz = 1_000_000, shift = 32, bits = 20 } },
   { name = "TX", offset = 36, console = true },
+  { name = "LOCK", offset = 40, spinlock = 0x8 },
 ]
 "#;
 
     fn engine() -> Peripherals {
         Peripherals::new(&parse_peripherals(CHIP, "t").unwrap(), 100_000_000)
+    }
+
+    /// A spinlock: the first read claims it, later reads see it taken, a write frees it.
+    #[test]
+    fn spinlock_is_claimed_by_a_read_and_freed_by_a_write() {
+        let mut p = engine();
+        assert_eq!(p.read(0x1028, 4, 0), Some(0x8));
+        assert_eq!(p.read(0x1028, 4, 1), Some(0));
+        assert!(p.write(0x1028, 4, 0x1234, 2));
+        assert_eq!(p.read(0x1028, 4, 3), Some(0x8));
     }
 
     #[test]

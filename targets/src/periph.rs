@@ -21,6 +21,8 @@
 //!   command that sets a done bit).
 //! - `clear = [{ on = "REG", mask = M, bits = B }]`: such a write clears the bits B here at once
 //!   (a command that makes its done bit read 0 until it completes).
+//! - `spinlock = V`: a hardware spinlock (RP2040 SIO SPINLOCKn): a read of a free lock claims it
+//!   and gives V, a read of a claimed lock gives 0, any write frees it.
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -32,6 +34,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("esp32s3", include_str!("../peripherals/esp32s3.toml")),
     ("esp32", include_str!("../peripherals/esp32.toml")),
     ("nrf52833", include_str!("../peripherals/nrf52833.toml")),
+    ("rp2040", include_str!("../peripherals/rp2040.toml")),
 ];
 
 /// Names of the built-in peripheral files.
@@ -71,6 +74,9 @@ pub enum RegisterKind {
         mask: u32,
         counter: CounterSpec,
     },
+    /// A hardware spinlock: a read of the free lock claims it and gives this value (0 once claimed);
+    /// a write frees it.
+    Spinlock(u32),
 }
 
 /// Bits of this register that follow bits of register `from` (an index in the block).
@@ -167,6 +173,7 @@ struct RegisterFile {
     self_clear: u32,
     #[serde(default)]
     console: bool,
+    spinlock: Option<u32>,
     counter: Option<CounterFile>,
     latch: Option<LatchFile>,
     #[serde(default)]
@@ -277,15 +284,29 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 r.offset, other.name
             )));
         }
-        let kinds = [r.console, r.counter.is_some(), r.latch.is_some()]
-            .iter()
-            .filter(|&&k| k)
-            .count();
+        let kinds = [
+            r.console,
+            r.counter.is_some(),
+            r.latch.is_some(),
+            r.spinlock.is_some(),
+        ]
+        .iter()
+        .filter(|&&k| k)
+        .count();
         if kinds > 1 {
-            return Err(at("at most one of console, counter and latch".into()));
+            return Err(at(
+                "at most one of console, counter, latch and spinlock".into()
+            ));
         }
         let kind = if r.console {
             RegisterKind::Console
+        } else if let Some(v) = r.spinlock {
+            if v == 0 {
+                return Err(at(
+                    "spinlock: the value a claim reads must not be 0 (0 means taken)".into(),
+                ));
+            }
+            RegisterKind::Spinlock(v)
         } else if let Some(c) = &r.counter {
             RegisterKind::Counter(counter(c.hz, c.shift, c.bits).map_err(at)?)
         } else if let Some(l) = &r.latch {
