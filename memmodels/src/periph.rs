@@ -203,6 +203,19 @@ impl Peripherals {
                 }
             }
             Some(RegisterKind::Counter(c)) => c.value(self.ticks(c.hz, now)),
+            Some(RegisterKind::OneHot { from, mask }) => {
+                let source = block.words[(block.spec.registers[from].offset / 4) as usize];
+                1 << ((source & mask) >> mask.trailing_zeros())
+            }
+            Some(RegisterKind::Divide {
+                dividend,
+                divisor,
+                signed,
+                remainder,
+            }) => {
+                let word = |r: usize| block.words[(block.spec.registers[r].offset / 4) as usize];
+                RegisterKind::divide(word(dividend), word(divisor), signed, remainder)
+            }
             _ => block.words[w],
         }
     }
@@ -403,6 +416,11 @@ registers = [
   { name = "HI", offset = 32, latch = { on = "OP", mask = 0x4000_0000, hz = 1_000_000, shift = 32, bits = 20 } },
   { name = "TX", offset = 36, console = true },
   { name = "LOCK", offset = 40, spinlock = 0x8 },
+  { name = "N", offset = 44 },
+  { name = "D", offset = 48 },
+  { name = "Q", offset = 52, divide = { dividend = "N", divisor = "D", signed = true } },
+  { name = "R", offset = 56, divide = { dividend = "N", divisor = "D", signed = true, remainder = true } },
+  { name = "SEL", offset = 60, one_hot = { from = "N", mask = 0x30 } },
 ]
 "#;
 
@@ -418,6 +436,22 @@ registers = [
         assert_eq!(p.read(0x1028, 4, 1), Some(0));
         assert!(p.write(0x1028, 4, 0x1234, 2));
         assert_eq!(p.read(0x1028, 4, 3), Some(0x8));
+    }
+
+    /// A hardware divider: quotient and remainder of the operand registers, -1 and the dividend
+    /// for a zero divisor.
+    #[test]
+    fn divider_reads_quotient_and_remainder() {
+        let mut p = engine();
+        p.write(0x102C, 4, -7i32 as u32, 0);
+        p.write(0x1030, 4, 2, 0);
+        assert_eq!(p.read(0x1034, 4, 1), Some(-3i32 as u32));
+        assert_eq!(p.read(0x1038, 4, 1), Some(-1i32 as u32));
+        p.write(0x1030, 4, 0, 2);
+        assert_eq!(
+            (p.read(0x1034, 4, 3), p.read(0x1038, 4, 3)),
+            (Some(u32::MAX), Some(-7i32 as u32))
+        );
     }
 
     #[test]

@@ -21,6 +21,12 @@
 //!   command that sets a done bit).
 //! - `clear = [{ on = "REG", mask = M, bits = B }]`: such a write clears the bits B here at once
 //!   (a command that makes its done bit read 0 until it completes).
+//! - `divide = { dividend = "REG", divisor = "REG", signed = S, remainder = R }`: reads the quotient
+//!   (or with `remainder = true` the remainder) of the two registers' values, unsigned or signed (a
+//!   hardware divider such as the RP2040 SIO's; division by zero gives quotient -1 (all ones) and
+//!   remainder = dividend, RP2040 datasheet §2.3.1.5).
+//! - `one_hot = { from = "REG", mask = M }`: reads `1 << ((REG & M) >> trailing zeros of M)`, the
+//!   one-hot "selected" status of a clock mux whose source field is M in REG (RP2040 CLOCKS).
 //! - `spinlock = V`: a hardware spinlock (RP2040 SIO SPINLOCKn): a read of a free lock claims it
 //!   and gives V, a read of a claimed lock gives 0, any write frees it.
 
@@ -77,6 +83,37 @@ pub enum RegisterKind {
     /// A hardware spinlock: a read of the free lock claims it and gives this value (0 once claimed);
     /// a write frees it.
     Spinlock(u32),
+    /// `1 << field`, the field `mask` of register `from` (an index in the block).
+    OneHot {
+        from: usize,
+        mask: u32,
+    },
+    /// The quotient (or remainder) of registers `dividend` and `divisor` (indices in the block).
+    Divide {
+        dividend: usize,
+        divisor: usize,
+        signed: bool,
+        remainder: bool,
+    },
+}
+
+impl RegisterKind {
+    /// `Divide`'s result for the operands `n / d`.
+    pub fn divide(n: u32, d: u32, signed: bool, remainder: bool) -> u32 {
+        let (q, r) = match (d, signed) {
+            (0, _) => (u32::MAX, n),
+            (_, false) => (n / d, n % d),
+            (_, true) => (
+                (n as i32).wrapping_div(d as i32) as u32,
+                (n as i32).wrapping_rem(d as i32) as u32,
+            ),
+        };
+        if remainder {
+            r
+        } else {
+            q
+        }
+    }
 }
 
 /// Bits of this register that follow bits of register `from` (an index in the block).
@@ -174,6 +211,8 @@ struct RegisterFile {
     #[serde(default)]
     console: bool,
     spinlock: Option<u32>,
+    divide: Option<DivideFile>,
+    one_hot: Option<OneHotFile>,
     counter: Option<CounterFile>,
     latch: Option<LatchFile>,
     #[serde(default)]
@@ -196,6 +235,24 @@ struct CounterFile {
 
 fn full_width() -> u32 {
     32
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OneHotFile {
+    from: String,
+    mask: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DivideFile {
+    dividend: String,
+    divisor: String,
+    #[serde(default)]
+    signed: bool,
+    #[serde(default)]
+    remainder: bool,
 }
 
 #[derive(Deserialize)]
@@ -295,11 +352,29 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
         .count();
         if kinds > 1 {
             return Err(at(
-                "at most one of console, counter, latch and spinlock".into()
+                "at most one of console, counter, latch, spinlock, divide and one_hot".into(),
             ));
         }
         let kind = if r.console {
             RegisterKind::Console
+        } else if let Some(o) = &r.one_hot {
+            if o.mask == 0 || (o.mask >> o.mask.trailing_zeros()) > 31 {
+                return Err(at(format!(
+                    "one_hot mask 0x{:x} must select a field of at most 5 bits",
+                    o.mask
+                )));
+            }
+            RegisterKind::OneHot {
+                from: index_of(&o.from, "one_hot.from").map_err(at)?,
+                mask: o.mask,
+            }
+        } else if let Some(d) = &r.divide {
+            RegisterKind::Divide {
+                dividend: index_of(&d.dividend, "divide.dividend").map_err(at)?,
+                divisor: index_of(&d.divisor, "divide.divisor").map_err(at)?,
+                signed: d.signed,
+                remainder: d.remainder,
+            }
         } else if let Some(v) = r.spinlock {
             if v == 0 {
                 return Err(at(

@@ -37,6 +37,11 @@ const EXCP_NOCP: u32 = 17;
 const EXCP_INVSTATE: u32 = 18;
 const EXCP_UNALIGNED: u32 = 22;
 
+/// `emu_start`'s end address, which no Thumb PC ever equals: with 0, code running at address 0
+/// (a vector table at 0, a call into an empty boot ROM) would stop before its first instruction, and
+/// the run loop would restart it there forever.
+const NO_UNTIL: u64 = u64::MAX;
+
 /// Most machine states a fault handler's loop is compared against before the watch starts over.
 const SPIN_WATCH_STATES: usize = 64;
 
@@ -531,7 +536,7 @@ impl<'a> CortexM<'a> {
     pub fn run_bare(&mut self) -> Result<(), CoreError> {
         let pc = self.pc();
         self.uc
-            .emu_start((pc | 1) as u64, 0, 0, 0)
+            .emu_start((pc | 1) as u64, NO_UNTIL, 0, 0)
             .map_err(engine("bare run"))
     }
 
@@ -1339,7 +1344,7 @@ impl CortexM<'_> {
             st.deadline_insns = end_insns;
             st.pending = Pending::None;
             let pc = self.pc();
-            let mut result = self.uc.emu_start((pc | 1) as u64, 0, 0, 0);
+            let mut result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, 0);
             if std::mem::take(&mut self.uc.get_data_mut().arm_requested) {
                 self.arm_data_hooks()?;
                 // Redo the abandoned load, now hooked, as if the hooks had been there from the start:
@@ -1347,7 +1352,7 @@ impl CortexM<'_> {
                 if self.uc.get_data().pending == Pending::None {
                     let pc = self.pc();
                     self.uc.get_data_mut().resume_in_block = Some(pc);
-                    result = self.uc.emu_start((pc | 1) as u64, 0, 0, 0);
+                    result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, 0);
                 }
             }
             let pending = std::mem::replace(&mut self.uc.get_data_mut().pending, Pending::None);
