@@ -45,6 +45,9 @@ const NO_UNTIL: u64 = u64::MAX;
 /// Most machine states a fault handler's loop is compared against before the watch starts over.
 const SPIN_WATCH_STATES: usize = 64;
 
+/// The firmware's executable ranges and whether to count every memory access (see `CortexM::new`).
+type CodeToHook<'c> = (&'c [(u32, Vec<u8>)], bool);
+
 /// Hasher for block start addresses: one multiply (Fibonacci hashing) instead of SipHash, since the
 /// block table is looked up once per executed block.
 #[derive(Default)]
@@ -430,7 +433,7 @@ impl<'a> CortexM<'a> {
         Self::build(board, Some((code_ranges, count_all_memory)))
     }
 
-    fn build(board: &Board, code: Option<(&[(u32, Vec<u8>)], bool)>) -> Result<Self, CoreError> {
+    fn build(board: &Board, code: Option<CodeToHook>) -> Result<Self, CoreError> {
         let kind = board.core.kind;
         let (model, cpuid, v6m) = match kind {
             CoreKind::CortexM0Plus => (unicorn_engine::ArmCpuModel::CORTEX_M0, 0x410C_C601, true),

@@ -466,19 +466,14 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::LoadStoreDouble => 3,
         Class::Multiple(n) => 1 + n as u32 + if cur.writes_pc { late_refill(kind) } else { 0 },
         Class::Mul => 1,
-        Class::MulLong => {
-            if kind == CoreKind::CortexM3 {
-                4
-            } else {
-                1
-            } // M3 long multiply 3-5: ASSUMPTION 4
-        }
+        Class::MulLong if kind == CoreKind::CortexM3 => 4, // M3 long multiply 3-5: ASSUMPTION 4
+        Class::MulLong => 1,
         Class::Div => 2, // plus the operand-dependent part added when it executes
         Class::Branch => 1 + p,
         Class::CondBranch => 1,
         Class::TableBranch => 2 + 1 + late_refill(kind), // M4 TRM §3.3.2: TBB/TBH >= 2 + 1 + 3
         // IT folds onto a preceding 16-bit instruction (§2a).
-        Class::It => u32::from(!prev.is_some_and(|q| q.len == 2)),
+        Class::It => u32::from(prev.is_none_or(|q| q.len != 2)),
         Class::Barrier => 4, // 1 + B; ASSUMPTION B = 3 (no pending writes to drain)
         Class::SysReg => 2,  // "1 or 2": ASSUMPTION 2
         Class::Wfi => 2,
@@ -505,13 +500,8 @@ fn cost_m33(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
     let load_use =
         prev.is_some_and(|q| q.class == Class::Load && q.writes & (cur.reads | cur.addr_regs) != 0);
     let base = match cur.class {
-        Class::Load | Class::Store => {
-            if cur.writes_pc {
-                1 + 2
-            } else {
-                1
-            }
-        }
+        Class::Load | Class::Store if cur.writes_pc => 1 + 2,
+        Class::Load | Class::Store => 1,
         Class::LoadStoreDouble => 2,
         Class::Multiple(n) => (n as u32).max(1) + if cur.writes_pc { 1 } else { 0 },
         Class::Branch => 2,
@@ -522,13 +512,8 @@ fn cost_m33(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::SysReg => 2,
         Class::FpMac => 1,
         Class::FpDiv | Class::FpSqrt => 14,
-        Class::FpLoad { double } => {
-            if double {
-                2
-            } else {
-                1
-            }
-        }
+        Class::FpLoad { double: true } => 2,
+        Class::FpLoad { double: false } => 1,
         Class::FpMultiple { regs, double } => regs as u32 * if double { 2 } else { 1 },
         _ => 1,
     } + u32::from(load_use);
