@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh cmake libclang-dev pkg-config \
     gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-xtensa-lx106 binutils-xtensa-lx106
 bash firmware/build.sh
+# The ESP chips' mask-ROM ELFs, from the espflash crate on crates.io (not shipped here).
+bash scripts/fetch-roms.sh
 # The TiGrIS compiler (and onnx) that sim/tests/plan.rs compares the plan reader with; pinned.
 python3 -m pip install --quiet --disable-pip-version-check tigris-ml==0.12.1 onnx==1.23.2
 log=$(mktemp)

@@ -54,8 +54,20 @@ enum Effect {
     Latch { target: usize, mask: u32 },
 }
 
+/// A counter behind a config register: ticks counted up to `since`, and the divider since then.
+#[derive(Debug, Clone, Copy)]
+struct Timer {
+    config_word: usize,
+    hz: u64,
+    ticks: u64,
+    since: u64,
+    divider: Option<u64>,
+}
+
 struct Block {
     spec: PeripheralSpec,
+    /// Counters with a config register, by the index of the first latch register naming them.
+    timers: Vec<(usize, Timer)>,
     /// Value of every word of the block.
     words: Vec<u32>,
     /// Index in `spec.registers` of the register at each word, if any.
@@ -95,8 +107,33 @@ impl Block {
                 effects[on].push(Effect::Latch { target: w, mask });
             }
         }
+        let mut timers: Vec<(usize, Timer)> = Vec::new();
+        for r in &spec.registers {
+            if let RegisterKind::Latch {
+                counter,
+                config: Some(c),
+                ..
+            } = &r.kind
+            {
+                let config_word = (spec.registers[c.register].offset / 4) as usize;
+                if !timers.iter().any(|(_, t)| t.config_word == config_word) {
+                    let divider = c.divider(words[config_word]);
+                    timers.push((
+                        c.register,
+                        Timer {
+                            config_word,
+                            hz: counter.hz,
+                            ticks: 0,
+                            since: 0,
+                            divider,
+                        },
+                    ));
+                }
+            }
+        }
         Block {
             spec,
+            timers,
             words,
             register_of_word,
             effects,
@@ -319,6 +356,10 @@ impl Peripherals {
         let old = block.words[w];
         let cleared = value & bytes & spec.w1c;
         block.words[w] = ((old & !writable) | (value & writable)) & !cleared;
+        if block.timers.iter().any(|(_, t)| t.config_word == w) {
+            self.reconfigure_timers(b, w, now);
+        }
+        let block = &mut self.blocks[b];
         // The word as written, for the effects (self-clearing trigger bits included).
         let written = (old & !bytes) | (value & bytes);
         for i in 0..block.effects[r].len() {
@@ -351,15 +392,55 @@ impl Peripherals {
                     let block = &self.blocks[b];
                     let ri = block.register_of_word[target].expect("latch targets are registers")
                         as usize;
-                    if let RegisterKind::Latch { counter, .. } = &block.spec.registers[ri].kind {
-                        let v = counter.value(self.ticks(counter.hz, now));
-                        self.blocks[b].words[target] = v;
+                    if let RegisterKind::Latch {
+                        counter, config, ..
+                    } = block.spec.registers[ri].kind.clone()
+                    {
+                        let ticks = match config {
+                            Some(c) => self.timer_ticks(b, c.register, now),
+                            None => self.ticks(counter.hz, now),
+                        };
+                        self.blocks[b].words[target] = counter.value(ticks);
                     }
                 }
                 _ => {}
             }
         }
         true
+    }
+
+    /// Ticks at cycle `now` of the timer configured by register `config` of block `b`.
+    fn timer_ticks(&self, b: usize, config: usize, now: u64) -> u64 {
+        let Some((_, t)) = self.blocks[b].timers.iter().find(|(r, _)| *r == config) else {
+            return 0;
+        };
+        t.ticks
+            + t.divider
+                .map_or(0, |d| self.ticks(t.hz, now.saturating_sub(t.since)) / d)
+    }
+
+    /// The config word `w` of block `b` was written: count the ticks so far at the old rate, then
+    /// go on at the rate the new value selects.
+    fn reconfigure_timers(&mut self, b: usize, w: usize, now: u64) {
+        for i in 0..self.blocks[b].timers.len() {
+            let (register, t) = self.blocks[b].timers[i];
+            if t.config_word != w {
+                continue;
+            }
+            let ticks = self.timer_ticks(b, register, now);
+            let RegisterKind::Latch { config: Some(c), .. } =
+                self.blocks[b].spec.registers.iter().find(|r| matches!(&r.kind, RegisterKind::Latch { config: Some(c), .. } if c.register == register)).map(|r| r.kind.clone()).expect("timers come from latch registers")
+            else {
+                continue;
+            };
+            let divider = c.divider(self.blocks[b].words[w]);
+            self.blocks[b].timers[i].1 = Timer {
+                ticks,
+                since: now,
+                divider,
+                ..t
+            };
+        }
     }
 
     /// Set and clear bits of a word at cycle `due`; an effect with no delay applies at once.
@@ -402,7 +483,7 @@ chip = "t"
 [[block]]
 name = "RCC"
 base = 0x1000
-size = 64
+size = 128
 source = "test"
 registers = [
   { name = "CR", offset = 0, reset = 0x83, read_only = 0x0002_0002 },
@@ -415,12 +496,15 @@ registers = [
   { name = "LO", offset = 28, latch = { on = "OP", mask = 0x4000_0000, hz = 1_000_000 } },
   { name = "HI", offset = 32, latch = { on = "OP", mask = 0x4000_0000, hz = 1_000_000, shift = 32, bits = 20 } },
   { name = "TX", offset = 36, console = true },
-  { name = "LOCK", offset = 40, spinlock = 0x8 },
-  { name = "N", offset = 44 },
-  { name = "D", offset = 48 },
-  { name = "Q", offset = 52, divide = { dividend = "N", divisor = "D", signed = true } },
-  { name = "R", offset = 56, divide = { dividend = "N", divisor = "D", signed = true, remainder = true } },
-  { name = "SEL", offset = 60, one_hot = { from = "N", mask = 0x30 } },
+  { name = "TCFG", offset = 40 },
+  { name = "TUPD", offset = 44, self_clear = 1 },
+  { name = "TLO", offset = 48, latch = { on = "TUPD", mask = 1, hz = 1_000_000, config = { register = "TCFG", enable_bit = 31, divider_shift = 0, divider_bits = 16 } } },
+  { name = "LOCK", offset = 64, spinlock = 0x8 },
+  { name = "N", offset = 68 },
+  { name = "D", offset = 72 },
+  { name = "Q", offset = 76, divide = { dividend = "N", divisor = "D", signed = true } },
+  { name = "R", offset = 80, divide = { dividend = "N", divisor = "D", signed = true, remainder = true } },
+  { name = "SEL", offset = 84, one_hot = { from = "N", mask = 0x30 } },
 ]
 "#;
 
@@ -432,10 +516,10 @@ registers = [
     #[test]
     fn spinlock_is_claimed_by_a_read_and_freed_by_a_write() {
         let mut p = engine();
-        assert_eq!(p.read(0x1028, 4, 0), Some(0x8));
-        assert_eq!(p.read(0x1028, 4, 1), Some(0));
-        assert!(p.write(0x1028, 4, 0x1234, 2));
-        assert_eq!(p.read(0x1028, 4, 3), Some(0x8));
+        assert_eq!(p.read(0x1040, 4, 0), Some(0x8));
+        assert_eq!(p.read(0x1040, 4, 1), Some(0));
+        assert!(p.write(0x1040, 4, 0x1234, 2));
+        assert_eq!(p.read(0x1040, 4, 3), Some(0x8));
     }
 
     /// A hardware divider: quotient and remainder of the operand registers, -1 and the dividend
@@ -443,13 +527,13 @@ registers = [
     #[test]
     fn divider_reads_quotient_and_remainder() {
         let mut p = engine();
-        p.write(0x102C, 4, -7i32 as u32, 0);
-        p.write(0x1030, 4, 2, 0);
-        assert_eq!(p.read(0x1034, 4, 1), Some(-3i32 as u32));
-        assert_eq!(p.read(0x1038, 4, 1), Some(-1i32 as u32));
-        p.write(0x1030, 4, 0, 2);
+        p.write(0x1044, 4, -7i32 as u32, 0);
+        p.write(0x1048, 4, 2, 0);
+        assert_eq!(p.read(0x104C, 4, 1), Some(-3i32 as u32));
+        assert_eq!(p.read(0x1050, 4, 1), Some(-1i32 as u32));
+        p.write(0x1048, 4, 0, 2);
         assert_eq!(
-            (p.read(0x1034, 4, 3), p.read(0x1038, 4, 3)),
+            (p.read(0x104C, 4, 3), p.read(0x1050, 4, 3)),
             (Some(u32::MAX), Some(-7i32 as u32))
         );
     }
@@ -516,6 +600,22 @@ registers = [
             (Some(7), Some(1)),
             "the copy is held"
         );
+    }
+
+    #[test]
+    fn a_timer_counts_only_while_enabled_at_its_divided_rate() {
+        let mut p = engine();
+        let latch = |p: &mut Peripherals, now| {
+            p.write(0x102C, 4, 1, now);
+            p.read(0x1030, 4, now).unwrap()
+        };
+        assert_eq!(latch(&mut p, 100_000), 0, "stopped at reset");
+        p.write(0x1028, 4, 0x8000_0002, 100_000); // on, divide by 2: 500 kHz
+        assert_eq!(latch(&mut p, 300_000), 1000);
+        p.write(0x1028, 4, 0x0000_0002, 300_000); // off
+        assert_eq!(latch(&mut p, 900_000), 1000);
+        p.write(0x1028, 4, 0x8000_0001, 900_000); // on, 1 MHz
+        assert_eq!(latch(&mut p, 1_000_000), 2000);
     }
 
     #[test]

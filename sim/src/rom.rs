@@ -66,7 +66,7 @@ fn subdirs(dir: &Path, prefix: &str) -> Vec<PathBuf> {
         .map(|e| e.path())
         .filter(|p| p.is_dir())
         .collect();
-    v.sort_by(|a, b| version_key(b).cmp(&version_key(a)));
+    v.sort_by_key(|p| std::cmp::Reverse(version_key(p)));
     v
 }
 
@@ -249,7 +249,7 @@ mod tests {
             PathBuf::from("x/espflash-4.10.0"),
             PathBuf::from("x/espflash-3.3.0"),
         ];
-        v.sort_by(|a, b| version_key(b).cmp(&version_key(a)));
+        v.sort_by_key(|p| std::cmp::Reverse(version_key(p)));
         assert_eq!(v[0], PathBuf::from("x/espflash-4.10.0"));
         assert_eq!(v[2], PathBuf::from("x/espflash-3.3.0"));
     }

@@ -330,7 +330,7 @@ fn bad_input_gets_a_clear_error() {
     expect_input_error(&["run", "/bin/true"], "ELF for x86-64");
     expect_input_error(
         &["run", "--board", "rp2040", "examples/mps2-an386-demo.elf"],
-        "does not fit in one memory region",
+        "does not fit in the memory of board `rp2040`: no region holds 0x00004000",
     );
     expect_input_error(
         &["run", "--board", "nosuch", "examples/mps2-an386-demo.elf"],

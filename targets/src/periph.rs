@@ -13,6 +13,9 @@
 //! - `latch = { on = "REG", mask = M, hz = N, shift = S, bits = B }`: a write to REG with any bit of
 //!   M set copies the counter (as `counter`) into this register; reads give the copy (timer value
 //!   registers behind an UPDATE bit).
+//!   With `config = { register = "REG", enable_bit = E, divider_shift = S, divider_bits = B }` the
+//!   counter runs only while bit E of REG is set, at `hz` divided by REG's divider field (a timer
+//!   whose driver picks its clock); the count is kept across changes of REG.
 //! - `follow = [{ from = "REG", mask = M, shift = S, delay_cycles = D }]`: D core cycles after a
 //!   write to REG, the bits `(REG & M)` appear here at `M` shifted left by S (right when negative):
 //!   a ready bit that follows its enable bit.
@@ -79,6 +82,7 @@ pub enum RegisterKind {
         on: usize,
         mask: u32,
         counter: CounterSpec,
+        config: Option<TimerConfig>,
     },
     /// A hardware spinlock: a read of the free lock claims it and gives this value (0 once claimed);
     /// a write frees it.
@@ -113,6 +117,31 @@ impl RegisterKind {
         } else {
             q
         }
+    }
+}
+
+/// The register (an index in the block) that enables a counter and divides its clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimerConfig {
+    pub register: usize,
+    pub enable_bit: u32,
+    pub divider_shift: u32,
+    pub divider_bits: u32,
+}
+
+impl TimerConfig {
+    /// The divider a config register value selects (a field of 0 divides by the field's range,
+    /// as the ESP timer groups do), or None when the counter is stopped.
+    pub fn divider(&self, value: u32) -> Option<u64> {
+        if value >> self.enable_bit & 1 == 0 {
+            return None;
+        }
+        let field = (value as u64 >> self.divider_shift) & ((1u64 << self.divider_bits) - 1);
+        Some(if field == 0 {
+            1u64 << self.divider_bits
+        } else {
+            field
+        })
     }
 }
 
@@ -261,10 +290,20 @@ struct LatchFile {
     on: String,
     mask: u32,
     hz: u64,
+    config: Option<ConfigFile>,
     #[serde(default)]
     shift: u32,
     #[serde(default = "full_width")]
     bits: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    register: String,
+    enable_bit: u32,
+    divider_shift: u32,
+    divider_bits: u32,
 }
 
 #[derive(Deserialize)]
@@ -385,10 +424,29 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
         } else if let Some(c) = &r.counter {
             RegisterKind::Counter(counter(c.hz, c.shift, c.bits).map_err(at)?)
         } else if let Some(l) = &r.latch {
+            let config = match &l.config {
+                Some(c)
+                    if c.enable_bit > 31
+                        || c.divider_bits == 0
+                        || c.divider_shift + c.divider_bits > 32 =>
+                {
+                    return Err(at(
+                        "latch.config: enable_bit 0-31 and a divider field inside 32 bits".into(),
+                    ));
+                }
+                Some(c) => Some(TimerConfig {
+                    register: index_of(&c.register, "latch.config.register").map_err(at)?,
+                    enable_bit: c.enable_bit,
+                    divider_shift: c.divider_shift,
+                    divider_bits: c.divider_bits,
+                }),
+                None => None,
+            };
             RegisterKind::Latch {
                 on: index_of(&l.on, "latch.on").map_err(at)?,
                 mask: l.mask,
                 counter: counter(l.hz, l.shift, l.bits).map_err(at)?,
+                config,
             }
         } else {
             RegisterKind::Plain

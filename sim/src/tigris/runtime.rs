@@ -1115,6 +1115,7 @@ mod tests {
             symbols: Vec::new(),
             entry: 0,
             vector_section: None,
+            absolute: Vec::new(),
         };
         let (address, bytes) = static_plan(&fw).unwrap();
         assert_eq!((address, bytes.as_slice()), (0x3C00_0000 + at, TILED_PLAN));

@@ -75,6 +75,8 @@ pub fn run(board: &str, elf: &str, extra: &[&str]) -> (i32, serde_json::Value, S
     )
 }
 
+// Each test file includes this module; not all of them use every helper.
+#[allow(dead_code)]
 /// Whether the simulator finds the mask-ROM ELF `name` (as `boards show` reports it).
 pub fn rom_available(name: &str) -> bool {
     let board = if name.starts_with("esp32s3") {
@@ -86,4 +88,19 @@ pub fn rom_available(name: &str) -> bool {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .any(|l| l.starts_with("mask ROM: /") && l.ends_with(name))
+}
+
+#[allow(dead_code)]
+/// A third-party firmware fixture from `../shared/fixtures/` beside the checkout, or None (with a
+/// message saying the test is skipped) when that folder or the file is absent.
+pub fn fixture(path: &str) -> Option<String> {
+    let p = root().join("../shared/fixtures").join(path);
+    if p.is_file() {
+        return Some(p.to_string_lossy().into_owned());
+    }
+    eprintln!(
+        "skipped: fixture {} is absent (third-party firmware lives in ../shared/fixtures/)",
+        p.display()
+    );
+    None
 }
