@@ -61,7 +61,11 @@ BOARDS=(mps2-an386 mps2-an500 stm32f446re stm32h753 nrf52840 rp2040 rp2350)
 PORTABLE=(sort crc32 matmul recursion strings_float demo exit_code)
 TIMING_BOARDS=(mps2-an386 mps2-an500 stm32f446re rp2040)
 CONSOLE_BOARDS=(mps2-an386 stm32f446re)
+RTT_BOARDS=(mps2-an386 stm32f446re rp2040 stm32h753)
 IRQ_BOARDS=(mps2-an386 stm32f446re rp2040)
+# Every fault kind taken by the firmware's own handlers, on an M4, M7, M0+ and M33.
+FAULT_KINDS_BOARDS=(mps2-an386 stm32h753 rp2040 rp2350)
+FPU_DP_BOARDS=(stm32h753 mps2-an500)
 FAULT_BOARDS=(mps2-an386)
 FAULTS=(fault_bad_address fault_undefined fault_stack_overflow fault_unhandled_irq
         fault_endless_loop fault_busy_loop)
@@ -76,9 +80,8 @@ cpu_flags() {
         mps2-an386|stm32f446re|nrf52840)
             echo "-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard -DCORE_CORTEX_M4" ;;
         mps2-an500|stm32h753)
-            # Single-precision FPU: Unicorn's Cortex-M7 model raises an undefined-instruction
-            # exception on double-precision VFP instructions (e.g. vcvt.f64.f32), so doubles stay in software.
-            echo "-mcpu=cortex-m7 -mfpu=fpv5-sp-d16 -mfloat-abi=hard -DCORE_CORTEX_M7" ;;
+            # Double-precision FPU, as real M7 projects (and the TiGrIS benchmarks) build.
+            echo "-mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard -DCORE_CORTEX_M7" ;;
         rp2040)
             echo "-mcpu=cortex-m0plus -mfloat-abi=soft -DCORE_CORTEX_M0PLUS" ;;
         rp2350)
@@ -151,9 +154,9 @@ link_elf_ld() {   # <board> <linker script> <objdir> <elf> <startup object> <sou
         "$objdir/$startup" "$objdir/syscalls.o" "$@" -lm -o "$elf"
 }
 
-build_host() {   # <program>
-    local p=$1 out="$BUILD/host"
-    "$HOSTCC" "${HOST_FLAGS[@]}" "$FW_DIR/programs/$p.c" -o "$out/$p" -lm
+build_host() {   # <program> [<source> [extra flags...]]: programs/<program>.c unless a source is given
+    local p=$1 src=${2:-$FW_DIR/programs/$1.c} out="$BUILD/host"
+    "$HOSTCC" "${HOST_FLAGS[@]}" "${@:3}" "$src" -o "$out/$p" -lm
     local rc=0
     "$out/$p" >"$out/$p.out" || rc=$?
     echo "$rc" >"$out/$p.rc"
@@ -171,6 +174,7 @@ done
 for p in "${PORTABLE[@]}"; do
     job "host $p" build_host "$p"
 done
+job "host double_fp" build_host double_fp "$FW_DIR/fpu/double_fp.c" -frounding-math
 wait_jobs
 
 for b in "${BOARDS[@]}"; do
@@ -190,10 +194,26 @@ for b in "${CONSOLE_BOARDS[@]}"; do
         job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/console/$p.c"
     done
 done
+for b in "${RTT_BOARDS[@]}"; do
+    job "$b console_rtt" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/console_rtt.elf" startup.o "$FW_DIR/console/console_rtt.c"
+done
 for b in "${IRQ_BOARDS[@]}"; do
     for p in systick svc pendsv; do
         job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/interrupts/$p.c"
     done
+done
+job "mps2-an386 storm" link_elf mps2-an386 "$BUILD/obj/mps2-an386" "$BUILD/mps2-an386/storm.elf" startup.o \
+    "$FW_DIR/interrupts/storm.c"
+# Double precision on the FPv5-D16 of the Cortex-M7 (fpu/double_fp.c; expected output = the host's).
+for b in "${FPU_DP_BOARDS[@]}"; do
+    job "$b double_fp" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/double_fp.elf" startup.o -frounding-math \
+        "$FW_DIR/fpu/double_fp.c"
+done
+job "mps2-an386 entry_return" link_elf mps2-an386 "$BUILD/obj/mps2-an386" "$BUILD/mps2-an386/entry_return.elf" startup.o -Wl,--undefined=answer \
+    "$FW_DIR/startup/entry_return.c"
+for b in "${FAULT_KINDS_BOARDS[@]}"; do
+    mkdir -p "$BUILD/$b"
+    job "$b fault_kinds" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/fault_kinds.elf" startup.o "$FW_DIR/faults/fault_kinds.c"
 done
 for b in "${MEMBENCH_BOARDS[@]}"; do
     job "$b membench" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/membench.elf" startup.o \
@@ -207,6 +227,11 @@ for b in "${FAULT_BOARDS[@]}"; do
     done
 done
 wait_jobs
+
+# A vector table found by no name: exit_code with `.isr_vector` renamed and the ELF entry at the
+# table (address 0), as some vendor images come (the loader falls back to VTOR's reset value, 0).
+"$OBJCOPY" --rename-section .isr_vector=.text.boot --set-start 0 "$BUILD/mps2-an386/exit_code.elf" \
+    "$BUILD/mps2-an386/exit_code_unnamed_vectors.elf"
 
 # ------------------------------------------------------------------ example
 # The committed quick-start ELF: DWARF removed to keep it small, symbol table

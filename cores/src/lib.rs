@@ -23,6 +23,9 @@ pub enum Flow {
     ExceptionEntry { number: u32 },
     /// Return from an exception handler.
     ExceptionReturn,
+    /// The handler that just ended is followed at once by the handler of exception `number`, without
+    /// returning to the code both preempted (Cortex-M tail-chaining).
+    TailChain { number: u32 },
 }
 
 /// Receives one event per executed basic block. `cycles` and `instructions` are the core's totals
@@ -58,6 +61,9 @@ pub struct Entry {
     pub sp: u32,
     /// Where the exception vectors are, when the firmware image says (Cortex-M VTOR).
     pub vector_table: Option<u32>,
+    /// Started at a function (`--entry`) rather than at reset: its return ends the run with
+    /// [`Stop::Returned`].
+    pub return_ends_run: bool,
 }
 
 /// Limits of one `run` call; the core stops at the first block boundary past either.
@@ -129,6 +135,10 @@ pub enum Stop {
         pc: u32,
     },
     Fault(Fault),
+    /// The function the run started at (see [`Entry::return_ends_run`]) returned `value`.
+    Returned {
+        value: u32,
+    },
 }
 
 /// The calling convention of a core's semihosting requests.
@@ -213,6 +223,11 @@ pub trait Core {
     /// The stack pointer (r13 on Cortex-M).
     fn stack_pointer(&self) -> u32 {
         self.register(13)
+    }
+    /// The exceptions being handled now, innermost first: the exception's name and the return address
+    /// its frame holds, where the code it preempted resumes (backtraces through exception frames).
+    fn exception_frames(&self) -> Vec<(String, u32)> {
+        Vec::new()
     }
     /// Bytes of the call instruction that precedes a return address (backtraces).
     fn call_instruction_bytes(&self) -> u32 {

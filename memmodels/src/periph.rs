@@ -223,12 +223,36 @@ impl Peripherals {
         }
     }
 
-    /// The value of the word at `addr & !3`, as a read at cycle `now` sees it.
+    /// The value of the word at `addr & !3`, as a read at cycle `now` sees it (a read claims a
+    /// free spinlock: its word holds 1 while claimed).
     fn word_value(&mut self, b: usize, w: usize, now: u64) -> u32 {
         let block = &self.blocks[b];
-        match block.register_of_word[w].map(|r| &block.spec.registers[r as usize].kind) {
+        match block.register_of_word[w].map(|r| block.spec.registers[r as usize].kind.clone()) {
             Some(RegisterKind::Console) => 0,
+            Some(RegisterKind::Spinlock(v)) => {
+                let word = &mut self.blocks[b].words[w];
+                let free = *word == 0;
+                *word = 1;
+                if free {
+                    v
+                } else {
+                    0
+                }
+            }
             Some(RegisterKind::Counter(c)) => c.value(self.ticks(c.hz, now)),
+            Some(RegisterKind::OneHot { from, mask }) => {
+                let source = block.words[(block.spec.registers[from].offset / 4) as usize];
+                1 << ((source & mask) >> mask.trailing_zeros())
+            }
+            Some(RegisterKind::Divide {
+                dividend,
+                divisor,
+                signed,
+                remainder,
+            }) => {
+                let word = |r: usize| block.words[(block.spec.registers[r].offset / 4) as usize];
+                RegisterKind::divide(word(dividend), word(divisor), signed, remainder)
+            }
             _ => block.words[w],
         }
     }
@@ -307,6 +331,10 @@ impl Peripherals {
         };
         let r = r as usize;
         let spec = &block.spec.registers[r];
+        if let RegisterKind::Spinlock(_) = spec.kind {
+            block.words[w] = 0;
+            return true;
+        }
         if spec.kind == RegisterKind::Console {
             let byte = value.to_le_bytes()[(off & 3) as usize];
             match self.console_block {
@@ -455,7 +483,7 @@ chip = "t"
 [[block]]
 name = "RCC"
 base = 0x1000
-size = 64
+size = 128
 source = "test"
 registers = [
   { name = "CR", offset = 0, reset = 0x83, read_only = 0x0002_0002 },
@@ -471,11 +499,43 @@ registers = [
   { name = "TCFG", offset = 40 },
   { name = "TUPD", offset = 44, self_clear = 1 },
   { name = "TLO", offset = 48, latch = { on = "TUPD", mask = 1, hz = 1_000_000, config = { register = "TCFG", enable_bit = 31, divider_shift = 0, divider_bits = 16 } } },
+  { name = "LOCK", offset = 64, spinlock = 0x8 },
+  { name = "N", offset = 68 },
+  { name = "D", offset = 72 },
+  { name = "Q", offset = 76, divide = { dividend = "N", divisor = "D", signed = true } },
+  { name = "R", offset = 80, divide = { dividend = "N", divisor = "D", signed = true, remainder = true } },
+  { name = "SEL", offset = 84, one_hot = { from = "N", mask = 0x30 } },
 ]
 "#;
 
     fn engine() -> Peripherals {
         Peripherals::new(&parse_peripherals(CHIP, "t").unwrap(), 100_000_000)
+    }
+
+    /// A spinlock: the first read claims it, later reads see it taken, a write frees it.
+    #[test]
+    fn spinlock_is_claimed_by_a_read_and_freed_by_a_write() {
+        let mut p = engine();
+        assert_eq!(p.read(0x1040, 4, 0), Some(0x8));
+        assert_eq!(p.read(0x1040, 4, 1), Some(0));
+        assert!(p.write(0x1040, 4, 0x1234, 2));
+        assert_eq!(p.read(0x1040, 4, 3), Some(0x8));
+    }
+
+    /// A hardware divider: quotient and remainder of the operand registers, -1 and the dividend
+    /// for a zero divisor.
+    #[test]
+    fn divider_reads_quotient_and_remainder() {
+        let mut p = engine();
+        p.write(0x1044, 4, -7i32 as u32, 0);
+        p.write(0x1048, 4, 2, 0);
+        assert_eq!(p.read(0x104C, 4, 1), Some(-3i32 as u32));
+        assert_eq!(p.read(0x1050, 4, 1), Some(-1i32 as u32));
+        p.write(0x1048, 4, 0, 2);
+        assert_eq!(
+            (p.read(0x104C, 4, 3), p.read(0x1050, 4, 3)),
+            (Some(u32::MAX), Some(-7i32 as u32))
+        );
     }
 
     #[test]

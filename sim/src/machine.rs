@@ -5,6 +5,7 @@ use crate::elf::{self, Firmware, SymbolMap};
 use crate::hle::Hle;
 use crate::profiler::Profiler;
 use crate::rom;
+use crate::rtt::Rtt;
 use crate::semihost::{Effect, Semihosting};
 use crate::tigris::runtime::TigrisRuntime;
 use anyhow::{bail, Context, Result};
@@ -32,6 +33,9 @@ pub struct LoadOptions {
     pub strict_mmio: bool,
     /// `--trace-mmio`: print every peripheral access on stderr.
     pub trace_mmio: bool,
+    /// `--fill-ram BYTE`: what the writable SRAM holds before the image is loaded (0 otherwise;
+    /// on a chip it is whatever the RAM powered up with).
+    pub fill_ram: Option<u8>,
 }
 
 /// Options of one run.
@@ -129,6 +133,8 @@ pub struct Machine<'a> {
     rom: Option<std::result::Result<std::path::PathBuf, rom::Search>>,
     /// The TiGrIS runtime observer, when the firmware links the runtime.
     tigris: Option<TigrisRuntime>,
+    /// The SEGGER RTT console, when the firmware has a `_SEGGER_RTT` control block.
+    rtt: Option<Rtt>,
     file_name: String,
     sha256: String,
 }
@@ -183,6 +189,16 @@ impl Machine<'_> {
             }
             other => other,
         };
+        if let Some(fill) = options.fill_ram {
+            for r in board
+                .regions
+                .iter()
+                .filter(|r| r.kind == RegionKind::Sram && r.access.write)
+            {
+                core.write_memory(r.base, &vec![fill; r.size as usize])
+                    .map_err(|e| anyhow::anyhow!("--fill-ram: region `{}`: {e}", r.name))?;
+            }
+        }
         for s in &firmware.segments {
             let mut image = s.data.clone();
             image.resize(s.mem_size as usize, 0);
@@ -223,6 +239,7 @@ impl Machine<'_> {
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
+        let rtt = Rtt::find(&firmware.symbols);
         Ok(Machine {
             board,
             firmware,
@@ -232,6 +249,7 @@ impl Machine<'_> {
             hle,
             rom,
             tigris,
+            rtt,
             file_name,
             sha256,
         })
@@ -239,57 +257,56 @@ impl Machine<'_> {
 
     /// Start state: the vector table's initial SP and reset vector, or `--entry SYMBOL`.
     fn find_entry(path: &str, fw: &Firmware, board: &Board, symbol: Option<&str>) -> Result<Entry> {
-        let table = entry_vector_table(fw, board);
         let top_of_ram = board
             .regions
             .iter()
             .find(|r| r.kind == RegionKind::Sram && r.access.write)
             .map(|r| (r.end() & !7) as u32)
             .unwrap_or(0);
+        let function = |name: &str| {
+            fw.symbols
+                .iter()
+                .find(|s| s.name == name && s.is_function)
+                .map(|s| s.addr)
+                .with_context(|| {
+                    format!("{path}: --entry {name}: no function symbol of that name in the ELF")
+                })
+        };
         if !board.core.kind.is_cortex_m() {
             // Xtensa: no vector table to read; the start code sets up its own stack, and a1 starts at
             // the top of the first RAM region as a boot loader would leave it.
             let pc = match symbol {
-                Some(name) => fw
-                    .symbols
-                    .iter()
-                    .find(|s| s.name == name && s.is_function)
-                    .map(|s| s.addr)
-                    .with_context(|| {
-                        format!(
-                            "{path}: --entry {name}: no function symbol of that name in the ELF"
-                        )
-                    })?,
+                Some(name) => function(name)?,
                 None => fw.entry,
             };
             return Ok(Entry {
                 pc,
                 sp: top_of_ram,
                 vector_table: None,
+                return_ends_run: false,
             });
         }
+        let table = entry_vector_table(fw, board);
         let sp_from_table = table.and_then(|t| read_word(fw, t));
         if let Some(name) = symbol {
-            let s = fw
-                .symbols
-                .iter()
-                .find(|s| s.name == name && s.is_function)
-                .with_context(|| {
-                    format!("{path}: --entry {name}: no function symbol of that name in the ELF")
-                })?;
+            let pc = function(name)?;
+            let sp = sp_from_table.unwrap_or(top_of_ram);
             return Ok(Entry {
-                pc: s.addr,
-                sp: sp_from_table.unwrap_or(top_of_ram),
+                pc,
+                sp,
                 vector_table: table,
+                return_ends_run: true,
             });
         }
         match (table, sp_from_table, table.and_then(|t| read_word(fw, t + 4))) {
-            (Some(_), Some(sp), Some(reset)) if reset & 1 == 1 => Ok(Entry { pc: reset & !1, sp, vector_table: table }),
+            (Some(_), Some(sp), Some(reset)) if reset & 1 == 1 => {
+                Ok(Entry { pc: reset & !1, sp, vector_table: table, return_ends_run: false })
+            }
             (Some(t), _, reset) => bail!(
                 "{path}: the vector table at 0x{t:08x} has no Thumb reset vector (word 1 = {}); use --entry SYMBOL",
                 reset.map(|r| format!("0x{r:08x}")).unwrap_or("outside the loaded image".into())
             ),
-            (None, _, _) => Ok(Entry { pc: fw.entry & !1, sp: top_of_ram, vector_table: None }),
+            (None, _, _) => Ok(Entry { pc: fw.entry & !1, sp: top_of_ram, vector_table: None, return_ends_run: false }),
         }
     }
 
@@ -336,6 +353,17 @@ impl Machine<'_> {
                 warnings.push(note);
             }
             let mut out = self.core.take_console();
+            if let Some(rtt) = &self.rtt {
+                match rtt.drain(self.core.as_mut()) {
+                    Ok(bytes) => out.extend(bytes),
+                    Err(e) => {
+                        flush(&mut opts.live_console, &out, &mut console);
+                        fault = Some(bad_pointer(self.core.pc(), "SEGGER RTT control block", e));
+                        outcome = traces::Outcome::Fault;
+                        break;
+                    }
+                }
+            }
             if self.core.cycles() >= sampler.next_at {
                 sampler.take(self.sample(&profiler));
             }
@@ -409,6 +437,10 @@ impl Machine<'_> {
                 Stop::Fault(f) => {
                     fault = Some(f);
                     outcome = traces::Outcome::Fault;
+                    break;
+                }
+                Stop::Returned { value } => {
+                    outcome = traces::Outcome::Exited { code: value as i32 };
                     break;
                 }
                 Stop::Budget | Stop::Semihosting | Stop::Trap { .. } => {}
@@ -551,25 +583,31 @@ impl Machine<'_> {
             .join(";")
     }
 
-    /// Innermost first: the PC, then the call sites on the profiler's shadow stack (at most 8).
+    /// Innermost first: the PC, then the call sites on the profiler's shadow stack and, for a frame
+    /// an exception entered, the address it preempted with the exception's name (at most 16 lines).
     fn backtrace(&self, pc: u32, profiler: &Profiler) -> Vec<String> {
-        let mut backtrace = vec![format!(
-            "#0 0x{pc:08x} {}",
-            self.symbols.describe(pc).unwrap_or("??".into())
-        )];
-        for (i, (_, ret)) in profiler
-            .call_stack()
-            .iter()
-            .filter(|(_, r)| *r != 0)
-            .take(8)
-            .enumerate()
-        {
-            let call_site = ret.wrapping_sub(self.core.call_instruction_bytes());
-            backtrace.push(format!(
-                "#{} 0x{call_site:08x} {}",
-                i + 1,
-                self.symbols.describe(call_site).unwrap_or("??".into())
-            ));
+        let describe = |a: u32| self.symbols.describe(a).unwrap_or("??".into());
+        let frame = |(name, at): (String, u32)| {
+            format!("0x{at:08x} {} (exception frame: {name})", describe(at))
+        };
+        let mut backtrace = vec![format!("#0 0x{pc:08x} {}", describe(pc))];
+        let stack = profiler.call_stack();
+        let mut exceptions = self.core.exception_frames().into_iter();
+        // A handler that stopped the run at its first block has no frame on the profiler's stack yet.
+        let unseen = exceptions
+            .len()
+            .saturating_sub(stack.iter().filter(|f| f.2).count());
+        let mut lines: Vec<String> = exceptions.by_ref().take(unseen).map(frame).collect();
+        for (_, ret, exception) in stack {
+            if exception {
+                lines.extend(exceptions.next().map(frame));
+            } else if ret != 0 {
+                let call_site = ret.wrapping_sub(self.core.call_instruction_bytes());
+                lines.push(format!("0x{call_site:08x} {}", describe(call_site)));
+            }
+        }
+        for line in lines.into_iter().take(16) {
+            backtrace.push(format!("#{} {line}", backtrace.len()));
         }
         backtrace
     }
@@ -618,7 +656,14 @@ impl Machine<'_> {
         } else {
             f.detail.clone()
         };
-        let backtrace = self.backtrace(f.pc, profiler);
+        // Inside a handler (one spinning on a fault), the trace starts where the core is now and runs
+        // through the exception frames down to the faulting code.
+        let start = if self.core.exception_frames().is_empty() {
+            f.pc
+        } else {
+            self.core.pc()
+        };
+        let backtrace = self.backtrace(start, profiler);
         traces::FaultReport {
             kind,
             pc: f.pc,
@@ -820,7 +865,7 @@ impl Machine<'_> {
                         bail!("stopped at 0x{pc:08x}, an address no emulated function claims");
                     }
                 }
-                Stop::Budget => return Ok(()),
+                Stop::Budget | Stop::Returned { .. } => return Ok(()),
                 Stop::Fault(f) => bail!("firmware fault: {}", f.detail),
             }
         }
@@ -907,13 +952,27 @@ fn build_core<'a>(
         .filter(|s| s.executable)
         .map(|s| (s.addr, s.data.clone()))
         .collect();
-    let core = CortexM::new(board, &code, memory_stats)
+    let mut core = CortexM::new(board, &code, memory_stats)
         .map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+    core.set_strict_mmio(options.strict_mmio);
+    core.set_trace_mmio(options.trace_mmio);
     Ok(Box::new(core))
 }
 
+/// Where the vector table is: the ELF's vector section, else the board's (where its boot code leaves
+/// VTOR, e.g. after the RP2040's boot2), else address 0, VTOR's reset value (ARMv7-M ARM B3.2.5),
+/// whichever first holds a Thumb reset vector in the image (a table found by no name).
 fn entry_vector_table(fw: &Firmware, board: &Board) -> Option<u32> {
-    fw.vector_section.or(board.vector_table)
+    let has_reset_vector = |t: u32| {
+        read_word(fw, t.wrapping_add(4))
+            .is_some_and(|r| r & 1 == 1 && read_word(fw, r & !1).is_some())
+    };
+    fw.vector_section.or_else(|| {
+        [board.vector_table, Some(0)]
+            .into_iter()
+            .flatten()
+            .find(|&t| has_reset_vector(t))
+    })
 }
 
 fn flush(live: &mut Option<Box<dyn Write + Send>>, bytes: &[u8], keep: &mut Vec<u8>) {

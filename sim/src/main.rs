@@ -4,12 +4,14 @@ mod bench;
 mod bench_memory;
 mod check;
 mod compare;
+mod coredump;
 mod elf;
 mod hle;
 mod live;
 mod machine;
 mod profiler;
 mod rom;
+mod rtt;
 mod semihost;
 mod summary;
 mod tigris;
@@ -151,6 +153,14 @@ struct RunArgs {
     /// Show the live terminal view while the firmware runs (plain output when stdout is not a terminal).
     #[arg(long)]
     tui: bool,
+    /// Fill the writable RAM with this byte before loading the image (default 0), to see what
+    /// depends on memory the firmware never initialised.
+    #[arg(long, value_name = "BYTE", value_parser = parse_byte)]
+    fill_ram: Option<u8>,
+    /// Cortex-M: when the run ends, write the core's registers and RAM as a probe-rs core dump
+    /// (MessagePack, probe-rs's `CoreDump`) to this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "tui")]
+    core_dump: Option<String>,
     /// With --tui: pause before the first slice, to step through the run (`n`: next tile).
     #[arg(long, requires = "tui")]
     paused: bool,
@@ -263,6 +273,15 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     })
 }
 
+/// A byte in decimal or 0x-prefixed hex.
+fn parse_byte(s: &str) -> Result<u8, String> {
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u8::from_str_radix(hex, 16),
+        None => s.parse(),
+    };
+    parsed.map_err(|_| format!("`{s}` is not a byte (0-255 or 0x00-0xff)"))
+}
+
 fn load_options(args: &RunArgs) -> machine::LoadOptions {
     machine::LoadOptions {
         entry: args.entry.clone(),
@@ -271,6 +290,7 @@ fn load_options(args: &RunArgs) -> machine::LoadOptions {
         no_rom: args.no_rom,
         strict_mmio: args.strict_mmio,
         trace_mmio: args.trace_mmio,
+        fill_ram: args.fill_ram,
     }
 }
 
@@ -301,10 +321,14 @@ fn run_plain(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
     let mut progress = std::io::stderr()
         .is_terminal()
         .then(|| live::ProgressMonitor::new(line, clock_hz));
-    machine.run(
+    let report = machine.run(
         run_options(args, console),
         progress.as_mut().map(|p| p as &mut dyn machine::RunMonitor),
-    )
+    )?;
+    if let Some(path) = &args.core_dump {
+        coredump::CoreDump::capture(machine.core.as_ref(), &machine.board)?.write(path)?;
+    }
+    Ok(report)
 }
 
 /// The simulation on its own thread (the core lives there), the terminal view on this one.

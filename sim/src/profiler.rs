@@ -227,13 +227,20 @@ impl<'s> Profiler<'s> {
             .functions(self.stack.last().map(|f| f.path).unwrap_or(0))
     }
 
-    /// Innermost first: (function index, return address of the frame) for a backtrace.
-    pub fn call_stack(&self) -> Vec<(usize, u32)> {
+    /// Innermost first: (function index, return address of the frame, whether an exception entered
+    /// it) for a backtrace.
+    pub fn call_stack(&self) -> Vec<(usize, u32, bool)> {
         self.stack
             .iter()
             .rev()
-            .map(|f| (f.function, f.return_to))
+            .map(|f| (f.function, f.return_to, f.exception))
             .collect()
+    }
+
+    /// Frames on the shadow stack now.
+    #[cfg(test)]
+    pub fn depth(&self) -> usize {
+        self.stack.len()
     }
 }
 
@@ -282,6 +289,16 @@ impl ExecObserver for Profiler<'_> {
                 }
             }
             Flow::ExceptionEntry { .. } => {
+                let f = self.function_at(pc);
+                self.push(f, 0, true, cycles, instructions);
+            }
+            Flow::TailChain { .. } => {
+                // One handler follows the other without a return in between: the new handler
+                // replaces the old one's frame (and whatever it left open), so the stack stays as
+                // deep as one exception however long a storm of tail-chained exceptions runs.
+                if let Some(i) = self.stack.iter().rposition(|f| f.exception) {
+                    self.pop_to(i, cycles, instructions);
+                }
                 let f = self.function_at(pc);
                 self.push(f, 0, true, cycles, instructions);
             }
@@ -366,6 +383,29 @@ mod tests {
                 (vec![0, 2, 3], 20)
             ]
         );
+    }
+
+    /// Reliability review D1: a storm of tail-chained exceptions (each handler followed at once by
+    /// the next, never returning to `main`) keeps the shadow stack one exception deep.
+    #[test]
+    fn tail_chained_exceptions_keep_the_stack_flat() {
+        let syms = symbols();
+        let mut p = Profiler::new(&syms);
+        p.block(0x1000, Flow::Jump, 0, 0);
+        p.block(0x4000, Flow::ExceptionEntry { number: 15 }, 10, 1);
+        for i in 0..100_000u64 {
+            p.block(0x4000, Flow::TailChain { number: 15 }, 20 + 10 * i, 2 + i);
+            assert!(
+                p.depth() <= 2,
+                "depth {} after {i} tail-chained handlers",
+                p.depth()
+            );
+        }
+        p.block(0x1010, Flow::ExceptionReturn, 2_000_000, 200_000);
+        assert_eq!(p.depth(), 1);
+        p.finish(2_000_010, 200_001);
+        assert_eq!(p.stats[3].calls, 100_001);
+        assert_eq!(p.call_paths().iter().map(|c| c.0.len()).max(), Some(2));
     }
 
     #[test]

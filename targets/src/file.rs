@@ -19,7 +19,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "rom_init",
     "unmapped_writes",
 ];
-pub(crate) const CORE_KEYS: &[&str] = &["kind", "clock_hz", "fpu"];
+pub(crate) const CORE_KEYS: &[&str] = &["kind", "clock_hz", "fpu", "priority_bits"];
 pub(crate) const CONSOLE_KEYS: &[&str] = &["uart_data", "uart_status", "uart_status_ready"];
 pub(crate) const REGION_KEYS: &[&str] = &[
     "kind",
@@ -86,6 +86,7 @@ struct CoreFile {
     clock_hz: u64,
     #[serde(default)]
     fpu: bool,
+    priority_bits: Option<u8>,
 }
 
 #[derive(Deserialize)]
@@ -163,6 +164,16 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
     if file.core.clock_hz == 0 {
         let line = text.find("clock_hz").map(|o| line_of(text, o)).unwrap_or(1);
         return Err(invalid(line, "core.clock_hz must be greater than 0".into()));
+    }
+    if let Some(bits) = file.core.priority_bits.filter(|b| !(1..=8).contains(b)) {
+        let line = text
+            .find("priority_bits")
+            .map(|o| line_of(text, o))
+            .unwrap_or(1);
+        return Err(invalid(
+            line,
+            format!("core.priority_bits is {bits}; an NVIC priority byte implements 1 to 8 bits"),
+        ));
     }
     if file.regions.is_empty() {
         return Err(invalid(1, "the board has no [[regions]]".into()));
@@ -285,6 +296,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
             kind: file.core.kind,
             clock_hz: file.core.clock_hz,
             fpu: file.core.fpu,
+            priority_bits: file.core.priority_bits,
         },
         regions: regions.into_iter().map(|(_, r)| r).collect(),
         caches,

@@ -25,7 +25,12 @@ const BUILTIN: &[(&str, &str)] = &[
     ("mps2-an500", include_str!("../boards/mps2-an500.toml")),
     ("stm32f446re", include_str!("../boards/stm32f446re.toml")),
     ("stm32h753", include_str!("../boards/stm32h753.toml")),
+    ("stm32f407vg", include_str!("../boards/stm32f407vg.toml")),
+    ("stm32f411re", include_str!("../boards/stm32f411re.toml")),
+    ("stm32u585", include_str!("../boards/stm32u585.toml")),
     ("nrf52840", include_str!("../boards/nrf52840.toml")),
+    ("nrf52833", include_str!("../boards/nrf52833.toml")),
+    ("atsamd51p19a", include_str!("../boards/atsamd51p19a.toml")),
     ("rp2040", include_str!("../boards/rp2040.toml")),
     ("rp2350", include_str!("../boards/rp2350.toml")),
     ("esp32s3", include_str!("../boards/esp32s3.toml")),
@@ -341,6 +346,9 @@ pub struct CoreSpec {
     pub kind: CoreKind,
     pub clock_hz: u64,
     pub fpu: bool,
+    /// Cortex-M: bits of an NVIC priority byte the part implements (the upper ones); `None` = the
+    /// core's default (2 on ARMv6-M, 4 elsewhere).
+    pub priority_bits: Option<u8>,
 }
 
 /// A complete, validated board.

@@ -24,6 +24,14 @@
 //!   command that sets a done bit).
 //! - `clear = [{ on = "REG", mask = M, bits = B }]`: such a write clears the bits B here at once
 //!   (a command that makes its done bit read 0 until it completes).
+//! - `divide = { dividend = "REG", divisor = "REG", signed = S, remainder = R }`: reads the quotient
+//!   (or with `remainder = true` the remainder) of the two registers' values, unsigned or signed (a
+//!   hardware divider such as the RP2040 SIO's; division by zero gives quotient -1 (all ones) and
+//!   remainder = dividend, RP2040 datasheet §2.3.1.5).
+//! - `one_hot = { from = "REG", mask = M }`: reads `1 << ((REG & M) >> trailing zeros of M)`, the
+//!   one-hot "selected" status of a clock mux whose source field is M in REG (RP2040 CLOCKS).
+//! - `spinlock = V`: a hardware spinlock (RP2040 SIO SPINLOCKn): a read of a free lock claims it
+//!   and gives V, a read of a claimed lock gives 0, any write frees it.
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -34,6 +42,8 @@ use crate::{size, BoardError};
 const BUILTIN: &[(&str, &str)] = &[
     ("esp32s3", include_str!("../peripherals/esp32s3.toml")),
     ("esp32", include_str!("../peripherals/esp32.toml")),
+    ("nrf52833", include_str!("../peripherals/nrf52833.toml")),
+    ("rp2040", include_str!("../peripherals/rp2040.toml")),
 ];
 
 /// Names of the built-in peripheral files.
@@ -74,6 +84,40 @@ pub enum RegisterKind {
         counter: CounterSpec,
         config: Option<TimerConfig>,
     },
+    /// A hardware spinlock: a read of the free lock claims it and gives this value (0 once claimed);
+    /// a write frees it.
+    Spinlock(u32),
+    /// `1 << field`, the field `mask` of register `from` (an index in the block).
+    OneHot {
+        from: usize,
+        mask: u32,
+    },
+    /// The quotient (or remainder) of registers `dividend` and `divisor` (indices in the block).
+    Divide {
+        dividend: usize,
+        divisor: usize,
+        signed: bool,
+        remainder: bool,
+    },
+}
+
+impl RegisterKind {
+    /// `Divide`'s result for the operands `n / d`.
+    pub fn divide(n: u32, d: u32, signed: bool, remainder: bool) -> u32 {
+        let (q, r) = match (d, signed) {
+            (0, _) => (u32::MAX, n),
+            (_, false) => (n / d, n % d),
+            (_, true) => (
+                (n as i32).wrapping_div(d as i32) as u32,
+                (n as i32).wrapping_rem(d as i32) as u32,
+            ),
+        };
+        if remainder {
+            r
+        } else {
+            q
+        }
+    }
 }
 
 /// The register (an index in the block) that enables a counter and divides its clock.
@@ -195,6 +239,9 @@ struct RegisterFile {
     self_clear: u32,
     #[serde(default)]
     console: bool,
+    spinlock: Option<u32>,
+    divide: Option<DivideFile>,
+    one_hot: Option<OneHotFile>,
     counter: Option<CounterFile>,
     latch: Option<LatchFile>,
     #[serde(default)]
@@ -217,6 +264,24 @@ struct CounterFile {
 
 fn full_width() -> u32 {
     32
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OneHotFile {
+    from: String,
+    mask: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DivideFile {
+    dividend: String,
+    divisor: String,
+    #[serde(default)]
+    signed: bool,
+    #[serde(default)]
+    remainder: bool,
 }
 
 #[derive(Deserialize)]
@@ -315,15 +380,47 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 r.offset, other.name
             )));
         }
-        let kinds = [r.console, r.counter.is_some(), r.latch.is_some()]
-            .iter()
-            .filter(|&&k| k)
-            .count();
+        let kinds = [
+            r.console,
+            r.counter.is_some(),
+            r.latch.is_some(),
+            r.spinlock.is_some(),
+        ]
+        .iter()
+        .filter(|&&k| k)
+        .count();
         if kinds > 1 {
-            return Err(at("at most one of console, counter and latch".into()));
+            return Err(at(
+                "at most one of console, counter, latch, spinlock, divide and one_hot".into(),
+            ));
         }
         let kind = if r.console {
             RegisterKind::Console
+        } else if let Some(o) = &r.one_hot {
+            if o.mask == 0 || (o.mask >> o.mask.trailing_zeros()) > 31 {
+                return Err(at(format!(
+                    "one_hot mask 0x{:x} must select a field of at most 5 bits",
+                    o.mask
+                )));
+            }
+            RegisterKind::OneHot {
+                from: index_of(&o.from, "one_hot.from").map_err(at)?,
+                mask: o.mask,
+            }
+        } else if let Some(d) = &r.divide {
+            RegisterKind::Divide {
+                dividend: index_of(&d.dividend, "divide.dividend").map_err(at)?,
+                divisor: index_of(&d.divisor, "divide.divisor").map_err(at)?,
+                signed: d.signed,
+                remainder: d.remainder,
+            }
+        } else if let Some(v) = r.spinlock {
+            if v == 0 {
+                return Err(at(
+                    "spinlock: the value a claim reads must not be 0 (0 means taken)".into(),
+                ));
+            }
+            RegisterKind::Spinlock(v)
         } else if let Some(c) = &r.counter {
             RegisterKind::Counter(counter(c.hz, c.shift, c.bits).map_err(at)?)
         } else if let Some(l) = &r.latch {

@@ -6,14 +6,16 @@
 //! of real memory that price accesses, installed at their first access (see `install_hooks`), and a
 //! code hook only on divide and sleep instructions found in the ELF.
 
+mod exceptions;
 mod ppb;
 pub mod timing;
 
 use crate::{Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Flow, Stop};
-use capstone::arch::arm::{ArchExtraMode, ArchMode};
-use capstone::prelude::*;
+use capstone::Capstone;
+use exceptions::ActiveException;
 use ppb::Ppb;
 use std::collections::{HashMap, HashSet};
+use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::MemorySystem;
 use tigris_targets::{Access, Board, CoreKind, RegionKind};
 use timing::{Class, Decoded};
@@ -21,14 +23,30 @@ use unicorn_engine::{Arch, HookType, MemType, Mode, Prot, RegisterARM, Unicorn};
 
 /// EXC_RETURN values live at the top of the address space; a branch there ends a handler.
 const EXC_RETURN_MIN: u32 = 0xFFFF_FF00;
+/// LR at reset (ARMv7-M ARM B1.5.5: "UNKNOWN"; 0xFFFFFFFF as the Arm cores leave it): a return
+/// there from the function a run started at ends the run.
+const RESET_LR: u32 = 0xFFFF_FFFF;
 /// Unicorn's exception numbers seen by the interrupt hook (QEMU target/arm/cpu.h EXCP_*).
 const EXCP_UDEF: u32 = 1;
 const EXCP_SWI: u32 = 2;
+const EXCP_PREFETCH_ABORT: u32 = 3;
+const EXCP_DATA_ABORT: u32 = 4;
 const EXCP_BKPT: u32 = 7;
 const EXCP_EXCEPTION_EXIT: u32 = 8;
 const EXCP_NOCP: u32 = 17;
 const EXCP_INVSTATE: u32 = 18;
 const EXCP_UNALIGNED: u32 = 22;
+
+/// `emu_start`'s end address, which no Thumb PC ever equals: with 0, code running at address 0
+/// (a vector table at 0, a call into an empty boot ROM) would stop before its first instruction, and
+/// the run loop would restart it there forever.
+const NO_UNTIL: u64 = u64::MAX;
+
+/// Most machine states a fault handler's loop is compared against before the watch starts over.
+const SPIN_WATCH_STATES: usize = 64;
+
+/// The firmware's executable ranges and whether to count every memory access (see `CortexM::new`).
+type CodeToHook<'c> = (&'c [(u32, Vec<u8>)], bool);
 
 /// Hasher for block start addresses: one multiply (Fibonacci hashing) instead of SipHash, since the
 /// block table is looked up once per executed block.
@@ -78,6 +96,10 @@ struct Block {
     fetch: Option<(usize, Vec<(u32, u32)>)>,
     /// A single-instruction branch to itself: firmware idling or stuck.
     spins: bool,
+    /// Address of its last instruction (the branch that leaves it).
+    last: u32,
+    /// Any instruction of it loads or stores (stack pushes included).
+    touches_memory: bool,
     /// (address, base register) of the block's memory instructions with a base register.
     memory_insns: Vec<(u32, u8)>,
 }
@@ -100,6 +122,10 @@ enum Pending {
         pc: u32,
     },
     Fault(FaultKind, u32),
+    /// A UsageFault the engine raised, with its CFSR bit.
+    Usage(u32),
+    /// `--strict-mmio`: a poll of this peripheral address without progress.
+    Poll(u32),
 }
 
 /// Everything the Unicorn hooks read and write.
@@ -114,6 +140,9 @@ struct State {
     /// Cycle at which the last priced instruction-fetch unit arrived.
     last_unit_arrival: u64,
     current_block: u32,
+    /// Last instruction of the current block and of the block before it (where a branch was).
+    block_last: u32,
+    prev_block_last: u32,
     deadline_cycles: u64,
     deadline_insns: u64,
     blocks: BlockMap,
@@ -126,7 +155,12 @@ struct State {
     mem: MemorySystem,
     ppb: Ppb,
     uart: Option<tigris_targets::UartSpec>,
-    uart_page: HashMap<u32, u32>,
+    /// What was written to device-page addresses no peripheral register models.
+    device_store: HashMap<u32, u32>,
+    /// The board's peripheral register blocks.
+    periph: Peripherals,
+    strict_mmio: bool,
+    trace_mmio: bool,
     console: Vec<u8>,
     pending: Pending,
     observer: Option<*mut dyn ExecObserver>,
@@ -149,12 +183,9 @@ struct State {
     arm_requested: bool,
     /// Emulation resumes at this address inside a block already charged: its block hook is skipped once.
     resume_in_block: Option<u32>,
-}
-
-/// Saved FP state of an interrupted context (the simulator keeps it instead of an extended frame).
-struct ActiveException {
-    number: u32,
-    fp: Option<Vec<u64>>,
+    /// While a fault handler runs: the (block address, register file) states seen since its last
+    /// block that accessed memory (see `watch_fault_handler`).
+    spin_watch: Option<Vec<(u32, [u32; 17])>>,
 }
 
 pub struct CortexM<'a> {
@@ -164,6 +195,8 @@ pub struct CortexM<'a> {
     /// Host memory behind every region, kept alive for Unicorn (regions with aliases share it).
     _backing: Vec<Box<[u8]>>,
     fpu: bool,
+    /// A return to the reset LR (0xFFFFFFFF) ends the run: started with `--entry`.
+    return_ends_run: bool,
 }
 
 fn engine<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> CoreError + '_ {
@@ -249,6 +282,8 @@ impl State {
         self.block_start_cycles = self.cycles;
         self.block_stalls = 0;
         self.current_block = addr;
+        self.prev_block_last = self.block_last;
+        self.block_last = block.last;
         self.ppb_accesses_in_block = 0;
         self.cycles += block.cycles as u64;
         self.instructions += block.insns as u64;
@@ -359,7 +394,20 @@ impl State {
             })
             .filter_map(|d| Some((d.addr, d.base?)))
             .collect();
+        let touches_memory = decoded.iter().any(|d| {
+            matches!(
+                d.class,
+                Class::Load
+                    | Class::Store
+                    | Class::LoadStoreDouble
+                    | Class::Multiple(_)
+                    | Class::FpLoad { .. }
+                    | Class::FpMultiple { .. }
+            )
+        });
         Block {
+            touches_memory,
+            last: decoded.last().map(|d| d.addr).unwrap_or(addr),
             memory_insns,
             insns: decoded.len() as u32,
             cycles,
@@ -385,7 +433,7 @@ impl<'a> CortexM<'a> {
         Self::build(board, Some((code_ranges, count_all_memory)))
     }
 
-    fn build(board: &Board, code: Option<(&[(u32, Vec<u8>)], bool)>) -> Result<Self, CoreError> {
+    fn build(board: &Board, code: Option<CodeToHook>) -> Result<Self, CoreError> {
         let kind = board.core.kind;
         let (model, cpuid, v6m) = match kind {
             CoreKind::CortexM0Plus => (unicorn_engine::ArmCpuModel::CORTEX_M0, 0x410C_C601, true),
@@ -400,9 +448,7 @@ impl<'a> CortexM<'a> {
                 )))
             }
         };
-        let mut cs_builder = Capstone::new().arm().mode(ArchMode::Thumb).detail(true);
-        cs_builder = cs_builder.extra_mode([ArchExtraMode::MClass].into_iter());
-        let cs = cs_builder.build().map_err(engine("capstone"))?;
+        let cs = timing::disassembler(kind).map_err(engine("capstone"))?;
         let mem = MemorySystem::new(board);
         let fetch_regions = mem.watched_ranges();
         let state = State {
@@ -414,6 +460,8 @@ impl<'a> CortexM<'a> {
             block_stalls: 0,
             last_unit_arrival: 0,
             current_block: 0,
+            block_last: 0,
+            prev_block_last: 0,
             deadline_cycles: u64::MAX,
             deadline_insns: u64::MAX,
             blocks: BlockMap::default(),
@@ -422,9 +470,12 @@ impl<'a> CortexM<'a> {
             next_flow: None,
             predictor: vec![1; 1024],
             mem,
-            ppb: Ppb::new(cpuid, v6m),
+            ppb: Ppb::new(cpuid, v6m, board.core.priority_bits),
             uart: board.console.uart,
-            uart_page: HashMap::new(),
+            device_store: HashMap::new(),
+            periph: Peripherals::new(&board.peripherals, board.core.clock_hz),
+            strict_mmio: false,
+            trace_mmio: false,
             console: Vec::new(),
             pending: Pending::None,
             observer: None,
@@ -437,9 +488,13 @@ impl<'a> CortexM<'a> {
             unarmed: Vec::new(),
             arm_requested: false,
             resume_in_block: None,
+            spin_watch: None,
         };
-        let mut uc = Unicorn::new_with_data(Arch::ARM, Mode::THUMB | Mode::MCLASS, state)
-            .map_err(engine("unicorn"))?;
+        // Not `Mode::MCLASS`: with it Unicorn ignores the CPU model and always builds a Cortex-M33
+        // (unicorn-engine 2.1.5 qemu/target/arm/cpu.c `cpu_arm_init`), which has a single-precision
+        // FPU and the ARMv8-M instruction set on every board. The model sets ARM_FEATURE_M itself.
+        let mut uc =
+            Unicorn::new_with_data(Arch::ARM, Mode::THUMB, state).map_err(engine("unicorn"))?;
         uc.ctl_set_cpu_model(model as i32)
             .map_err(engine("cpu model"))?;
         let mut core = CortexM {
@@ -448,6 +503,7 @@ impl<'a> CortexM<'a> {
             active: Vec::new(),
             _backing: Vec::new(),
             fpu: board.core.fpu,
+            return_ends_run: false,
         };
         core.map_memory(board)?;
         match code {
@@ -483,31 +539,40 @@ impl<'a> CortexM<'a> {
     pub fn run_bare(&mut self) -> Result<(), CoreError> {
         let pc = self.pc();
         self.uc
-            .emu_start((pc | 1) as u64, 0, 0, 0)
+            .emu_start((pc | 1) as u64, NO_UNTIL, 0, 0)
             .map_err(engine("bare run"))
     }
 
     fn map_memory(&mut self, board: &Board) -> Result<(), CoreError> {
-        let uart_page = board.console.uart.map(|u| u.data & !0xFFF);
+        let devices = device_pages(board);
         for r in &board.regions {
             let size = page_align(r.size as u64);
             // Loading writes through Unicorn's API, which ignores protections.
             let prot = prot_of(r.access);
             if r.kind == RegionKind::Mmio {
-                // Peripheral space: plain storage, except the console UART page.
+                // Peripheral space: plain storage, except the pages of the board's peripheral
+                // blocks and its console UART. Not executable: the default memory map makes
+                // peripheral and device space execute-never (ARMv7-M ARM B3.1), so a fetch there
+                // is a MemManage fault.
+                let prot = Prot(Prot::READ.0 | Prot::WRITE.0);
                 let mut start = r.base as u64;
                 let end = r.base as u64 + size;
-                if let Some(page) = uart_page.filter(|p| r.contains(*p)) {
-                    if page as u64 > start {
+                let (region_start, region_end) = (start, end);
+                for &(base, len) in devices
+                    .iter()
+                    .filter(|d| d.0 as u64 >= region_start && (d.0 as u64) < region_end)
+                {
+                    if base as u64 > start {
                         self.uc
-                            .mem_map(start, page as u64 - start, Prot::ALL)
+                            .mem_map(start, base as u64 - start, prot)
                             .map_err(engine("map"))?;
                     }
-                    start = page as u64 + 0x1000;
+                    self.map_device(base, len)?;
+                    start = base as u64 + len as u64;
                 }
                 if end > start {
                     self.uc
-                        .mem_map(start, end - start, Prot::ALL)
+                        .mem_map(start, end - start, prot)
                         .map_err(engine("map"))?;
                 }
                 continue;
@@ -524,34 +589,6 @@ impl<'a> CortexM<'a> {
                 })?;
             }
             self._backing.push(backing);
-        }
-        if let Some(page) = uart_page {
-            self.uc
-                .mmio_map(
-                    page as u64,
-                    0x1000,
-                    Some(move |uc: &mut Unicorn<State>, offset: u64, _size: usize| {
-                        let st = uc.get_data();
-                        let addr = page + offset as u32;
-                        match st.uart {
-                            Some(u) if u.status == Some(addr) => u.status_ready as u64,
-                            _ => st.uart_page.get(&addr).copied().unwrap_or(0) as u64,
-                        }
-                    }),
-                    Some(
-                        move |uc: &mut Unicorn<State>, offset: u64, _size: usize, value: u64| {
-                            let st = uc.get_data_mut();
-                            let addr = page + offset as u32;
-                            match st.uart {
-                                Some(u) if u.data == addr => st.console.push(value as u8),
-                                _ => {
-                                    st.uart_page.insert(addr, value as u32);
-                                }
-                            }
-                        },
-                    ),
-                )
-                .map_err(engine("map UART"))?;
         }
         // The system registers are device callbacks, which Unicorn calls without the PC; see
         // `ppb_access_cycles` for how the accessing instruction is found.
@@ -582,6 +619,43 @@ impl<'a> CortexM<'a> {
         Ok(())
     }
 
+    /// Pages `[base, base + len)` of peripheral space answered by the peripheral engine (board data,
+    /// `tigris_memmodels::periph`) and the console UART; other addresses there read back what was
+    /// written.
+    fn map_device(&mut self, base: u32, len: u32) -> Result<(), CoreError> {
+        self.uc
+            .mmio_map(
+                base as u64,
+                len as u64,
+                Some(move |uc: &mut Unicorn<State>, offset: u64, size: usize| {
+                    clear_stale_it_state(uc);
+                    device_read(uc, base + offset as u32, size as u32) as u64
+                }),
+                Some(
+                    move |uc: &mut Unicorn<State>, offset: u64, size: usize, value: u64| {
+                        clear_stale_it_state(uc);
+                        device_write(
+                            uc.get_data_mut(),
+                            base + offset as u32,
+                            size as u32,
+                            value as u32,
+                        );
+                    },
+                ),
+            )
+            .map_err(engine("map peripherals"))
+    }
+
+    /// Stop at a poll of a peripheral register without progress (`--strict-mmio`).
+    pub fn set_strict_mmio(&mut self, strict: bool) {
+        self.uc.get_data_mut().strict_mmio = strict;
+    }
+
+    /// Print every access to a modelled peripheral page on stderr (`--trace-mmio`).
+    pub fn set_trace_mmio(&mut self, trace: bool) {
+        self.uc.get_data_mut().trace_mmio = trace;
+    }
+
     fn install_hooks(
         &mut self,
         code_ranges: &[(u32, Vec<u8>)],
@@ -609,6 +683,9 @@ impl<'a> CortexM<'a> {
                     let block = st.build_block(addr, &code);
                     st.blocks.insert(addr, block);
                     st.on_block(addr, flags);
+                }
+                if uc.get_data().spin_watch.is_some() && uc.get_data().pending == Pending::None {
+                    watch_fault_handler(uc, addr);
                 }
                 if uc.get_data().pending != Pending::None {
                     let _ = uc.emu_stop();
@@ -700,14 +777,21 @@ impl<'a> CortexM<'a> {
             .map_err(engine("fault hook"))?;
         self.uc
             .add_intr_hook(|uc, intno| {
+                let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0) as u32;
                 let st = uc.get_data_mut();
                 st.pending = match intno {
+                    // A fetch from an EXC_RETURN value: the engine's own view of handler mode
+                    // decides whether it calls that an exception exit or a prefetch abort.
+                    _ if pc >= EXC_RETURN_MIN => Pending::ExceptionReturn,
+                    EXCP_PREFETCH_ABORT => Pending::Fault(FaultKind::BadFetch, pc),
+                    EXCP_DATA_ABORT => Pending::Fault(FaultKind::BadRead, 0),
                     EXCP_BKPT => Pending::Semihosting,
                     EXCP_SWI => Pending::Svc,
                     EXCP_EXCEPTION_EXIT => Pending::ExceptionReturn,
-                    EXCP_UDEF | EXCP_INVSTATE => Pending::Fault(FaultKind::UndefinedInstruction, 0),
-                    EXCP_NOCP => Pending::Fault(FaultKind::UndefinedInstruction, 0),
-                    EXCP_UNALIGNED => Pending::Fault(FaultKind::UsageFault, 0),
+                    EXCP_UDEF => Pending::Usage(exceptions::UNDEFINSTR),
+                    EXCP_INVSTATE => Pending::Usage(exceptions::INVSTATE),
+                    EXCP_NOCP => Pending::Usage(exceptions::NOCP),
+                    EXCP_UNALIGNED => Pending::Usage(exceptions::UNALIGNED),
                     _ => Pending::Fault(FaultKind::UndefinedInstruction, intno),
                 };
                 let _ = uc.emu_stop();
@@ -801,6 +885,13 @@ impl<'a> CortexM<'a> {
                 .add_code_hook(addr as u64, addr as u64, move |uc, _, _| {
                     let dividend = uc.reg_read(rn).unwrap_or(0) as u32;
                     let divisor = uc.reg_read(rm).unwrap_or(0) as u32;
+                    if divisor == 0 && uc.get_data().ppb.ccr & ppb::CCR_DIV_0_TRP != 0 {
+                        // DIVBYZERO UsageFault (ARMv7-M ARM B3.2.8): the divide does not execute.
+                        uc.get_data_mut().pending = Pending::Usage(exceptions::DIVBYZERO);
+                        let _ = uc.reg_write(RegisterARM::PC, (addr | 1) as u64);
+                        let _ = uc.emu_stop();
+                        return;
+                    }
                     let extra = timing::divide_cycles(dividend, divisor, signed) as u64 - 2;
                     let st = uc.get_data_mut();
                     st.cycles += extra;
@@ -849,6 +940,9 @@ impl<'a> CortexM<'a> {
         if self.reg(RegisterARM::PRIMASK) & 1 != 0 {
             prio = prio.min(0);
         }
+        if self.reg(RegisterARM::FAULTMASK) & 1 != 0 {
+            prio = prio.min(-1);
+        }
         let basepri = self.reg(RegisterARM::BASEPRI) as i32;
         if basepri != 0 {
             prio = prio.min(basepri);
@@ -861,157 +955,6 @@ impl<'a> CortexM<'a> {
         let st = self.uc.get_data();
         let n = st.ppb.most_urgent_pending()?;
         (st.ppb.priority_of(n) < self.execution_priority()).then_some(n)
-    }
-
-    /// Exception entry: stack the basic frame on the current stack, enter the handler from the
-    /// vector table (ARMv7-M ARM B1.5.6). FP registers are saved by the simulator, not stacked.
-    fn enter_exception(&mut self, number: u32) -> Result<Option<Fault>, CoreError> {
-        let pc = self.pc();
-        let vtor = self.uc.get_data().ppb.vtor;
-        let handler = self.read_u32(vtor.wrapping_add(4 * number)).unwrap_or(0);
-        let executable =
-            handler & 1 == 1 && self.uc.get_data().mem.region_of(handler & !1).is_some();
-        if !executable {
-            return Ok(Some(Fault {
-                kind: FaultKind::UnhandledException,
-                pc,
-                address: Some(vtor.wrapping_add(4 * number)),
-                detail: format!(
-                    "{} taken with vector 0x{handler:08x} at 0x{:08x} (VTOR 0x{vtor:08x}), which is not a Thumb address in executable memory",
-                    exception_name(number),
-                    vtor.wrapping_add(4 * number)
-                ),
-            }));
-        }
-        let control = self.reg(RegisterARM::CONTROL);
-        let thread_psp = self.active.is_empty() && control & 2 != 0;
-        let mut sp = self.reg(RegisterARM::SP);
-        let mut xpsr = self.reg(RegisterARM::XPSR);
-        if sp & 4 != 0 {
-            sp = sp.wrapping_sub(4);
-            xpsr |= 1 << 9; // stack realigned to 8 bytes
-        }
-        sp = sp.wrapping_sub(32);
-        let frame = [
-            self.reg(RegisterARM::R0),
-            self.reg(RegisterARM::R1),
-            self.reg(RegisterARM::R2),
-            self.reg(RegisterARM::R3),
-            self.reg(RegisterARM::R12),
-            self.reg(RegisterARM::LR),
-            pc,
-            xpsr | (1 << 24),
-        ];
-        let bytes: Vec<u8> = frame.iter().flat_map(|w| w.to_le_bytes()).collect();
-        if self.uc.mem_write(sp as u64, &bytes).is_err() {
-            return Ok(Some(Fault {
-                kind: FaultKind::BadWrite,
-                pc,
-                address: Some(sp),
-                detail: format!(
-                    "stacking the {} frame at 0x{sp:08x} hit unmapped memory",
-                    exception_name(number)
-                ),
-            }));
-        }
-        self.set_reg(RegisterARM::SP, sp)?;
-        if thread_psp {
-            self.set_reg(RegisterARM::CONTROL, control & !2)?; // handlers run on MSP
-        }
-        let fp = self.fpu.then(|| self.save_fp());
-        self.active.push(ActiveException { number, fp });
-        let exc_return = match (self.active.len() > 1, thread_psp) {
-            (true, _) => 0xFFFF_FFF1,
-            (false, true) => 0xFFFF_FFFD,
-            (false, false) => 0xFFFF_FFF9,
-        };
-        self.set_reg(RegisterARM::LR, exc_return)?;
-        self.set_reg(RegisterARM::IPSR, number)?;
-        self.set_reg(RegisterARM::PC, handler & !1)?;
-        let kind = self.kind;
-        let st = self.uc.get_data_mut();
-        st.ppb.clear_pending(number);
-        st.cycles += timing::exception_entry_cycles(kind) as u64;
-        st.next_flow = Some(Flow::ExceptionEntry { number });
-        st.prev_end = BlockEnd::Plain;
-        Ok(None)
-    }
-
-    /// Exception return through an EXC_RETURN value in the PC.
-    fn return_from_exception(&mut self) -> Result<Option<Fault>, CoreError> {
-        let exc_return = self.pc() | 1;
-        let Some(active) = self.active.pop() else {
-            return Ok(Some(Fault {
-                kind: FaultKind::BadFetch,
-                pc: self.reg(RegisterARM::LR),
-                address: Some(exc_return),
-                detail: format!(
-                    "branch to EXC_RETURN value 0x{exc_return:08x} outside any exception handler"
-                ),
-            }));
-        };
-        let resumed = self.active.last().map(|a| a.number).unwrap_or(0);
-        self.set_reg(RegisterARM::IPSR, resumed)?;
-        let mut sp = self.reg(RegisterARM::SP);
-        if exc_return & 4 != 0 {
-            let control = self.reg(RegisterARM::CONTROL);
-            self.set_reg(RegisterARM::CONTROL, control | 2)?; // back to PSP
-            sp = self.reg(RegisterARM::SP);
-        }
-        let mut frame = [0u8; 32];
-        if self.uc.mem_read(sp as u64, &mut frame).is_err() {
-            return Ok(Some(Fault {
-                kind: FaultKind::BadRead,
-                pc: exc_return,
-                address: Some(sp),
-                detail: format!(
-                    "exception return: the stacked frame at 0x{sp:08x} is not in memory"
-                ),
-            }));
-        }
-        let w = |i: usize| u32::from_le_bytes(frame[i * 4..i * 4 + 4].try_into().unwrap());
-        let xpsr = w(7);
-        sp = sp.wrapping_add(32 + if xpsr & (1 << 9) != 0 { 4 } else { 0 });
-        for (i, r) in [
-            RegisterARM::R0,
-            RegisterARM::R1,
-            RegisterARM::R2,
-            RegisterARM::R3,
-            RegisterARM::R12,
-            RegisterARM::LR,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            self.set_reg(r, w(i))?;
-        }
-        self.set_reg(RegisterARM::SP, sp)?;
-        self.set_reg(RegisterARM::APSR, xpsr & 0xF80F_0000)?;
-        self.set_reg(RegisterARM::PC, w(6) & !1)?;
-        if let Some(fp) = active.fp {
-            self.restore_fp(&fp);
-        }
-        let kind = self.kind;
-        let st = self.uc.get_data_mut();
-        st.cycles += timing::exception_return_cycles(kind) as u64;
-        st.next_flow = Some(Flow::ExceptionReturn);
-        st.prev_end = BlockEnd::Plain;
-        Ok(None)
-    }
-
-    fn save_fp(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = (0..32)
-            .map(|i| self.uc.reg_read(fp_register(i)).unwrap_or(0))
-            .collect();
-        v.push(self.uc.reg_read(RegisterARM::FPSCR).unwrap_or(0));
-        v
-    }
-
-    fn restore_fp(&mut self, v: &[u64]) {
-        for (i, val) in v.iter().take(32).enumerate() {
-            let _ = self.uc.reg_write(fp_register(i), *val);
-        }
-        let _ = self.uc.reg_write(RegisterARM::FPSCR, v[32]);
     }
 
     fn fault(&self, kind: FaultKind, pc: u32, address: Option<u32>, detail: String) -> Stop {
@@ -1073,6 +1016,112 @@ fn lazy_arming_block(uc: &mut Unicorn<State>, addr: u32) -> bool {
         let _ = uc.ctl_flush_tlb();
     }
     true
+}
+
+/// A fault handler that loops without progress (`loop { nop() }` calls a function, so it is no
+/// branch to itself): a block entered again with the same registers, with no block in between that
+/// accesses memory, is a machine in the same state — it can never leave the loop.
+#[cold]
+fn watch_fault_handler(uc: &mut Unicorn<State>, addr: u32) {
+    let touches_memory = uc
+        .get_data()
+        .blocks
+        .get(&addr)
+        .is_none_or(|b| b.touches_memory);
+    if touches_memory {
+        uc.get_data_mut().spin_watch = Some(Vec::new());
+        return;
+    }
+    let mut regs = [0u32; 17];
+    for (i, r) in regs.iter_mut().take(16).enumerate() {
+        *r = uc.reg_read(gp_register(i)).unwrap_or(0) as u32;
+    }
+    regs[16] = uc.reg_read(RegisterARM::XPSR).unwrap_or(0) as u32;
+    let st = uc.get_data_mut();
+    let Some(seen) = st.spin_watch.as_mut() else {
+        return;
+    };
+    if seen.contains(&(addr, regs)) {
+        st.pending = Pending::Idle { pc: addr };
+    } else {
+        if seen.len() >= SPIN_WATCH_STATES {
+            seen.clear();
+        }
+        seen.push((addr, regs));
+    }
+}
+
+/// Runs of 4 KiB pages `(base, length)` that hold a peripheral block of the board or its console
+/// UART, in address order.
+fn device_pages(board: &Board) -> Vec<(u32, u32)> {
+    let mut pages = std::collections::BTreeSet::new();
+    if let Some(u) = board.console.uart {
+        pages.insert(u.data & !0xFFF);
+    }
+    for b in &board.peripherals {
+        let end = b.base as u64 + b.size as u64;
+        let mut p = (b.base & !0xFFF) as u64;
+        while p < end {
+            pages.insert(p as u32);
+            p += 0x1000;
+        }
+    }
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for p in pages {
+        match runs.last_mut() {
+            Some((base, len)) if *base as u64 + *len as u64 == p as u64 => *len += 0x1000,
+            _ => runs.push((p, 0x1000)),
+        }
+    }
+    runs
+}
+
+/// A read from a device page: the peripheral engine's register, the console UART's status, or what
+/// was last written there.
+fn device_read(uc: &mut Unicorn<State>, addr: u32, size: u32) -> u32 {
+    let st = uc.get_data_mut();
+    let now = st.cycles;
+    let value = match st.periph.read(addr, size, now) {
+        Some(v) => {
+            if st.strict_mmio && st.periph.has_polls() && st.pending == Pending::None {
+                st.pending = Pending::Poll(addr);
+                let _ = uc.emu_stop();
+            }
+            v
+        }
+        None => match st.uart {
+            Some(u) if u.status == Some(addr) => u.status_ready,
+            _ => st.device_store.get(&addr).copied().unwrap_or(0),
+        },
+    };
+    let st = uc.get_data();
+    if st.trace_mmio {
+        eprintln!(
+            "mmio {now:>12} read  {size} 0x{addr:08x} {:<36} = 0x{value:08x}",
+            st.periph.register_name(addr)
+        );
+    }
+    value
+}
+
+fn device_write(st: &mut State, addr: u32, size: u32, value: u32) {
+    let now = st.cycles;
+    if st.trace_mmio {
+        eprintln!(
+            "mmio {now:>12} write {size} 0x{addr:08x} {:<36} <- 0x{value:08x}",
+            st.periph.register_name(addr)
+        );
+    }
+    if st.periph.write(addr, size, value, now) {
+        st.console.append(&mut st.periph.console);
+        return;
+    }
+    match st.uart {
+        Some(u) if u.data == addr => st.console.push(value as u8),
+        _ => {
+            st.device_store.insert(addr, value);
+        }
+    }
 }
 
 /// The data hook's work: charge one access to `region`.
@@ -1155,8 +1204,9 @@ impl Core for CortexM<'_> {
         if let Some(table) = entry.vector_table {
             self.uc.get_data_mut().ppb.vtor = table;
         }
+        self.return_ends_run = entry.return_ends_run;
         self.set_reg(RegisterARM::SP, entry.sp)?;
-        self.set_reg(RegisterARM::LR, 0xFFFF_FFFF)?;
+        self.set_reg(RegisterARM::LR, RESET_LR)?;
         self.set_reg(RegisterARM::PC, entry.pc & !1)?;
         Ok(())
     }
@@ -1219,6 +1269,14 @@ impl Core for CortexM<'_> {
         self.uc.get_data().cycles
     }
 
+    fn exception_frames(&self) -> Vec<(String, u32)> {
+        self.active
+            .iter()
+            .rev()
+            .map(|a| (exception_name(a.number), a.stacked_pc))
+            .collect()
+    }
+
     fn instructions(&self) -> u64 {
         self.uc.get_data().instructions
     }
@@ -1229,6 +1287,23 @@ impl Core for CortexM<'_> {
 
     fn memory_mut(&mut self) -> &mut MemorySystem {
         &mut self.uc.get_data_mut().mem
+    }
+
+    fn take_warnings(&mut self) -> Vec<(u32, String)> {
+        let pc = self.pc();
+        let st = self.uc.get_data_mut();
+        let what = if st.strict_mmio { "stopped: " } else { "" };
+        st.periph
+            .take_polls()
+            .into_iter()
+            .map(|p| {
+                let text = format!(
+                    "{what}the firmware polls {} (0x{:08x}) without progress: {} reads in a row gave 0x{:08x} with no peripheral write in between",
+                    p.register, p.addr, tigris_memmodels::periph::POLL_LIMIT, p.value
+                );
+                (pc, text)
+            })
+            .collect()
     }
 
     fn take_console(&mut self) -> Vec<u8> {
@@ -1259,8 +1334,8 @@ impl CortexM<'_> {
             let now = self.cycles();
             self.uc.get_data_mut().ppb.advance(now);
             if let Some(n) = self.exception_to_take() {
-                if let Some(f) = self.enter_exception(n)? {
-                    return Ok(Stop::Fault(f));
+                if let Some(stop) = self.take_exception(n)? {
+                    return Ok(stop);
                 }
             }
             if self.cycles() >= end_cycles || self.instructions() >= end_insns {
@@ -1272,7 +1347,7 @@ impl CortexM<'_> {
             st.deadline_insns = end_insns;
             st.pending = Pending::None;
             let pc = self.pc();
-            let mut result = self.uc.emu_start((pc | 1) as u64, 0, 0, 0);
+            let mut result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, 0);
             if std::mem::take(&mut self.uc.get_data_mut().arm_requested) {
                 self.arm_data_hooks()?;
                 // Redo the abandoned load, now hooked, as if the hooks had been there from the start:
@@ -1280,15 +1355,15 @@ impl CortexM<'_> {
                 if self.uc.get_data().pending == Pending::None {
                     let pc = self.pc();
                     self.uc.get_data_mut().resume_in_block = Some(pc);
-                    result = self.uc.emu_start((pc | 1) as u64, 0, 0, 0);
+                    result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, 0);
                 }
             }
             let pending = std::mem::replace(&mut self.uc.get_data_mut().pending, Pending::None);
             let pc = self.pc();
             match (pending, result) {
                 (Pending::ExceptionReturn, _) => {
-                    if let Some(f) = self.return_from_exception()? {
-                        return Ok(Stop::Fault(f));
+                    if let Some(stop) = self.return_from_exception()? {
+                        return Ok(stop);
                     }
                 }
                 (Pending::Semihosting, _) => {
@@ -1307,12 +1382,16 @@ impl CortexM<'_> {
                     // SVC is synchronous: it must preempt now or it escalates (ARMv7-M B1.5.4).
                     let prio = self.uc.get_data().ppb.priority_of(ppb::EXC_SVCALL);
                     if prio >= self.execution_priority() {
-                        return Ok(self.fault(
-                            FaultKind::UnhandledException,
-                            pc.wrapping_sub(2),
-                            None,
-                            "SVC executed where it cannot preempt (priority masked or inside a handler of equal priority)".into(),
-                        ));
+                        let cause = Fault {
+                            kind: FaultKind::UnhandledException,
+                            pc: pc.wrapping_sub(2),
+                            address: None,
+                            detail: "SVC executed where it cannot preempt (priority masked or inside a handler of equal priority)".into(),
+                        };
+                        if let Some(stop) = self.take_fault(cause, ppb::EXC_HARDFAULT, 0, pc)? {
+                            return Ok(stop);
+                        }
+                        continue;
                     }
                     self.uc.get_data_mut().ppb.set_pending(ppb::EXC_SVCALL);
                 }
@@ -1326,43 +1405,132 @@ impl CortexM<'_> {
                     return Ok(Stop::Trap { pc: at });
                 }
                 (Pending::Fault(kind, addr), _) => {
-                    let (pc, address) = match kind {
-                        FaultKind::BadFetch => (addr, Some(addr)),
-                        FaultKind::UndefinedInstruction | FaultKind::UsageFault => (pc, None),
-                        _ => (pc, Some(addr)),
-                    };
-                    let detail = self.describe_fault(kind, pc, address);
-                    return Ok(self.fault(kind, pc, address, detail));
+                    if let Some(stop) = self.memory_fault(kind, pc, addr)? {
+                        return Ok(stop);
+                    }
+                }
+                (Pending::Poll(addr), _) => {
+                    let register = self.uc.get_data().periph.register_name(addr);
+                    let insn = self
+                        .disassemble(pc)
+                        .map(|t| format!(" (`{t}`)"))
+                        .unwrap_or_default();
+                    let detail = format!(
+                        "--strict-mmio: the firmware polls {register} (0x{addr:08x}) without progress{insn}: the register never changes here; the peripheral behaviour it waits for is not modelled"
+                    );
+                    return Ok(self.fault(FaultKind::EndlessLoop, pc, Some(addr), detail));
+                }
+                (Pending::Usage(status), _) => {
+                    if let Some(stop) = self.usage_fault(status, pc)? {
+                        return Ok(stop);
+                    }
                 }
                 (Pending::Deadline | Pending::None, Ok(())) => {}
                 (_, Err(e)) => {
-                    if pc >= EXC_RETURN_MIN {
-                        if let Some(f) = self.return_from_exception()? {
-                            return Ok(Stop::Fault(f));
-                        }
-                        continue;
-                    }
-                    let kind = match e {
-                        unicorn_engine::uc_error::INSN_INVALID
-                        | unicorn_engine::uc_error::EXCEPTION => FaultKind::UndefinedInstruction,
-                        unicorn_engine::uc_error::READ_UNMAPPED
-                        | unicorn_engine::uc_error::READ_PROT => FaultKind::BadRead,
-                        unicorn_engine::uc_error::WRITE_UNMAPPED
-                        | unicorn_engine::uc_error::WRITE_PROT => FaultKind::BadWrite,
-                        unicorn_engine::uc_error::FETCH_UNMAPPED
-                        | unicorn_engine::uc_error::FETCH_PROT => FaultKind::BadFetch,
-                        other => {
-                            return Err(CoreError::Engine(format!(
-                                "unicorn stopped at 0x{pc:08x}: {other:?}"
-                            )))
+                    let stop = if pc >= EXC_RETURN_MIN {
+                        self.return_from_exception()?
+                    } else {
+                        match e {
+                            unicorn_engine::uc_error::INSN_INVALID
+                            | unicorn_engine::uc_error::EXCEPTION => {
+                                self.usage_fault(exceptions::UNDEFINSTR, pc)?
+                            }
+                            unicorn_engine::uc_error::READ_UNMAPPED
+                            | unicorn_engine::uc_error::READ_PROT => {
+                                self.memory_fault(FaultKind::BadRead, pc, pc)?
+                            }
+                            unicorn_engine::uc_error::WRITE_UNMAPPED
+                            | unicorn_engine::uc_error::WRITE_PROT => {
+                                self.memory_fault(FaultKind::BadWrite, pc, pc)?
+                            }
+                            unicorn_engine::uc_error::FETCH_UNMAPPED
+                            | unicorn_engine::uc_error::FETCH_PROT => {
+                                self.memory_fault(FaultKind::BadFetch, pc, pc)?
+                            }
+                            other => {
+                                return Err(CoreError::Engine(format!(
+                                    "unicorn stopped at 0x{pc:08x}: {other:?}"
+                                )))
+                            }
                         }
                     };
-                    let address = (kind == FaultKind::BadFetch).then_some(pc);
-                    let detail = self.describe_fault(kind, pc, address);
-                    return Ok(self.fault(kind, pc, address, detail));
+                    if let Some(stop) = stop {
+                        return Ok(stop);
+                    }
                 }
             }
         }
+    }
+
+    /// A bus error or an access to execute-never memory (`addr`) by the instruction at `pc`: a
+    /// precise BusFault (PRECISERR with BFAR; stores too, where a write buffer could make the chip's
+    /// imprecise), an instruction-fetch BusFault (IBUSERR), or a MemManage fault (IACCVIOL) for a
+    /// fetch from a region the default memory map makes execute-never (ARMv7-M ARM B3.1: Peripheral
+    /// 0x40000000-0x5FFFFFFF, Device 0xA0000000-0xDFFFFFFF, System 0xE0000000 up).
+    fn memory_fault(
+        &mut self,
+        kind: FaultKind,
+        pc: u32,
+        addr: u32,
+    ) -> Result<Option<Stop>, CoreError> {
+        let fetch = kind == FaultKind::BadFetch;
+        let pc = if fetch { addr } else { pc };
+        let detail = self.describe_fault(kind, pc, Some(addr));
+        let cause = Fault {
+            kind,
+            pc,
+            address: Some(addr),
+            detail,
+        };
+        let execute_never = (0x4000_0000..0x6000_0000).contains(&addr) || addr >= 0xA000_0000;
+        match (fetch, execute_never) {
+            (true, true) => self.take_fault(cause, ppb::EXC_MEMMANAGE, exceptions::IACCVIOL, addr),
+            (true, false) => self.take_fault(cause, ppb::EXC_BUSFAULT, exceptions::IBUSERR, addr),
+            (false, _) => self.take_fault(cause, ppb::EXC_BUSFAULT, exceptions::PRECISERR, pc),
+        }
+    }
+
+    /// A UsageFault with CFSR bit `status` at `pc`. INVSTATE is raised at the target of the
+    /// interworking branch that cleared the Thumb bit, so the report names that branch.
+    fn usage_fault(&mut self, status: u32, pc: u32) -> Result<Option<Stop>, CoreError> {
+        // The engine calls an instruction it meets in Arm state undefined: that is INVSTATE.
+        let arm_state = self.reg(RegisterARM::XPSR) & (1 << 24) == 0;
+        let status = if status == exceptions::UNDEFINSTR && arm_state {
+            exceptions::INVSTATE
+        } else {
+            status
+        };
+        let (kind, at, detail) = if status == exceptions::INVSTATE {
+            let st = self.uc.get_data();
+            let branch = if st.current_block == pc {
+                st.prev_block_last
+            } else {
+                st.block_last
+            };
+            let detail = format!(
+                "branch at 0x{branch:08x} to 0x{pc:08x} with bit 0 clear: Arm state, which an M-profile core does not have (INVSTATE)"
+            );
+            (FaultKind::UsageFault, branch, detail)
+        } else if status == exceptions::UNDEFINSTR {
+            (
+                FaultKind::UndefinedInstruction,
+                pc,
+                self.describe_fault(FaultKind::UndefinedInstruction, pc, None),
+            )
+        } else {
+            (
+                FaultKind::UsageFault,
+                pc,
+                self.describe_fault(FaultKind::UsageFault, pc, None),
+            )
+        };
+        let cause = Fault {
+            kind,
+            pc: at,
+            address: None,
+            detail,
+        };
+        self.take_fault(cause, ppb::EXC_USAGEFAULT, status, pc)
     }
 
     fn read_u16(&self, addr: u32) -> Option<u16> {
@@ -1398,6 +1566,11 @@ impl CortexM<'_> {
     fn idle(&mut self, pc: u32) -> Result<Option<Stop>, CoreError> {
         // The sleep hook already stepped over WFI/WFE; a spin stays on its branch.
         let sleeping = self.disassemble(pc).is_some_and(|t| t.starts_with("wf"));
+        if !sleeping {
+            if let Some(f) = self.fault_handler_spinning(pc) {
+                return Ok(Some(Stop::Fault(f)));
+            }
+        }
         if self.exception_to_take().is_some() {
             return Ok(None);
         }
@@ -1448,6 +1621,7 @@ mod tests {
             pc: at,
             sp: 0x2000_8000,
             vector_table: None,
+            return_ends_run: false,
         })
         .unwrap();
         let stop = core

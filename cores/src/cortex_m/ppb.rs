@@ -24,11 +24,22 @@ const NVIC_IPR: u32 = 0xE000_E400;
 const CPUID: u32 = 0xE000_ED00;
 const ICSR: u32 = 0xE000_ED04;
 const VTOR: u32 = 0xE000_ED08;
+const CCR: u32 = 0xE000_ED14;
 const SHPR1: u32 = 0xE000_ED18;
 const SHCSR: u32 = 0xE000_ED24;
+const CFSR: u32 = 0xE000_ED28;
+const HFSR: u32 = 0xE000_ED2C;
+const MMFAR: u32 = 0xE000_ED34;
+const BFAR: u32 = 0xE000_ED38;
 const DEMCR: u32 = 0xE000_EDFC;
 const STIR: u32 = 0xE000_EF00;
 
+/// CCR.DIV_0_TRP (ARMv7-M ARM B3.2.8).
+pub(crate) const CCR_DIV_0_TRP: u32 = 1 << 4;
+pub(crate) const EXC_HARDFAULT: u32 = 3;
+pub(crate) const EXC_MEMMANAGE: u32 = 4;
+pub(crate) const EXC_BUSFAULT: u32 = 5;
+pub(crate) const EXC_USAGEFAULT: u32 = 6;
 pub(crate) const EXC_SVCALL: u32 = 11;
 pub(crate) const EXC_PENDSV: u32 = 14;
 pub(crate) const EXC_SYSTICK: u32 = 15;
@@ -43,9 +54,25 @@ pub(crate) struct Ppb {
     irq_enabled: Vec<bool>,
     /// Priority byte per exception number (0 = highest); fixed -3/-2/-1 for reset/NMI/HardFault.
     priority: Vec<u8>,
-    /// Bits the core implements in a priority byte (upper bits): 2 on v6-M, ASSUMPTION 4 elsewhere
-    /// (the common vendor choice: STM32, nRF52 and RP2350 implement 4).
+    /// Bits the core implements in a priority byte (upper bits): the board's `priority_bits`, else 2
+    /// on v6-M and, ASSUMPTION, 4 elsewhere (the common vendor choice: STM32 and RP2350 implement 4).
+    /// Unimplemented bits read as zero (ARMv7-M ARM B1.5.4), which is how FreeRTOS counts them.
     priority_mask: u8,
+    /// Configuration and Control Register (ARMv7-M ARM B3.2.8): UNALIGN_TRP bit 3, DIV_0_TRP bit 4,
+    /// STKALIGN bit 9.
+    pub ccr: u32,
+    /// Configurable Fault Status (B3.2.15: MMFSR bits 0-7, BFSR 8-15, UFSR 16-31), HardFault Status
+    /// (B3.2.16), MemManage and BusFault Address (B3.2.17, B3.2.18). The status registers are
+    /// write-one-to-clear.
+    pub cfsr: u32,
+    pub hfsr: u32,
+    pub mmfar: u32,
+    pub bfar: u32,
+    /// System Handler Control and State (B3.2.13): the MEMFAULTENA/BUSFAULTENA/USGFAULTENA enables in
+    /// bits 16-18 (the active and pended bits are not modelled).
+    pub shcsr: u32,
+    /// ARMv6-M: CCR is read-only, every fault is a HardFault.
+    pub v6m: bool,
     systick_csr: u32,
     systick_reload: u32,
     /// Cycle at which the counter was last loaded with RELOAD.
@@ -63,14 +90,25 @@ pub(crate) struct Ppb {
 }
 
 impl Ppb {
-    pub fn new(cpuid: u32, v6m: bool) -> Self {
+    /// `priority_bits`: implemented bits of a priority byte (None: the core's default).
+    pub fn new(cpuid: u32, v6m: bool, priority_bits: Option<u8>) -> Self {
+        let bits = priority_bits.unwrap_or(if v6m { 2 } else { 4 }).clamp(1, 8);
         Ppb {
             cpuid,
             vtor: 0,
             pending: vec![false; 16 + NUM_IRQS],
             irq_enabled: vec![false; NUM_IRQS],
             priority: vec![0; 16 + NUM_IRQS],
-            priority_mask: if v6m { 0xC0 } else { 0xF0 },
+            priority_mask: !(0xFFu8 >> bits),
+            // STKALIGN resets to 1 on the M0+, M3 r2p0+, M4, M7 (each TRM's CCR reset value) and is
+            // RES1 on ARMv8-M; the trap bits reset to 0. ARMv6-M has UNALIGN_TRP and STKALIGN RAO.
+            ccr: if v6m { 0x208 } else { 0x200 },
+            cfsr: 0,
+            hfsr: 0,
+            mmfar: 0,
+            bfar: 0,
+            shcsr: 0,
+            v6m,
             systick_csr: 0,
             systick_reload: 0,
             systick_epoch: 0,
@@ -139,7 +177,7 @@ impl Ppb {
             1 => -3,
             2 => -2,
             3 => -1,
-            n => (self.priority[n as usize] & self.priority_mask) as i32,
+            n => self.priority[n as usize] as i32,
         }
     }
 
@@ -225,6 +263,12 @@ impl Ppb {
                 v
             }
             VTOR => self.vtor,
+            CCR => self.ccr,
+            SHCSR => self.shcsr,
+            CFSR => self.cfsr,
+            HFSR => self.hfsr,
+            MMFAR => self.mmfar,
+            BFAR => self.bfar,
             DEMCR => self.demcr,
             _ => self.other.get(&addr).copied().unwrap_or(0),
         }
@@ -293,16 +337,17 @@ impl Ppb {
             }
             a if (NVIC_IPR..NVIC_IPR + NUM_IRQS as u32).contains(&a) => {
                 let first = 16 + (a - NVIC_IPR) as usize;
+                let mask = self.priority_mask;
                 for (i, b) in value.to_le_bytes().iter().take(size).enumerate() {
                     if let Some(p) = self.priority.get_mut(first + i) {
-                        *p = *b;
+                        *p = *b & mask;
                     }
                 }
             }
             a if (SHPR1..SHPR1 + 12).contains(&a) => {
                 let first = 4 + (a - SHPR1) as usize;
                 for (i, b) in value.to_le_bytes().iter().take(size).enumerate() {
-                    self.priority[first + i] = *b;
+                    self.priority[first + i] = *b & self.priority_mask;
                 }
             }
             ICSR => {
@@ -330,9 +375,14 @@ impl Ppb {
                 self.restart_cyccnt(was, frozen, now);
             }
             STIR => self.pending[16 + (value as usize & 0x1FF).min(NUM_IRQS - 1)] = true,
-            SHCSR => {
-                self.other.insert(addr, value);
-            }
+            SHCSR => self.shcsr = value & 0x0007_0000,
+            // ARMv6-M keeps UNALIGN_TRP and STKALIGN set (ARMv6-M ARM B3.2.8: RAO/WI).
+            CCR if !self.v6m => self.ccr = value & 0x0007_031B,
+            // Byte and halfword writes reach the MMFSR/BFSR/UFSR parts at their own address.
+            a if (CFSR..CFSR + 4).contains(&a) => self.cfsr &= !(value << (8 * (a - CFSR))),
+            HFSR => self.hfsr &= !value,
+            MMFAR => self.mmfar = value,
+            BFAR => self.bfar = value,
             _ => {
                 self.other.insert(addr, value);
             }
@@ -354,7 +404,7 @@ mod tests {
 
     #[test]
     fn cyccnt_counts_only_when_enabled() {
-        let mut p = Ppb::new(0, false);
+        let mut p = Ppb::new(0, false, None);
         assert_eq!(p.read(DWT_CYCCNT, 100), 0);
         p.write(DEMCR, 4, 1 << 24, 100);
         p.write(DWT_CTRL, 4, 1, 110);
@@ -365,7 +415,7 @@ mod tests {
 
     #[test]
     fn systick_counts_down_and_pends() {
-        let mut p = Ppb::new(0, false);
+        let mut p = Ppb::new(0, false, None);
         p.write(SYST_RVR, 4, 99, 0);
         p.write(SYST_CSR, 4, 7, 1000);
         assert_eq!(
@@ -384,13 +434,19 @@ mod tests {
 
     #[test]
     fn irq_needs_enable_and_priority_orders() {
-        let mut p = Ppb::new(0, false);
+        let mut p = Ppb::new(0, false, None);
         p.write(NVIC_ISPR, 4, 1 << 5, 0);
         assert_eq!(p.most_urgent_pending(), None);
         p.write(NVIC_ISER, 4, 1 << 5, 0);
         assert_eq!(p.most_urgent_pending(), Some(21));
         p.write(NVIC_IPR + 4, 1, 0x40, 0); // IRQ 4 priority byte... IRQ 5 is byte 1 of word 1
         p.write(NVIC_IPR + 5, 1, 0x80, 0);
+        p.write(NVIC_IPR + 6, 1, 0xFF, 0);
+        assert_eq!(
+            p.read(NVIC_IPR + 4, 0) >> 16,
+            0xF0,
+            "unimplemented priority bits read as zero"
+        );
         p.write(ICSR, 4, 1 << 28, 0);
         assert_eq!(
             p.most_urgent_pending(),

@@ -38,6 +38,11 @@ pub(crate) enum Class {
     FpMac,
     FpDiv,
     FpSqrt,
+    /// Double-precision multiply, multiply-accumulate, divide and square root (FPv5-D16 on the M7).
+    FpDoubleMul,
+    FpDoubleMac,
+    FpDoubleDiv,
+    FpDoubleSqrt,
     FpLoad {
         double: bool,
     },
@@ -121,6 +126,12 @@ fn class_of(name: &str, list_len: u8, double_fp: bool) -> Class {
         "svc" => Class::Svc,
         "bkpt" => Class::Bkpt,
         "udf" => Class::Undefined,
+        "vmul" | "vnmul" if double_fp => Class::FpDoubleMul,
+        "vmla" | "vmls" | "vnmla" | "vnmls" | "vfma" | "vfms" | "vfnma" | "vfnms" if double_fp => {
+            Class::FpDoubleMac
+        }
+        "vdiv" if double_fp => Class::FpDoubleDiv,
+        "vsqrt" if double_fp => Class::FpDoubleSqrt,
         "vmla" | "vmls" | "vnmla" | "vnmls" | "vfma" | "vfms" | "vfnma" | "vfnms" => Class::FpMac,
         "vdiv" => Class::FpDiv,
         "vsqrt" => Class::FpSqrt,
@@ -134,6 +145,26 @@ fn class_of(name: &str, list_len: u8, double_fp: bool) -> Class {
         _ if base.starts_with('v') => Class::FpSimple,
         _ => Class::Alu,
     }
+}
+
+/// The disassembler for a core: Thumb, M-profile; on the M7 and M33 with the ARMv8 feature set too,
+/// without which capstone decodes no double-precision VFP (FPv5) instruction.
+pub(crate) fn disassembler(kind: CoreKind) -> Result<Capstone, capstone::Error> {
+    use capstone::arch::arm::{ArchExtraMode, ArchMode};
+    use capstone::arch::BuildsCapstone;
+    use capstone::arch::BuildsCapstoneExtraMode;
+    let v8 = matches!(kind, CoreKind::CortexM7 | CoreKind::CortexM33);
+    let modes: &[ArchExtraMode] = if v8 {
+        &[ArchExtraMode::MClass, ArchExtraMode::V8]
+    } else {
+        &[ArchExtraMode::MClass]
+    };
+    Capstone::new()
+        .arm()
+        .mode(ArchMode::Thumb)
+        .extra_mode(modes.iter().copied())
+        .detail(true)
+        .build()
 }
 
 /// Decode one instruction into the facts the timing model needs.
@@ -340,6 +371,13 @@ pub(crate) fn exception_return_cycles(kind: CoreKind) -> u32 {
     }
 }
 
+/// Cycles from the end of one handler to the first instruction of a tail-chained one.
+/// ASSUMPTION (the same published Arm figures): 6 on M3/M4/M7/M33, which skip unstacking and
+/// stacking and only fetch the vector; M0+ the same.
+pub(crate) fn tail_chain_cycles(_kind: CoreKind) -> u32 {
+    6
+}
+
 /// Static cost of a divide the simulator cannot see the operands of (code that was not in the
 /// ELF's executable segments). ASSUMPTION: 7, the middle of the TRM's 2-12 range.
 pub(crate) const DIV_UNKNOWN_OPERANDS: u32 = 7;
@@ -428,19 +466,14 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::LoadStoreDouble => 3,
         Class::Multiple(n) => 1 + n as u32 + if cur.writes_pc { late_refill(kind) } else { 0 },
         Class::Mul => 1,
-        Class::MulLong => {
-            if kind == CoreKind::CortexM3 {
-                4
-            } else {
-                1
-            } // M3 long multiply 3-5: ASSUMPTION 4
-        }
+        Class::MulLong if kind == CoreKind::CortexM3 => 4, // M3 long multiply 3-5: ASSUMPTION 4
+        Class::MulLong => 1,
         Class::Div => 2, // plus the operand-dependent part added when it executes
         Class::Branch => 1 + p,
         Class::CondBranch => 1,
         Class::TableBranch => 2 + 1 + late_refill(kind), // M4 TRM §3.3.2: TBB/TBH >= 2 + 1 + 3
         // IT folds onto a preceding 16-bit instruction (§2a).
-        Class::It => u32::from(!prev.is_some_and(|q| q.len == 2)),
+        Class::It => u32::from(prev.is_none_or(|q| q.len != 2)),
         Class::Barrier => 4, // 1 + B; ASSUMPTION B = 3 (no pending writes to drain)
         Class::SysReg => 2,  // "1 or 2": ASSUMPTION 2
         Class::Wfi => 2,
@@ -467,13 +500,8 @@ fn cost_m33(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
     let load_use =
         prev.is_some_and(|q| q.class == Class::Load && q.writes & (cur.reads | cur.addr_regs) != 0);
     let base = match cur.class {
-        Class::Load | Class::Store => {
-            if cur.writes_pc {
-                1 + 2
-            } else {
-                1
-            }
-        }
+        Class::Load | Class::Store if cur.writes_pc => 1 + 2,
+        Class::Load | Class::Store => 1,
         Class::LoadStoreDouble => 2,
         Class::Multiple(n) => (n as u32).max(1) + if cur.writes_pc { 1 } else { 0 },
         Class::Branch => 2,
@@ -484,13 +512,8 @@ fn cost_m33(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::SysReg => 2,
         Class::FpMac => 1,
         Class::FpDiv | Class::FpSqrt => 14,
-        Class::FpLoad { double } => {
-            if double {
-                2
-            } else {
-                1
-            }
-        }
+        Class::FpLoad { double: true } => 2,
+        Class::FpLoad { double: false } => 1,
         Class::FpMultiple { regs, double } => regs as u32 * if double { 2 } else { 1 },
         _ => 1,
     } + u32::from(load_use);
@@ -515,6 +538,13 @@ fn cost_m7(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::SysReg => 2,
         Class::FpDiv => 16,
         Class::FpSqrt => 14,
+        // Double precision (facts §2d, measured on an STM32H743): vmul.f64 5, vfma.f64 7 (6 when
+        // chained, not modelled), vdiv.f64 30 cycles; vadd/vsub.f64 1 like single precision.
+        // ASSUMPTION: vsqrt.f64 28, twice vsqrt.f32 as vdiv.f64 is about twice vdiv.f32.
+        Class::FpDoubleMul => 5,
+        Class::FpDoubleMac => 7,
+        Class::FpDoubleDiv => 30,
+        Class::FpDoubleSqrt => 28,
         Class::FpMultiple { regs, double } => {
             (regs as u32 * if double { 2 } else { 1 }).div_ceil(2)
         }
@@ -579,5 +609,28 @@ mod tests {
         assert_eq!(divide_cycles(0xFFFF_FFFF, 1, false), 12);
         assert_eq!(divide_cycles(100, 7, false), 4); // 3 quotient bits... 7 bits - 3 bits + 1 = 5 -> 2 + 2
         assert_eq!(divide_cycles(-100i32 as u32, 7, true), 4);
+    }
+
+    /// FPv5-D16 double-precision arithmetic gets the M7's double-precision costs, single precision
+    /// keeps its own.
+    #[test]
+    fn m7_prices_double_precision_apart_from_single() {
+        let cs = disassembler(CoreKind::CortexM7).unwrap();
+        let cost_of = |bytes: [u8; 4]| {
+            let insns = cs.disasm_all(&bytes, 0x100).unwrap();
+            cost(
+                CoreKind::CortexM7,
+                &decode(&cs, insns.iter().next().unwrap()),
+                None,
+            )
+        };
+        // vdiv.f64 d0, d1, d2; vdiv.f32 s0, s1, s2; vmul.f64 d0, d1, d2; vfma.f64 d0, d1, d2;
+        // vsqrt.f64 d0, d1; vadd.f64 d0, d1, d2
+        assert_eq!(cost_of([0x81, 0xee, 0x02, 0x0b]), 30);
+        assert_eq!(cost_of([0x80, 0xee, 0x81, 0x0a]), 16);
+        assert_eq!(cost_of([0x21, 0xee, 0x02, 0x0b]), 5);
+        assert_eq!(cost_of([0xa1, 0xee, 0x02, 0x0b]), 7);
+        assert_eq!(cost_of([0xb1, 0xee, 0xc1, 0x0b]), 28);
+        assert_eq!(cost_of([0x31, 0xee, 0x02, 0x0b]), 1);
     }
 }
