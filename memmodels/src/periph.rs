@@ -7,7 +7,7 @@
 //! Time: counters tick at their own rate derived from the core clock (`ticks = cycles × hz /
 //! clock_hz`), so firmware that times itself by a peripheral timer agrees with the simulated time.
 
-use tigris_targets::periph::{PeripheralSpec, RegisterKind};
+use tigris_targets::periph::{PeripheralSpec, RegisterKind, TimerConfig};
 
 /// Reads of one address that return the same value, with no peripheral write in between, after
 /// which the firmware is taken to poll without progress.
@@ -57,6 +57,7 @@ enum Effect {
 /// A counter behind a config register: ticks counted up to `since`, and the divider since then.
 #[derive(Debug, Clone, Copy)]
 struct Timer {
+    config: TimerConfig,
     config_word: usize,
     hz: u64,
     ticks: u64,
@@ -121,6 +122,7 @@ impl Block {
                     timers.push((
                         c.register,
                         Timer {
+                            config: *c,
                             config_word,
                             hz: counter.hz,
                             ticks: 0,
@@ -292,6 +294,19 @@ impl Peripherals {
         }
     }
 
+    /// One `--trace-mmio` line on stderr: cycle, direction, size, address, register and value.
+    pub fn trace(&self, now: u64, write: bool, size: u32, addr: u32, value: u32) {
+        let (dir, arrow) = if write {
+            ("write", "<-")
+        } else {
+            ("read ", "=")
+        };
+        eprintln!(
+            "mmio {now:>12} {dir} {size} 0x{addr:08x} {:<36} {arrow} 0x{value:08x}",
+            self.register_name(addr)
+        );
+    }
+
     /// `BLOCK.REGISTER` or `BLOCK+0xOFFSET` of an address in a block.
     pub fn register_name(&self, addr: u32) -> String {
         match self.block_of(addr) {
@@ -428,12 +443,7 @@ impl Peripherals {
                 continue;
             }
             let ticks = self.timer_ticks(b, register, now);
-            let RegisterKind::Latch { config: Some(c), .. } =
-                self.blocks[b].spec.registers.iter().find(|r| matches!(&r.kind, RegisterKind::Latch { config: Some(c), .. } if c.register == register)).map(|r| r.kind.clone()).expect("timers come from latch registers")
-            else {
-                continue;
-            };
-            let divider = c.divider(self.blocks[b].words[w]);
+            let divider = t.config.divider(self.blocks[b].words[w]);
             self.blocks[b].timers[i].1 = Timer {
                 ticks,
                 since: now,

@@ -1096,10 +1096,7 @@ fn device_read(uc: &mut Unicorn<State>, addr: u32, size: u32) -> u32 {
     };
     let st = uc.get_data();
     if st.trace_mmio {
-        eprintln!(
-            "mmio {now:>12} read  {size} 0x{addr:08x} {:<36} = 0x{value:08x}",
-            st.periph.register_name(addr)
-        );
+        st.periph.trace(now, false, size, addr, value);
     }
     value
 }
@@ -1107,10 +1104,7 @@ fn device_read(uc: &mut Unicorn<State>, addr: u32, size: u32) -> u32 {
 fn device_write(st: &mut State, addr: u32, size: u32, value: u32) {
     let now = st.cycles;
     if st.trace_mmio {
-        eprintln!(
-            "mmio {now:>12} write {size} 0x{addr:08x} {:<36} <- 0x{value:08x}",
-            st.periph.register_name(addr)
-        );
+        st.periph.trace(now, true, size, addr, value);
     }
     if st.periph.write(addr, size, value, now) {
         st.console.append(&mut st.periph.console);

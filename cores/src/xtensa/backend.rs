@@ -340,10 +340,7 @@ impl EspBus {
             }
         };
         if self.trace_mmio {
-            eprintln!(
-                "mmio {now:>12} read  {size} 0x{addr:08x} {:<36} = 0x{value:08x}",
-                self.periph.register_name(addr)
-            );
+            self.periph.trace(now, false, size, addr, value);
         }
         Ok(value)
     }
@@ -351,10 +348,7 @@ impl EspBus {
     #[cold]
     fn mmio_write(&mut self, mi: usize, off: usize, addr: u32, size: u32, value: u32, now: u64) {
         if self.trace_mmio {
-            eprintln!(
-                "mmio {now:>12} write {size} 0x{addr:08x} {:<36} <- 0x{value:08x}",
-                self.periph.register_name(addr)
-            );
+            self.periph.trace(now, true, size, addr, value);
         }
         if self.periph.write(addr, size, value, now) {
             self.console.append(&mut self.periph.console);
