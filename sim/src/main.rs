@@ -169,6 +169,13 @@ struct RunArgs {
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so a closed stdout (`tigris-sim boards | head`) turns every print into a
+    // panic; with the default action the process ends quietly, as other command-line tools do.
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread exists; it only resets a signal action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match dispatch(cli) {
         Ok(code) => code,
@@ -246,6 +253,11 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         if !(t > 0.0 && t.is_finite()) {
             anyhow::bail!("--timeout must be a positive number of seconds, not {t}");
         }
+        if Duration::try_from_secs_f64(t).is_err() {
+            anyhow::bail!(
+                "--timeout {t}: too large (the most a timer can wait is about 1.8e19 seconds)"
+            );
+        }
     }
     let tui = args.tui && std::io::stdout().is_terminal();
     if args.tui && !tui {
@@ -301,7 +313,9 @@ fn run_options(
     machine::RunOptions {
         max_cycles: args.max_cycles,
         max_instructions: args.max_instructions,
-        timeout: args.timeout.map(Duration::from_secs_f64),
+        timeout: args
+            .timeout
+            .and_then(|t| Duration::try_from_secs_f64(t).ok()),
         allow_host_fs: args.allow_host_fs,
         live_console,
         trace_instructions: args.trace_instructions,

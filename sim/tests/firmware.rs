@@ -336,6 +336,18 @@ fn bad_input_gets_a_clear_error() {
         &["run", "--board", "nosuch", "examples/mps2-an386-demo.elf"],
         "unknown board `nosuch`",
     );
+    // Past what a Duration holds: an error, not a panic (reliability review D4).
+    expect_input_error(
+        &[
+            "run",
+            "--board",
+            "mps2-an386",
+            "examples/mps2-an386-demo.elf",
+            "--timeout",
+            "1e20",
+        ],
+        "--timeout 100000000000000000000: too large",
+    );
     expect_input_error(
         &[
             "run",
@@ -430,4 +442,25 @@ fn semihosting_touches_host_files_only_when_allowed() {
         "written by firmware through semihosting\n"
     );
     let _ = std::fs::remove_file(file);
+}
+
+/// A closed stdout (`tigris-sim boards | head`) ends the process quietly, not with a panic
+/// (reliability review: every command that prints).
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    for args in [&["boards"][..], &["boards", "show", "esp32s3"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tigris-sim"))
+            .args(args)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains("panicked") && out.status.code() != Some(101),
+            "{args:?}: {:?} {err}",
+            out.status
+        );
+    }
 }
