@@ -288,6 +288,16 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         }
     }
     peripherals.sort_by_key(|b| b.base);
+    // The PSRAM chip on the memory bus is the one of the board's PSRAM mode.
+    let psram_mode = regions
+        .iter()
+        .find(|(_, r)| r.kind == RegionKind::Psram)
+        .and_then(|(_, r)| r.spi)
+        .map(|s| s.mode.name());
+    for spi in peripherals.iter_mut().filter_map(|b| b.spi.as_mut()) {
+        spi.devices
+            .retain(|d| d.psram_mode.is_none() || d.psram_mode.as_deref() == psram_mode);
+    }
     Ok(Board {
         name: file.name,
         summary: file.summary,

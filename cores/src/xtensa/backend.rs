@@ -982,10 +982,18 @@ impl Core for XtensaBackend {
     fn reset(&mut self, entry: Entry) -> Result<(), CoreError> {
         self.iss.reset();
         let cpu = &mut self.iss.cpu;
-        // The state a boot loader leaves: interrupts and EXCM off; window exceptions on for the
-        // windowed cores (their ROM runs windowed code before the application).
-        let ps = if cpu.cfg.windowed { PS_WOE } else { 0 };
-        cpu.set_ps(ps);
+        // The state a boot loader leaves: interrupts and EXCM off; on the windowed cores, window
+        // exceptions on and the entry reached as by a CALL4 from a frame whose stack is at `sp`
+        // (ESP-IDF's bootloader calls the app's `call_start_cpu0` from its own frames). The
+        // entry's ENTRY then sits above a live caller window, which an overflow spills through the
+        // base save area below the entry's frame; that keeps the spill chain valid: the entry's
+        // own CALL8/CALL12 spill reads its caller's stack pointer from there (the standard window
+        // overflow handlers, fact sheet §3.3). The entry's a0 stays 0, where backtraces end.
+        if cpu.cfg.windowed {
+            cpu.set_ps(PS_WOE | (1 << super::cpu::PS_CALLINC_SHIFT));
+        } else {
+            cpu.set_ps(0);
+        }
         cpu.set_ar(1, entry.sp);
         cpu.pc = entry.pc;
         Ok(())
@@ -1178,6 +1186,7 @@ impl Core for XtensaBackend {
                 addrs.join(", ")
             ));
         }
+        notes.extend(self.bus.periph.record_notes());
         notes
     }
 
