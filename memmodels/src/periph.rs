@@ -204,13 +204,14 @@ pub struct Peripherals {
     clock_hz: u64,
     pending: Vec<Pending>,
     /// Console bytes written to `console` registers, not yet taken: those of the console device
-    /// that was written first (a chip can have several, e.g. UART0 and USB-Serial-JTAG, and its ROM
-    /// prints to all of them; the user watches one).
+    /// that received the most (a chip can have several, e.g. UART0 and USB-Serial-JTAG; its ROM
+    /// prints the same text to all of them, the firmware's own driver to the one the user
+    /// watches, which so gets more).
     pub console: Vec<u8>,
-    /// The block whose console registers feed `console`, once one has been written.
-    console_block: Option<usize>,
-    /// Bytes written to the console registers of other blocks, per block name.
-    pub other_console_bytes: Vec<(String, u64)>,
+    /// Each console device's bytes so far: (block, bytes).
+    console_streams: Vec<(usize, Vec<u8>)>,
+    /// Bytes of the leading stream handed out in `console` so far.
+    console_emitted: usize,
     /// The address last read, the value it gave and how often in a row.
     last_read: (u32, u32, u32),
     polls: Vec<Poll>,
@@ -233,8 +234,8 @@ impl Peripherals {
             clock_hz: clock_hz.max(1),
             pending: Vec::new(),
             console: Vec::new(),
-            console_block: None,
-            other_console_bytes: Vec::new(),
+            console_streams: Vec::new(),
+            console_emitted: 0,
             last_read: (u32::MAX, 0, 0),
             polls: Vec::new(),
             reported: Vec::new(),
@@ -421,19 +422,7 @@ impl Peripherals {
         }
         if spec.kind == RegisterKind::Console {
             let byte = value.to_le_bytes()[(off & 3) as usize];
-            match self.console_block {
-                None | Some(_) if self.console_block.is_none_or(|c| c == b) => {
-                    self.console_block = Some(b);
-                    self.console.push(byte);
-                }
-                _ => {
-                    let name = &self.blocks[b].spec.name;
-                    match self.other_console_bytes.iter_mut().find(|(n, _)| n == name) {
-                        Some((_, n)) => *n += 1,
-                        None => self.other_console_bytes.push((name.clone(), 1)),
-                    }
-                }
-            }
+            self.console_byte(b, byte);
             return true;
         }
         if let Some((target, set)) = spec.writes_into {
@@ -566,6 +555,55 @@ impl Peripherals {
             w[..chunk.len()].copy_from_slice(chunk);
             words[first + i] = u32::from_le_bytes(w);
         }
+    }
+
+    /// A byte written to a console register of block `b`: the console follows the device that
+    /// has received the most (the first one on a tie).
+    fn console_byte(&mut self, b: usize, byte: u8) {
+        let i = match self.console_streams.iter().position(|(blk, _)| *blk == b) {
+            Some(i) => i,
+            None => {
+                self.console_streams.push((b, Vec::new()));
+                self.console_streams.len() - 1
+            }
+        };
+        self.console_streams[i].1.push(byte);
+        let lead = self.console_lead();
+        let stream = &self.console_streams[lead].1;
+        if stream.len() > self.console_emitted {
+            self.console
+                .extend_from_slice(&stream[self.console_emitted..]);
+            self.console_emitted = stream.len();
+        }
+    }
+
+    /// Index in `console_streams` of the stream the console shows.
+    fn console_lead(&self) -> usize {
+        let most = self.console_streams.iter().map(|(_, s)| s.len()).max();
+        self.console_streams
+            .iter()
+            .position(|(_, s)| Some(s.len()) == most)
+            .unwrap_or(0)
+    }
+
+    /// The console devices other than the one the console shows, with the bytes each received.
+    pub fn other_console_bytes(&self) -> Vec<(String, u64)> {
+        if self.console_streams.len() < 2 {
+            return Vec::new();
+        }
+        let lead = self.console_lead();
+        self.console_streams
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != lead)
+            .map(|(_, (b, s))| (self.blocks[*b].spec.name.clone(), s.len() as u64))
+            .collect()
+    }
+
+    /// The console device the console shows, once one was written.
+    pub fn console_device(&self) -> Option<&str> {
+        let (b, _) = self.console_streams.get(self.console_lead())?;
+        Some(&self.blocks[*b].spec.name)
     }
 
     /// Give register `r` of block `b` the value `new`, recording the change if the register is
@@ -813,6 +851,18 @@ registers = [
   { name = "IN", offset = 16, read_only = 0xFFFF_FFFF, pin_levels = { output = "OUT", enable = "ENABLE" } },
 ]
 [[block]]
+name = "USB"
+base = 0x2800
+size = 16
+source = "test"
+registers = [{ name = "EP1", offset = 0, console = true }]
+[[block]]
+name = "UART"
+base = 0x2900
+size = 16
+source = "test"
+registers = [{ name = "FIFO", offset = 0, console = true }]
+[[block]]
 name = "FRC"
 base = 0x3000
 size = 16
@@ -841,6 +891,23 @@ registers = [
             p.record_notes(),
             ["GPIO.OUT changed 2 times (bits 0x00000005 toggled; 0x00000005 at 1.000 ms, 0x00000004 at 2.000 ms; last 0x00000004 at 2.000 ms)"]
         );
+    }
+
+    /// Text a ROM prints to both consoles, then the firmware's own driver to one: the console
+    /// shows that one's whole stream, and the other's byte count is reported.
+    #[test]
+    fn the_console_follows_the_device_that_receives_the_most() {
+        let mut p = Peripherals::new(&parse_peripherals(GPIO_AND_FRC, "t").unwrap(), 1_000_000);
+        for &c in b"rom\n" {
+            p.write(0x2800, 4, c as u32, 0);
+            p.write(0x2900, 4, c as u32, 0);
+        }
+        for &c in b"app\n" {
+            p.write(0x2900, 4, c as u32, 0);
+        }
+        assert_eq!(p.console, b"rom\napp\n");
+        assert_eq!(p.console_device(), Some("UART"));
+        assert_eq!(p.other_console_bytes(), [("USB".to_string(), 4)]);
     }
 
     /// The down-counter counts from LOAD at its divided clock, flags each expiry until INT clears

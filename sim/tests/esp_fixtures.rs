@@ -105,7 +105,7 @@ fn esp8266_blinky_toggles_its_pin_on_the_frc1_period() {
 
 /// ESP-IDF start-up on the ESP32-S3 (the esp-coredump test app, built for quad PSRAM): through
 /// the ROM's cache routines, the flash and PSRAM ID reads over SPI1 and the PSRAM driver, to the
-/// start of the APP CPU.
+/// APP CPU's start on the second core.
 #[test]
 fn esp_idf_s3_start_up_finds_its_quad_psram() {
     let Some(elf) = inputs("esp32s3/idf-coredump-test.elf", "esp32s3_rev0_rom.elf") else {
@@ -122,9 +122,16 @@ fn esp_idf_s3_start_up_finds_its_quad_psram() {
         "esp_psram: Found 8MB PSRAM device",
         "cpu_start: Pro cpu up.",
         "cpu_start: Starting app cpu",
+        // The APP CPU ran the ROM's reset path to `call_start_cpu1`, which reports it is up.
+        "cpu_start: App cpu up.",
     ] {
         assert!(console.contains(line), "{line:?} missing from {console}");
     }
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("the second core (PRID 0xABAB) ran"),
+        "{notes}"
+    );
     assert!(!console.contains("RTC_XTAL_FREQ_REG"), "{console}");
     // The default board's octal PSRAM does not answer the quad driver's ID read, as on a chip.
     let (_, r, _) = run("esp32s3", &elf, &["--max-cycles", "20000000"]);
