@@ -138,3 +138,36 @@ fn esp_idf_s3_start_up_finds_its_quad_psram() {
     let console = r["console"].as_str().unwrap();
     assert!(console.contains("PSRAM ID read error"), "{console}");
 }
+
+/// ESP-IDF start-up on the ESP32 (the esp-coredump test app): the ROM's cache routines, the heap
+/// regions, the flash chip's ID over SPI1, the UART core-dump set-up, the APP CPU started on the
+/// second core, and FreeRTOS's scheduler started on the first.
+#[test]
+fn esp_idf_esp32_start_up_reaches_the_scheduler_on_both_cores() {
+    let Some(elf) = inputs("esp32/idf-coredump-test.elf", "esp32_rev300_rom.elf") else {
+        return;
+    };
+    let (_, r, _) = run("esp32", &elf, &["--max-cycles", "4000000"]);
+    let console = r["console"].as_str().unwrap();
+    for line in [
+        "cpu_start: Pro cpu start user code",
+        "heap_init: At 3FFB2D60 len 0002D2A0 (180 KiB): DRAM",
+        "spi_flash: detected chip: gd",
+        "esp_core_dump_uart: Init core dump to UART",
+    ] {
+        assert!(console.contains(line), "{line:?} missing from {console}");
+    }
+    let called = |name: &str| {
+        r["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["name"] == name && f["calls"].as_u64().unwrap_or(0) > 0)
+    };
+    assert!(called("xPortStartScheduler"), "the scheduler starts");
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("the second core (PRID 0xABAB) ran"),
+        "{notes}"
+    );
+}
