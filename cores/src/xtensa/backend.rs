@@ -848,6 +848,19 @@ struct Bridge<'o> {
     owner: usize,
 }
 
+impl<'o> Bridge<'o> {
+    /// A bridge to an observer that wants no events (runs outside the profile).
+    fn unobserved(observer: &'o mut crate::NoObserver) -> Bridge<'o> {
+        Bridge {
+            observer,
+            flow: None,
+            last_exception: None,
+            quiet: (1, 0),
+            owner: 0,
+        }
+    }
+}
+
 impl XtensaHooks for Bridge<'_> {
     #[inline(always)]
     fn block_start(&mut self, pc: u32, cycles: u64, insns: u64) -> bool {
@@ -1066,13 +1079,7 @@ impl XtensaBackend {
             return;
         }
         let mut quiet = crate::NoObserver;
-        let mut bridge = Bridge {
-            observer: &mut quiet,
-            flow: None,
-            last_exception: None,
-            quiet: (1, 0),
-            owner: 0,
-        };
+        let mut bridge = Bridge::unobserved(&mut quiet);
         let stop = s.iss.run(
             &mut self.bus,
             &mut bridge,
@@ -1481,13 +1488,7 @@ impl Core for XtensaBackend {
         }
         self.iss.add_breakpoint(ret);
         let mut quiet = crate::NoObserver;
-        let mut bridge = Bridge {
-            observer: &mut quiet,
-            flow: None,
-            last_exception: None,
-            quiet: (1, 0),
-            owner: 0,
-        };
+        let mut bridge = Bridge::unobserved(&mut quiet);
         let stop = self
             .iss
             .run(&mut self.bus, &mut bridge, max_instructions, u64::MAX);
