@@ -10,6 +10,9 @@ bash firmware/build.sh
 bash scripts/fetch-roms.sh
 # The TiGrIS compiler (and onnx) that sim/tests/plan.rs compares the plan reader with; pinned.
 python3 -m pip install --quiet --disable-pip-version-check tigris-ml==0.12.1 onnx==1.23.2
+# Guard rails: formatting and lints fail the suite.
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --quiet -- -D warnings
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

@@ -75,6 +75,8 @@ const BLK_BP: u8 = 1;
 /// `XtensaBus::fetch_priced` of the start PC: `block_fetch` is called only when set.
 const BLK_FETCH: u8 = 2;
 
+/// A fast-table slot with no block: its `pc` is one that never maps to the slot, so no lookup
+/// matches it (`BlockCache::empty`).
 const EMPTY_SLOT: Block = Block {
     pc: u32::MAX,
     start: 0,
@@ -97,20 +99,28 @@ struct BlockCache {
 
 impl BlockCache {
     fn new() -> Self {
-        BlockCache {
+        let mut cache = BlockCache {
             map: HashMap::new(),
             blocks: Vec::new(),
             insns: Vec::new(),
             fast: Box::new([EMPTY_SLOT; FAST_SLOTS]),
             generation: 0,
-        }
+        };
+        cache.flush();
+        cache
     }
 
+    /// Forget every block. `u32::MAX` marks the empty fast-table slots except its own slot, where
+    /// the address below it (which maps elsewhere) does: a fetch at 0xFFFFFFFF then finds no block
+    /// and is fetched, and faults, like any other.
     fn flush(&mut self) {
         self.map.clear();
         self.blocks.clear();
         self.insns.clear();
         self.fast.fill(EMPTY_SLOT);
+        let own = Self::slot(u32::MAX);
+        debug_assert_ne!(Self::slot(u32::MAX - 1), own);
+        self.fast[own].pc = u32::MAX - 1;
     }
 
     /// The instructions of `blk`.

@@ -1888,6 +1888,23 @@ fn bus_fault_stops() {
     );
 }
 
+/// The last address of the address space is fetched like any other: unmapped, it faults at once
+/// (the block cache's empty slots must not pass for a block there).
+#[test]
+fn a_fetch_from_the_last_address_faults() {
+    for cfg in [s3(), XtensaConfig::esp8266()] {
+        let mut m = machine(cfg);
+        assert_eq!(
+            m.run(u32::MAX),
+            StopReason::BusFault {
+                pc: u32::MAX,
+                addr: u32::MAX,
+                kind: AccessKind::Fetch
+            }
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Disassembler
 
