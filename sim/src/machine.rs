@@ -34,7 +34,7 @@ pub struct LoadOptions {
     /// `--trace-mmio`: print every peripheral access on stderr.
     pub trace_mmio: bool,
     /// `--fill-ram BYTE`: what the writable SRAM holds before the image is loaded (0 otherwise;
-    /// on a chip it is whatever the RAM powered up with).
+    /// on a chip it is whatever the RAM powered up with); on Cortex-M also r0-r12 at reset.
     pub fill_ram: Option<u8>,
 }
 
@@ -222,6 +222,14 @@ impl Machine<'_> {
             core.reset(entry)
                 .map_err(|e| anyhow::anyhow!("reset: {e}"))?;
             core.memory_mut().reset_counters();
+        }
+        if let (Some(fill), true) = (options.fill_ram, board.core.kind.is_cortex_m()) {
+            // r0-r12 are UNKNOWN out of reset (ARMv7-M ARM B1.5.5 reset behaviour): on a chip
+            // they hold what the debugger or boot code left there, so they get the fill too.
+            for n in 0..13 {
+                core.set_register(n, u32::from_ne_bytes([fill; 4]))
+                    .map_err(|e| anyhow::anyhow!("--fill-ram: r{n}: {e}"))?;
+            }
         }
         let rom_loaded = matches!(rom, Some(Ok(_)));
         let hle = Hle::new(&board, &firmware, rom_loaded);

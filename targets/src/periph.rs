@@ -44,6 +44,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("esp32", include_str!("../peripherals/esp32.toml")),
     ("nrf52833", include_str!("../peripherals/nrf52833.toml")),
     ("rp2040", include_str!("../peripherals/rp2040.toml")),
+    ("atsamd51", include_str!("../peripherals/atsamd51.toml")),
 ];
 
 /// Names of the built-in peripheral files.

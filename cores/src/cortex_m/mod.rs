@@ -1245,6 +1245,15 @@ impl Core for CortexM<'_> {
         self.reg(gp_register(n))
     }
 
+    fn set_register(&mut self, n: usize, value: u32) -> Result<(), CoreError> {
+        if n > 15 {
+            return Err(CoreError::Engine(format!(
+                "register {n}: Cortex-M general registers are r0-r15"
+            )));
+        }
+        self.set_reg(gp_register(n), value)
+    }
+
     fn registers(&self) -> Vec<(&'static str, u32)> {
         const NAMES: [&str; 16] = [
             "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "sp",
