@@ -203,7 +203,10 @@ for b in "${CLOCK_BOARDS[@]}"; do
     job "$b clock_tree" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/clock_tree.elf" startup.o "$FW_DIR/clocks/clock_tree.c"
 done
 for b in "${RTT_BOARDS[@]}"; do
-    job "$b console_rtt" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/console_rtt.elf" startup.o "$FW_DIR/console/console_rtt.c"
+    job "$b console_rtt" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/console_rtt.elf" startup.o \
+        "$FW_DIR/console/console_rtt.c" "$FW_DIR/common/rtt.c"
+    job "$b console_defmt" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/console_defmt.elf" startup.o \
+        "$FW_DIR/console/console_defmt.c" "$FW_DIR/console/defmt_table.S" "$FW_DIR/common/rtt.c"
 done
 for b in "${IRQ_BOARDS[@]}"; do
     for p in systick svc pendsv; do

@@ -1,6 +1,7 @@
 //! Machine assembly and the run loop: board + firmware -> core, then run under the user's limits,
 //! serving semihosting and collecting the profile into a report.
 
+use crate::defmt::Defmt;
 use crate::elf::{self, Firmware, SymbolMap};
 use crate::hle::Hle;
 use crate::profiler::Profiler;
@@ -135,6 +136,8 @@ pub struct Machine<'a> {
     tigris: Option<TigrisRuntime>,
     /// The SEGGER RTT console, when the firmware has a `_SEGGER_RTT` control block.
     rtt: Option<Rtt>,
+    /// The defmt decoder for what arrives on RTT, when the ELF has a `.defmt` table.
+    defmt: Option<Defmt>,
     file_name: String,
     sha256: String,
 }
@@ -248,6 +251,10 @@ impl Machine<'_> {
             .map(|b| format!("{b:02x}"))
             .collect();
         let rtt = Rtt::find(&firmware.symbols);
+        let defmt = match &rtt {
+            Some(_) => Defmt::find(&bytes).with_context(|| path.to_string())?,
+            None => None,
+        };
         Ok(Machine {
             board,
             firmware,
@@ -258,6 +265,7 @@ impl Machine<'_> {
             rom,
             tigris,
             rtt,
+            defmt,
             file_name,
             sha256,
         })
@@ -363,7 +371,10 @@ impl Machine<'_> {
             let mut out = self.core.take_console();
             if let Some(rtt) = &self.rtt {
                 match rtt.drain(self.core.as_mut()) {
-                    Ok(bytes) => out.extend(bytes),
+                    Ok(bytes) => match &mut self.defmt {
+                        Some(d) if !bytes.is_empty() => out.extend(d.feed(&bytes)),
+                        _ => out.extend(bytes),
+                    },
                     Err(e) => {
                         flush(&mut opts.live_console, &out, &mut console);
                         fault = Some(bad_pointer(self.core.pc(), "SEGGER RTT control block", e));

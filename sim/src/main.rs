@@ -5,6 +5,7 @@ mod bench_memory;
 mod check;
 mod compare;
 mod coredump;
+mod defmt;
 mod elf;
 mod hle;
 mod live;

@@ -212,3 +212,39 @@ fn segger_rtt_reaches_the_console() {
         assert_eq!(r["console"].as_str().unwrap(), want, "{board}");
     }
 }
+
+/// The CRC-32 (IEEE 802.3, reflected, as zlib's) the defmt firmware logs.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = u32::MAX;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0xEDB8_8320 & (crc & 1).wrapping_neg());
+        }
+    }
+    !crc
+}
+
+/// defmt over RTT: frames of an interned-string index and arguments (rzCOBS-encoded, 0-delimited),
+/// more of them than the 64-byte up buffer holds, so the firmware waits for the reader and frames
+/// arrive in pieces; the simulator decodes them with `defmt-decoder` from the ELF's `.defmt`
+/// table, as defmt-print shows them.
+#[test]
+fn defmt_over_rtt_is_decoded_with_the_elfs_table() {
+    let text = b"The quick brown fox jumps over the lazy dog";
+    let mut want = String::from("console_defmt: hello from defmt over RTT\n");
+    let mut n = 1;
+    loop {
+        want += &format!("INFO crc32 of {n} bytes is {:#x}\n", crc32(&text[..n]));
+        if n == text.len() {
+            break;
+        }
+        n = (n * 2).min(text.len());
+    }
+    want += "WARN -42 below zero, 200 of 1000, ratio 0.2\nERROR runs: 8 0xffffffff 0x77777777\n";
+    for board in ["mps2-an386", "stm32f446re", "rp2040", "stm32h753"] {
+        let (code, r, _) = run(board, &elf(board, "console_defmt"), &[]);
+        assert_eq!(code, 0, "{board}: {}", r["outcome"]);
+        assert_eq!(r["console"].as_str().unwrap(), want, "{board}");
+    }
+}
