@@ -30,12 +30,18 @@ fn every_fault_kind_is_taken_by_the_firmware_handler() {
         "fault_kinds: divide_by_zero exception=6 cfsr=0x02000000 bfar=0x00000000",
         "fault_kinds: bus exception=5 cfsr=0x00008200 bfar=0x70000000",
         // BFAR keeps its last value once BFARVALID is cleared (ARMv7-M ARM B3.2.18).
+        // UNALIGNED is CFSR bit 24 (B3.2.15); without UNALIGN_TRP the word load is performed.
+        "fault_kinds: unaligned (not loaded) exception=6 cfsr=0x01000000 bfar=0x70000000",
+        "fault_kinds: unaligned without UNALIGN_TRP loaded 0x88112233",
+        "fault_kinds: unaligned_ldm exception=6 cfsr=0x01000000 bfar=0x70000000",
         "fault_kinds: execute_never exception=4 cfsr=0x00000001 bfar=0x70000000",
     ];
     let v6 = [
         "fault_kinds: undefined exception=3 cfsr=0x00000000 bfar=0x00000000",
         "fault_kinds: invstate exception=3 cfsr=0x00000000 bfar=0x00000000",
         "fault_kinds: bus exception=3 cfsr=0x00000000 bfar=0x00000000",
+        "fault_kinds: unaligned (not loaded) exception=3 cfsr=0x00000000 bfar=0x00000000",
+        "fault_kinds: unaligned_ldm exception=3 cfsr=0x00000000 bfar=0x00000000",
         "fault_kinds: execute_never exception=3 cfsr=0x00000000 bfar=0x00000000",
     ];
     for (board, want) in [
