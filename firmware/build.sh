@@ -220,6 +220,8 @@ for b in "${FPU_DP_BOARDS[@]}"; do
     job "$b double_fp" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/double_fp.elf" startup.o -frounding-math \
         "$FW_DIR/fpu/double_fp.c"
 done
+job "rp2040 rp2040_rom" link_elf rp2040 "$BUILD/obj/rp2040" "$BUILD/rp2040/rp2040_rom.elf" startup.o \
+    "$FW_DIR/startup/rp2040_rom.c"
 job "mps2-an386 entry_return" link_elf mps2-an386 "$BUILD/obj/mps2-an386" "$BUILD/mps2-an386/entry_return.elf" startup.o -Wl,--undefined=answer \
     "$FW_DIR/startup/entry_return.c"
 for b in "${FAULT_KINDS_BOARDS[@]}"; do

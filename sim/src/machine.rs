@@ -235,7 +235,9 @@ impl Machine<'_> {
             }
         }
         let rom_loaded = matches!(rom, Some(Ok(_)));
-        let hle = Hle::new(&board, &firmware, rom_loaded);
+        let mut hle = Hle::new(&board, &firmware, rom_loaded);
+        hle.install_boot_rom(&board, &firmware, core.as_mut())
+            .map_err(|e| anyhow::anyhow!("writing the emulated boot ROM: {e}"))?;
         core.set_traps(&hle.addresses())
             .map_err(|e| anyhow::anyhow!("setting up ROM emulation: {e}"))?;
         if let Some(t) = &tigris {

@@ -12,6 +12,7 @@ mod live;
 mod machine;
 mod profiler;
 mod rom;
+mod rp2040_rom;
 mod rtt;
 mod semihost;
 mod summary;

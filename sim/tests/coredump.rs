@@ -159,7 +159,6 @@ fn compare_with_silicon(elf: &str, board: &str) {
 }
 
 #[test]
-#[ignore = "rp2040-hal's clock set-up needs the SIO divider, XOSC, PLL, RESETS and CLOCKS registers, not modelled yet"]
 fn rp2040_stops_at_its_breakpoint_as_on_the_chip() {
     compare_with_silicon("RP2040_full_unwind", "rp2040");
 }

@@ -254,3 +254,25 @@ fn defmt_over_rtt_is_decoded_with_the_elfs_table() {
         assert_eq!(r["console"].as_str().unwrap(), want, "{board}");
     }
 }
+
+/// The RP2040 boot ROM's function table, as the Pico SDK and rp2040-hal use it (datasheet
+/// §2.8.3): magic and version at 0x10, `rom_table_lookup` by two-character code, the bit and
+/// memory functions it finds; an unknown code looks up as 0.
+#[test]
+fn rp2040_boot_rom_functions_are_looked_up_and_served() {
+    let (code, r, _) = run("rp2040", &elf("rp2040", "rp2040_rom"), &[]);
+    let console = r["console"].as_str().unwrap();
+    assert_eq!(code, 0, "{console}");
+    let want = format!(
+        "rp2040_rom: magic Mu 1 version 3\n\
+         rp2040_rom: popcount32(0xF0F0F0F1)={} clz32(0x00010000)={} ctz32(0x00010000)={} reverse32(1)=0x{:08x}\n\
+         rp2040_rom: memcpy44 -> 1 2 3 4 returned dest 1\n\
+         rp2040_rom: memset4 -> 0xabababab 0xabababab 3\n\
+         rp2040_rom: unknown code looks up as 0\n",
+        0xF0F0_F0F1u32.count_ones(),
+        0x0001_0000u32.leading_zeros(),
+        0x0001_0000u32.trailing_zeros(),
+        1u32.reverse_bits()
+    );
+    assert_eq!(console, want);
+}

@@ -1238,6 +1238,18 @@ impl Core for CortexM<'_> {
         Ok(())
     }
 
+    /// An emulated function returns: r0 = `value`, PC = LR (AAPCS), `cycles` charged; the
+    /// profiler sees a return.
+    fn return_from_call(&mut self, value: u32, cycles: u64) -> Result<(), CoreError> {
+        let lr = self.reg(RegisterARM::LR);
+        self.set_reg(RegisterARM::R0, value)?;
+        self.set_reg(RegisterARM::PC, lr & !1)?;
+        let st = self.uc.get_data_mut();
+        st.cycles += cycles;
+        st.next_flow = Some(Flow::Return);
+        Ok(())
+    }
+
     fn finish_semihosting(&mut self, result: u32) -> Result<(), CoreError> {
         self.set_reg(RegisterARM::R0, result)?;
         let pc = self.pc();
