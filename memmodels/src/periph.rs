@@ -7,7 +7,7 @@
 //! Time: counters tick at their own rate derived from the core clock (`ticks = cycles × hz /
 //! clock_hz`), so firmware that times itself by a peripheral timer agrees with the simulated time.
 
-use tigris_targets::periph::{PeripheralSpec, RegisterKind, TimerConfig};
+use tigris_targets::periph::{CountdownSpec, PeripheralSpec, RegisterKind, TimerConfig};
 
 /// Reads of one address that return the same value, with no peripheral write in between, after
 /// which the firmware is taken to poll without progress.
@@ -65,8 +65,38 @@ struct Timer {
     divider: Option<u64>,
 }
 
+/// A down-counter's run: counting from `load` since cycle `since`; `cleared` expiries were
+/// acknowledged (the status bit shows whether more have happened).
+#[derive(Debug, Clone, Copy)]
+struct Countdown {
+    spec: CountdownSpec,
+    word: usize,
+    load: u64,
+    since: u64,
+    cleared: u64,
+    /// Expiries of the earlier runs (before the last restart), for the report.
+    earlier: u64,
+    /// The latest run's expiries and period in core cycles, as last brought up to date.
+    expiries: u64,
+    period_cycles: u64,
+}
+
+/// Changes of a recorded register: how many, the first ones (cycle, value) and the last.
+#[derive(Debug, Clone, Default)]
+struct Record {
+    changes: u64,
+    first: Vec<(u64, u32)>,
+    last: (u64, u32),
+}
+
+/// Changes of a recorded register kept in full for the report; later ones are only counted.
+const RECORD_KEPT: usize = 64;
+
 struct Block {
     spec: PeripheralSpec,
+    countdowns: Vec<Countdown>,
+    /// Per register index: its record, if the register is recorded.
+    records: Vec<Option<Record>>,
     /// Counters with a config register, by the index of the first latch register naming them.
     timers: Vec<(usize, Timer)>,
     /// Value of every word of the block.
@@ -134,8 +164,33 @@ impl Block {
                 }
             }
         }
+        let countdowns = spec
+            .registers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| match r.kind {
+                RegisterKind::Countdown(c) => Some(Countdown {
+                    spec: c,
+                    word: (spec.registers[i].offset / 4) as usize,
+                    load: 0,
+                    since: 0,
+                    cleared: 0,
+                    earlier: 0,
+                    expiries: 0,
+                    period_cycles: 0,
+                }),
+                _ => None,
+            })
+            .collect();
+        let records = spec
+            .registers
+            .iter()
+            .map(|r| r.record.then(Record::default))
+            .collect();
         Block {
             spec,
+            countdowns,
+            records,
             timers,
             words,
             register_of_word,
@@ -150,13 +205,14 @@ pub struct Peripherals {
     clock_hz: u64,
     pending: Vec<Pending>,
     /// Console bytes written to `console` registers, not yet taken: those of the console device
-    /// that was written first (a chip can have several, e.g. UART0 and USB-Serial-JTAG, and its ROM
-    /// prints to all of them; the user watches one).
+    /// that received the most (a chip can have several, e.g. UART0 and USB-Serial-JTAG; its ROM
+    /// prints the same text to all of them, the firmware's own driver to the one the user
+    /// watches, which so gets more).
     pub console: Vec<u8>,
-    /// The block whose console registers feed `console`, once one has been written.
-    console_block: Option<usize>,
-    /// Bytes written to the console registers of other blocks, per block name.
-    pub other_console_bytes: Vec<(String, u64)>,
+    /// Each console device's bytes so far: (block, bytes).
+    console_streams: Vec<(usize, Vec<u8>)>,
+    /// Bytes of the leading stream handed out in `console` so far.
+    console_emitted: usize,
     /// The address last read, the value it gave and how often in a row.
     last_read: (u32, u32, u32),
     polls: Vec<Poll>,
@@ -183,8 +239,8 @@ impl Peripherals {
             clock_hz: clock_hz.max(1),
             pending: Vec::new(),
             console: Vec::new(),
-            console_block: None,
-            other_console_bytes: Vec::new(),
+            console_streams: Vec::new(),
+            console_emitted: 0,
             last_read: (u32::MAX, 0, 0),
             polls: Vec::new(),
             reported: Vec::new(),
@@ -247,6 +303,10 @@ impl Peripherals {
                 }
             }
             Some(RegisterKind::Counter(c)) => c.value(self.ticks(c.hz, now)),
+            Some(RegisterKind::PinLevels { output, enable }) => {
+                let word = |r: usize| block.words[(block.spec.registers[r].offset / 4) as usize];
+                word(output) & word(enable)
+            }
             Some(RegisterKind::OneHot { from, mask }) => {
                 let source = block.words[(block.spec.registers[from].offset / 4) as usize];
                 1 << ((source & mask) >> mask.trailing_zeros())
@@ -268,16 +328,26 @@ impl Peripherals {
     pub fn read(&mut self, addr: u32, size: u32, now: u64) -> Option<u32> {
         let b = self.block_of(addr)?;
         self.apply_due(now);
+        self.update_countdowns(b, now);
         let off = addr - self.blocks[b].spec.base;
         let w = (off / 4) as usize;
         let word = self.word_value(b, w, now);
+        let timed = self.blocks[b].countdowns.iter().any(|c| {
+            let spec = &self.blocks[b].spec;
+            c.word == w || (spec.registers[c.spec.control].offset / 4) as usize == w
+        });
         let v = word >> (8 * (off & 3));
         let v = if size >= 4 {
             v
         } else {
             v & ((1u32 << (8 * size)) - 1)
         };
-        self.watch_poll(addr, v);
+        if timed {
+            // A running timer's registers change with time: waiting on them is progress.
+            self.last_read = (u32::MAX, 0, 0);
+        } else {
+            self.watch_poll(addr, v);
+        }
         Some(v)
     }
 
@@ -358,25 +428,36 @@ impl Peripherals {
         let old = block.words[w];
         if spec.kind == RegisterKind::Console {
             let byte = value.to_le_bytes()[(off & 3) as usize];
-            match self.console_block {
-                None | Some(_) if self.console_block.is_none_or(|c| c == b) => {
-                    self.console_block = Some(b);
-                    self.console.push(byte);
-                }
-                _ => {
-                    let name = &self.blocks[b].spec.name;
-                    match self.other_console_bytes.iter_mut().find(|(n, _)| n == name) {
-                        Some((_, n)) => *n += 1,
-                        None => self.other_console_bytes.push((name.clone(), 1)),
-                    }
-                }
-            }
+            self.console_byte(b, byte);
             // The byte has gone; what it sets (a UART's TX-ready event) follows below.
+        } else if let Some((target, set)) = spec.writes_into {
+            let tw = (block.spec.registers[target].offset / 4) as usize;
+            let bits = value & bytes;
+            let new = if set {
+                block.words[tw] | bits
+            } else {
+                block.words[tw] & !bits
+            };
+            self.set_word(b, target, new, now);
+            return true;
         } else {
             let writable = bytes & !spec.read_only & !spec.w1c & !spec.self_clear;
             let cleared = value & bytes & spec.w1c;
-            block.words[w] = ((old & !writable) | (value & writable)) & !cleared;
-            if block.timers.iter().any(|(_, t)| t.config_word == w) {
+            let new = ((old & !writable) | (value & writable)) & !cleared;
+            let counting = !self.blocks[b].countdowns.is_empty();
+            if counting {
+                // Count up to the write under the old settings.
+                self.update_countdowns(b, now);
+            }
+            self.set_word(b, r, new, now);
+            if counting {
+                self.countdown_written(b, r, value & bytes, now);
+            }
+            if self.blocks[b]
+                .timers
+                .iter()
+                .any(|(_, t)| t.config_word == w)
+            {
                 self.reconfigure_timers(b, w, now);
             }
         }
@@ -427,7 +508,239 @@ impl Peripherals {
                 _ => {}
             }
         }
+        let starts_spi = self.blocks[b]
+            .spec
+            .spi
+            .as_ref()
+            .is_some_and(|c| c.start == r && written & bytes & c.start_mask != 0);
+        if starts_spi {
+            self.spi_transaction(b);
+        }
         true
+    }
+
+    /// Run the user-defined SPI transaction block `b`'s registers describe (its start bits are
+    /// self-clearing: the transaction completes at once). The chip selected answers the command
+    /// with its listed bytes, or its idle byte; no chip selected reads all ones (a floating bus
+    /// with pull-ups, ASSUMPTION).
+    fn spi_transaction(&mut self, b: usize) {
+        let block = &self.blocks[b];
+        let c = block.spec.spi.as_ref().expect("an SPI controller");
+        let reg = |i: usize| block.words[(block.spec.registers[i].offset / 4) as usize];
+        let user = reg(c.user);
+        // ESP32-S3 TRM §30 (SPI_MEM_USER_REG), the same bits on the ESP32: bit 31 command phase,
+        // bit 28 MISO phase.
+        if user & (1 << 28) == 0 {
+            return;
+        }
+        let command = if user & (1 << 31) != 0 {
+            reg(c.command) & 0xFFFF
+        } else {
+            u32::MAX
+        };
+        let bytes = ((reg(c.miso_bits) as usize + 1).div_ceil(8)).min(4 * c.data_words as usize);
+        let disabled = reg(c.chip_select);
+        let device = c
+            .devices
+            .iter()
+            .find(|d| disabled & (1 << d.chip_select) == 0);
+        let mut data = vec![0xFFu8; bytes];
+        if let Some(d) = device {
+            let answer = d.answers.iter().find(|(cmd, _)| *cmd == command);
+            for (i, byte) in data.iter_mut().enumerate() {
+                *byte = answer
+                    .and_then(|(_, a)| a.get(i).copied())
+                    .unwrap_or(d.idle_byte);
+            }
+        }
+        let first = (block.spec.registers[c.data].offset / 4) as usize;
+        let words = &mut self.blocks[b].words;
+        for (i, chunk) in data.chunks(4).enumerate() {
+            let mut w = words[first + i].to_le_bytes();
+            w[..chunk.len()].copy_from_slice(chunk);
+            words[first + i] = u32::from_le_bytes(w);
+        }
+    }
+
+    /// A byte written to a console register of block `b`: the console follows the device that
+    /// has received the most (the first one on a tie).
+    fn console_byte(&mut self, b: usize, byte: u8) {
+        let i = match self.console_streams.iter().position(|(blk, _)| *blk == b) {
+            Some(i) => i,
+            None => {
+                self.console_streams.push((b, Vec::new()));
+                self.console_streams.len() - 1
+            }
+        };
+        self.console_streams[i].1.push(byte);
+        let lead = self.console_lead();
+        let stream = &self.console_streams[lead].1;
+        if stream.len() > self.console_emitted {
+            self.console
+                .extend_from_slice(&stream[self.console_emitted..]);
+            self.console_emitted = stream.len();
+        }
+    }
+
+    /// Index in `console_streams` of the stream the console shows.
+    fn console_lead(&self) -> usize {
+        let most = self.console_streams.iter().map(|(_, s)| s.len()).max();
+        self.console_streams
+            .iter()
+            .position(|(_, s)| Some(s.len()) == most)
+            .unwrap_or(0)
+    }
+
+    /// The console devices other than the one the console shows, with the bytes each received.
+    pub fn other_console_bytes(&self) -> Vec<(String, u64)> {
+        if self.console_streams.len() < 2 {
+            return Vec::new();
+        }
+        let lead = self.console_lead();
+        self.console_streams
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != lead)
+            .map(|(_, (b, s))| (self.blocks[*b].spec.name.clone(), s.len() as u64))
+            .collect()
+    }
+
+    /// The console device the console shows, once one was written.
+    pub fn console_device(&self) -> Option<&str> {
+        let (b, _) = self.console_streams.get(self.console_lead())?;
+        Some(&self.blocks[*b].spec.name)
+    }
+
+    /// Give register `r` of block `b` the value `new`, recording the change if the register is
+    /// recorded.
+    fn set_word(&mut self, b: usize, r: usize, new: u32, now: u64) {
+        let block = &mut self.blocks[b];
+        let w = (block.spec.registers[r].offset / 4) as usize;
+        let old = std::mem::replace(&mut block.words[w], new);
+        if let Some(rec) = block.records[r].as_mut().filter(|_| old != new) {
+            rec.changes += 1;
+            if rec.first.len() < RECORD_KEPT {
+                rec.first.push((now, new));
+            }
+            rec.last = (now, new);
+        }
+    }
+
+    /// Expiries of a down-counter up to cycle `now`, and its count then.
+    fn countdown_state(&self, c: &Countdown, control: u32, now: u64) -> (u64, u64) {
+        let spec = &c.spec;
+        if control & (1 << spec.enable_bit) == 0 || c.load == 0 {
+            return (0, c.load);
+        }
+        let elapsed = self.ticks(spec.hz, now.saturating_sub(c.since)) / spec.divider(control);
+        if control & (1 << spec.reload_bit) != 0 {
+            (elapsed / c.load, c.load - elapsed % c.load)
+        } else {
+            ((elapsed >= c.load) as u64, c.load.saturating_sub(elapsed))
+        }
+    }
+
+    /// Bring block `b`'s down-counters' count and status bits to cycle `now`.
+    fn update_countdowns(&mut self, b: usize, now: u64) {
+        for i in 0..self.blocks[b].countdowns.len() {
+            let c = self.blocks[b].countdowns[i];
+            let cw = (self.blocks[b].spec.registers[c.spec.control].offset / 4) as usize;
+            let control = self.blocks[b].words[cw];
+            let (expiries, count) = self.countdown_state(&c, control, now);
+            let mask = if c.spec.bits >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << c.spec.bits) - 1
+            };
+            let status = 1u32 << c.spec.status_bit;
+            self.blocks[b].countdowns[i].expiries = expiries;
+            let words = &mut self.blocks[b].words;
+            words[c.word] = count as u32 & mask;
+            words[cw] = if expiries > c.cleared {
+                control | status
+            } else {
+                control & !status
+            };
+        }
+    }
+
+    /// Register `r` of block `b` was written with `bits`: restart the down-counters it loads or
+    /// controls, acknowledge the expiries of those it clears.
+    fn countdown_written(&mut self, b: usize, r: usize, bits: u32, now: u64) {
+        for i in 0..self.blocks[b].countdowns.len() {
+            let c = self.blocks[b].countdowns[i];
+            let word = |reg: usize| {
+                let block = &self.blocks[b];
+                block.words[(block.spec.registers[reg].offset / 4) as usize]
+            };
+            if r == c.spec.load || r == c.spec.control {
+                let (load, control) = (word(c.spec.load) as u64, word(c.spec.control));
+                let period_ticks = load as u128 * c.spec.divider(control) as u128;
+                self.blocks[b].countdowns[i] = Countdown {
+                    load,
+                    since: now,
+                    cleared: 0,
+                    earlier: c.earlier + c.expiries,
+                    expiries: 0,
+                    period_cycles: (period_ticks * self.clock_hz as u128 / c.spec.hz as u128)
+                        as u64,
+                    ..c
+                };
+            } else if r == c.spec.clear && bits & 1 != 0 {
+                let (expiries, _) = self.countdown_state(&c, word(c.spec.control), now);
+                self.blocks[b].countdowns[i].cleared = expiries;
+            }
+        }
+        self.update_countdowns(b, now);
+    }
+
+    /// One report line per recorded register that changed: how often, the bits that toggled, and
+    /// the first changes with their time.
+    pub fn record_notes(&self) -> Vec<String> {
+        let ms = |cycles: u64| cycles as f64 * 1e3 / self.clock_hz as f64;
+        let mut notes = Vec::new();
+        for block in &self.blocks {
+            for c in &block.countdowns {
+                let n = c.earlier + c.expiries;
+                if n > 0 {
+                    notes.push(format!(
+                        "{}.{} expired {n} times (latest period {:.3} ms)",
+                        block.spec.name,
+                        block.spec.registers[c.spec.control].name,
+                        ms(c.period_cycles)
+                    ));
+                }
+            }
+            for (r, rec) in block.records.iter().enumerate() {
+                let Some(rec) = rec.as_ref().filter(|r| r.changes > 0) else {
+                    continue;
+                };
+                let spec = &block.spec.registers[r];
+                let mut prev = spec.reset;
+                let mut toggled = 0u32;
+                for &(_, v) in &rec.first {
+                    toggled |= prev ^ v;
+                    prev = v;
+                }
+                let shown: Vec<String> = rec
+                    .first
+                    .iter()
+                    .take(4)
+                    .map(|&(t, v)| format!("0x{v:08x} at {:.3} ms", ms(t)))
+                    .collect();
+                notes.push(format!(
+                    "{}.{} changed {} times (bits 0x{toggled:08x} toggled; {}{}; last 0x{:08x} at {:.3} ms)",
+                    block.spec.name,
+                    spec.name,
+                    rec.changes,
+                    shown.join(", "),
+                    if rec.changes > 4 { ", ..." } else { "" },
+                    rec.last.1,
+                    ms(rec.last.0)
+                ));
+            }
+        }
+        notes
     }
 
     /// Ticks at cycle `now` of the timer configured by register `config` of block `b`.
@@ -528,6 +841,104 @@ registers = [
 
     fn engine() -> Peripherals {
         Peripherals::new(&parse_peripherals(CHIP, "t").unwrap(), 100_000_000)
+    }
+
+    const GPIO_AND_FRC: &str = r#"
+chip = "t"
+[[block]]
+name = "GPIO"
+base = 0x2000
+size = 32
+source = "test"
+registers = [
+  { name = "OUT", offset = 0, record = true },
+  { name = "W1TS", offset = 4, sets = "OUT" },
+  { name = "W1TC", offset = 8, clears = "OUT" },
+  { name = "ENABLE", offset = 12 },
+  { name = "IN", offset = 16, read_only = 0xFFFF_FFFF, pin_levels = { output = "OUT", enable = "ENABLE" } },
+]
+[[block]]
+name = "USB"
+base = 0x2800
+size = 16
+source = "test"
+registers = [{ name = "EP1", offset = 0, console = true }]
+[[block]]
+name = "UART"
+base = 0x2900
+size = 16
+source = "test"
+registers = [{ name = "FIFO", offset = 0, console = true }]
+[[block]]
+name = "FRC"
+base = 0x3000
+size = 16
+source = "test"
+registers = [
+  { name = "LOAD", offset = 0 },
+  { name = "COUNT", offset = 4, read_only = 0xFFFF_FFFF, countdown = { hz = 1_000_000, bits = 23, load = "LOAD", control = "CTRL", enable_bit = 7, reload_bit = 6, divider_shift = 2, divider_bits = 2, divider_base = 16, status_bit = 8, clear = "INT" } },
+  { name = "CTRL", offset = 8, read_only = 0x100 },
+  { name = "INT", offset = 12, self_clear = 1 },
+]
+"#;
+
+    /// W1TS/W1TC set and clear bits of OUT, which records its changes with their time.
+    #[test]
+    fn gpio_set_clear_registers_and_recorded_changes() {
+        let mut p = Peripherals::new(&parse_peripherals(GPIO_AND_FRC, "t").unwrap(), 1_000_000);
+        p.write(0x2004, 4, 0b101, 1000);
+        p.write(0x2008, 4, 0b001, 2000);
+        p.write(0x2008, 4, 0b001, 3000); // no change: not recorded
+        assert_eq!(p.read(0x2000, 4, 3000), Some(0b100));
+        assert_eq!(p.read(0x2004, 4, 3000), Some(0));
+        // Input levels: the driven level of output-enabled pins, 0 elsewhere.
+        p.write(0x200C, 4, 0b110, 3000);
+        assert_eq!(p.read(0x2010, 4, 3000), Some(0b100));
+        assert_eq!(
+            p.record_notes(),
+            ["GPIO.OUT changed 2 times (bits 0x00000005 toggled; 0x00000005 at 1.000 ms, 0x00000004 at 2.000 ms; last 0x00000004 at 2.000 ms)"]
+        );
+    }
+
+    /// Text a ROM prints to both consoles, then the firmware's own driver to one: the console
+    /// shows that one's whole stream, and the other's byte count is reported.
+    #[test]
+    fn the_console_follows_the_device_that_receives_the_most() {
+        let mut p = Peripherals::new(&parse_peripherals(GPIO_AND_FRC, "t").unwrap(), 1_000_000);
+        for &c in b"rom\n" {
+            p.write(0x2800, 4, c as u32, 0);
+            p.write(0x2900, 4, c as u32, 0);
+        }
+        for &c in b"app\n" {
+            p.write(0x2900, 4, c as u32, 0);
+        }
+        assert_eq!(p.console, b"rom\napp\n");
+        assert_eq!(p.console_device(), Some("UART"));
+        assert_eq!(p.other_console_bytes(), [("USB".to_string(), 4)]);
+    }
+
+    /// The down-counter counts from LOAD at its divided clock, flags each expiry until INT clears
+    /// it, and reloads.
+    #[test]
+    fn countdown_expires_reloads_and_clears() {
+        let mut p = Peripherals::new(&parse_peripherals(GPIO_AND_FRC, "t").unwrap(), 1_000_000);
+        // Enabled, auto-reload, divide by 16: one tick per 16 cycles; 100 ticks per period.
+        p.write(0x3008, 4, 0xC4, 0);
+        p.write(0x3000, 4, 100, 0);
+        assert_eq!(p.read(0x3004, 4, 160), Some(90));
+        assert_eq!(p.read(0x3008, 4, 1599), Some(0xC4));
+        assert_eq!(p.read(0x3008, 4, 1600), Some(0x1C4));
+        p.write(0x300C, 4, 1, 1700);
+        assert_eq!(p.read(0x3008, 4, 3199), Some(0xC4));
+        assert_eq!(p.read(0x3008, 4, 3200), Some(0x1C4));
+        assert_eq!(p.read(0x3004, 4, 3216), Some(99));
+        // Disabled: no more expiries; the count holds the load value.
+        p.write(0x3008, 4, 0x44, 3300);
+        assert_eq!(p.read(0x3008, 4, 9000), Some(0x44));
+        assert_eq!(
+            p.record_notes(),
+            ["FRC.CTRL expired 2 times (latest period 1.600 ms)"]
+        );
     }
 
     /// A spinlock: the first read claims it, later reads see it taken, a write frees it.

@@ -6,7 +6,6 @@
 //! with named fields (`rmp_serde::encode::write_named`); registers by probe-rs id (Cortex-M: r0-r12
 //! = 0-12, SP 13, LR 14, PC 15, xPSR 16, probe-rs `architecture/arm/core/registers/cortex_m.rs`).
 
-#[allow(dead_code)]
 mod common;
 
 use common::{root, sim};

@@ -1,5 +1,5 @@
-//! Real third-party ESP32 / ESP32-S3 firmware (`../shared/fixtures/`), run on the chip's mask ROM:
-//! each test says it skipped when the fixture or the ROM ELF is absent.
+//! Real third-party ESP32 / ESP32-S3 / ESP8266 firmware (`../shared/fixtures/`), the ESP32 chips on
+//! their mask ROM: each test says it skipped when the fixture or the ROM ELF is absent.
 
 mod common;
 
@@ -66,5 +66,108 @@ fn a_rom_call_without_the_rom_names_the_function() {
     assert!(
         m.contains("the firmware called the ROM function `") && m.contains("--no-rom"),
         "{m}"
+    );
+}
+
+/// esp8266-hal's blinky arms FRC1 for 500 ms periods (load 156,250 at 80 MHz / 256), waits on its
+/// interrupt status, and toggles GPIO2 through GPIO_IN / OUT_W1TS / OUT_W1TC: in 1.25 s the pin
+/// is set at start, cleared at 0.5 s and set again at 1.0 s, and the report says so.
+#[test]
+fn esp8266_blinky_toggles_its_pin_on_the_frc1_period() {
+    let Some(elf) = fixture("esp8266/esp8266-hal-blinky.elf") else {
+        return;
+    };
+    let (code, r, _) = run("esp8266", &elf, &["--max-cycles", "100000000"]);
+    assert_eq!(code, 124);
+    let notes: Vec<&str> = r["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    let gpio = notes
+        .iter()
+        .find(|n| n.starts_with("GPIO.OUT changed"))
+        .unwrap_or_else(|| panic!("no GPIO record in {notes:?}"));
+    assert!(
+        gpio.starts_with("GPIO.OUT changed 3 times (bits 0x00000004 toggled; 0x00000004 at 0.027 ms, 0x00000000 at 500.041 ms, 0x00000004 at 1000.041 ms"),
+        "{gpio}"
+    );
+    assert!(
+        notes.contains(&"FRC1.CTRL expired 2 times (latest period 500.000 ms)"),
+        "{notes:?}"
+    );
+    assert!(
+        !notes.iter().any(|n| n.contains("polls")),
+        "waiting on a running timer is not a poll without progress: {notes:?}"
+    );
+}
+
+/// ESP-IDF start-up on the ESP32-S3 (the esp-coredump test app, built for quad PSRAM): through
+/// the ROM's cache routines, the flash and PSRAM ID reads over SPI1 and the PSRAM driver, to the
+/// APP CPU's start on the second core.
+#[test]
+fn esp_idf_s3_start_up_finds_its_quad_psram() {
+    let Some(elf) = inputs("esp32s3/idf-coredump-test.elf", "esp32s3_rev0_rom.elf") else {
+        return;
+    };
+    let (_, r, _) = run(
+        "esp32s3",
+        &elf,
+        &["--set", "psram.mode=quad", "--max-cycles", "20000000"],
+    );
+    let console = r["console"].as_str().unwrap();
+    for line in [
+        "cpu_start: Multicore app",
+        "esp_psram: Found 8MB PSRAM device",
+        "cpu_start: Pro cpu up.",
+        "cpu_start: Starting app cpu",
+        // The APP CPU ran the ROM's reset path to `call_start_cpu1`, which reports it is up.
+        "cpu_start: App cpu up.",
+    ] {
+        assert!(console.contains(line), "{line:?} missing from {console}");
+    }
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("the second core (PRID 0xABAB) ran"),
+        "{notes}"
+    );
+    assert!(!console.contains("RTC_XTAL_FREQ_REG"), "{console}");
+    // The default board's octal PSRAM does not answer the quad driver's ID read, as on a chip.
+    let (_, r, _) = run("esp32s3", &elf, &["--max-cycles", "20000000"]);
+    let console = r["console"].as_str().unwrap();
+    assert!(console.contains("PSRAM ID read error"), "{console}");
+}
+
+/// ESP-IDF start-up on the ESP32 (the esp-coredump test app): the ROM's cache routines, the heap
+/// regions, the flash chip's ID over SPI1, the UART core-dump set-up, the APP CPU started on the
+/// second core, and FreeRTOS's scheduler started on the first.
+#[test]
+fn esp_idf_esp32_start_up_reaches_the_scheduler_on_both_cores() {
+    let Some(elf) = inputs("esp32/idf-coredump-test.elf", "esp32_rev300_rom.elf") else {
+        return;
+    };
+    let (_, r, _) = run("esp32", &elf, &["--max-cycles", "4000000"]);
+    let console = r["console"].as_str().unwrap();
+    for line in [
+        "cpu_start: Pro cpu start user code",
+        "heap_init: At 3FFB2D60 len 0002D2A0 (180 KiB): DRAM",
+        "spi_flash: detected chip: gd",
+        "esp_core_dump_uart: Init core dump to UART",
+    ] {
+        assert!(console.contains(line), "{line:?} missing from {console}");
+    }
+    let called = |name: &str| {
+        r["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["name"] == name && f["calls"].as_u64().unwrap_or(0) > 0)
+    };
+    assert!(called("xPortStartScheduler"), "the scheduler starts");
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("the second core (PRID 0xABAB) ran"),
+        "{notes}"
     );
 }

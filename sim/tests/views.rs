@@ -2,7 +2,6 @@
 //! line-buffered chain, and the memory benchmark without TiGrIS), gated by `tigris-sim check` (exit
 //! codes, limits files, JUnit XML, bad input) and set side by side by `tigris-sim compare`.
 
-#[allow(dead_code)] // each test crate uses a part of the shared helpers
 mod common;
 
 use common::{elf, sim};

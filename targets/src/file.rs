@@ -18,6 +18,8 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "rom",
     "rom_init",
     "unmapped_writes",
+    "second_core",
+    "mmu",
 ];
 pub(crate) const CORE_KEYS: &[&str] = &["kind", "clock_hz", "fpu", "priority_bits"];
 pub(crate) const CONSOLE_KEYS: &[&str] = &["uart_data", "uart_status", "uart_status_ready"];
@@ -77,6 +79,21 @@ struct BoardFile {
     /// `"fault"` (default) or `"drop"`: what a store to an address no region covers does.
     #[serde(default)]
     unmapped_writes: UnmappedWrites,
+    second_core: Option<crate::SecondCore>,
+    mmu: Option<MmuFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MmuFile {
+    table: u32,
+    entries: u32,
+    page: size::Size,
+    windows: Vec<u32>,
+    invalid: u32,
+    psram: u32,
+    page_mask: u32,
+    flash_offset: size::Size,
 }
 
 #[derive(Deserialize)]
@@ -288,6 +305,63 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         }
     }
     peripherals.sort_by_key(|b| b.base);
+    if let Some(c) = &file.second_core {
+        for (what, b) in [("clock", c.clock), ("reset", c.reset), ("stall", c.stall)] {
+            if b.bit > 31 || !peripherals.iter().any(|p| p.contains(b.register)) {
+                let line = text
+                    .find("second_core")
+                    .map(|o| line_of(text, o))
+                    .unwrap_or(1);
+                return Err(invalid(
+                    line,
+                    format!(
+                        "second_core.{what}: bit {} of 0x{:08x} must be 0-31 in a peripheral block's register",
+                        b.bit, b.register
+                    ),
+                ));
+            }
+        }
+    }
+    let mmu = match &file.mmu {
+        None => None,
+        Some(m) => {
+            let line = text.find("[mmu]").map(|o| line_of(text, o)).unwrap_or(1);
+            let page = m.page.0;
+            let span = page * m.entries as u64;
+            if !page.is_power_of_two()
+                || page < 4096
+                || m.entries == 0
+                || m.windows.is_empty()
+                || m.windows.iter().any(|&w| w as u64 + span > 1 << 32)
+                || m.flash_offset.0 % page != 0
+            {
+                return Err(invalid(
+                    line,
+                    "mmu: page must be a power of two of at least 4K, the windows (entries × page from each) inside 4 GiB, flash_offset a multiple of the page".into(),
+                ));
+            }
+            Some(crate::MmuSpec {
+                table: m.table,
+                entries: m.entries,
+                page: page as u32,
+                windows: m.windows.clone(),
+                invalid: m.invalid,
+                psram: m.psram,
+                page_mask: m.page_mask,
+                flash_offset: m.flash_offset.0 as u32,
+            })
+        }
+    };
+    // The PSRAM chip on the memory bus is the one of the board's PSRAM mode.
+    let psram_mode = regions
+        .iter()
+        .find(|(_, r)| r.kind == RegionKind::Psram)
+        .and_then(|(_, r)| r.spi)
+        .map(|s| s.mode.name());
+    for spi in peripherals.iter_mut().filter_map(|b| b.spi.as_mut()) {
+        spi.devices
+            .retain(|d| d.psram_mode.is_none() || d.psram_mode.as_deref() == psram_mode);
+    }
     Ok(Board {
         name: file.name,
         summary: file.summary,
@@ -306,6 +380,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         rom: file.rom,
         rom_init: file.rom_init,
         unmapped_writes: file.unmapped_writes,
+        second_core: file.second_core,
+        mmu,
     })
 }
 

@@ -374,6 +374,46 @@ pub struct Board {
     /// (the core clock in MHz).
     pub rom_init: Vec<String>,
     pub unmapped_writes: UnmappedWrites,
+    /// A second core of the chip that the firmware starts (the ESP32-S3's and ESP32's APP CPU).
+    pub second_core: Option<SecondCore>,
+    /// The external-memory MMU that maps flash and PSRAM pages into the cache windows.
+    pub mmu: Option<MmuSpec>,
+}
+
+/// An external-memory MMU (the ESP32-S3's): a table of `entries` words at `table`, entry `i`
+/// mapping page `i` of each window (`windows[w] + i × page`) to a flash or PSRAM page. An entry
+/// with `invalid` set maps nothing; `psram` set selects PSRAM, else flash; `page_mask` holds the
+/// physical page number. `flash_offset` is where in flash the bootloader found the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MmuSpec {
+    pub table: u32,
+    pub entries: u32,
+    pub page: u32,
+    pub windows: Vec<u32>,
+    pub invalid: u32,
+    pub psram: u32,
+    pub page_mask: u32,
+    pub flash_offset: u32,
+}
+
+/// One bit of a peripheral register (by its address).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterBit {
+    pub register: u32,
+    pub bit: u32,
+}
+
+/// A second core held in reset at power-on: it runs from its reset vector once its clock is on,
+/// its reset released and its stall off, each a bit of a peripheral register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecondCore {
+    /// What the core's PRID special register reads (tells the firmware which core it runs on).
+    pub prid: u32,
+    pub clock: RegisterBit,
+    pub reset: RegisterBit,
+    pub stall: RegisterBit,
 }
 
 /// What a store to an address that no region covers does.

@@ -31,8 +31,22 @@
 //!   remainder = dividend, RP2040 datasheet §2.3.1.5).
 //! - `one_hot = { from = "REG", mask = M }`: reads `1 << ((REG & M) >> trailing zeros of M)`, the
 //!   one-hot "selected" status of a clock mux whose source field is M in REG (RP2040 CLOCKS).
+//! - `countdown = { hz, bits, load, control, enable_bit, reload_bit, divider_shift, divider_bits,
+//!   divider_base, status_bit, clear }`: a down-counter timer with reload and an expiry flag
+//!   (`CountdownSpec`, the ESP8266 FRC1).
+//! - `sets = "REG"` / `clears = "REG"`: a write sets (clears) the written 1-bits of REG and the
+//!   register reads 0 (GPIO OUT_W1TS / OUT_W1TC).
+//! - `pin_levels = { output = "OUT", enable = "ENABLE" }`: GPIO input levels, the driven level of
+//!   output-enabled pins and 0 for the others (ASSUMPTION: nothing drives the inputs).
+//! - `record = true` (with any of the above): every change of the register's value is kept for
+//!   the report (GPIO outputs).
 //! - `spinlock = V`: a hardware spinlock (RP2040 SIO SPINLOCKn): a read of a free lock claims it
 //!   and gives V, a read of a claimed lock gives 0, any write frees it.
+//!
+//! A block may also be an SPI memory controller (`[block.spi]`, see `SpiControllerSpec`): a write
+//! of its start bit runs one transaction on the chip its chip-select register enables, and the
+//! chip's listed answer to the command (a flash or PSRAM ID, a status register) fills the data
+//! buffer. A chip with `psram_mode` is on the bus only when the board's PSRAM runs in that mode.
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -52,6 +66,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("stm32f446", include_str!("../peripherals/stm32f446.toml")),
     ("stm32h7", include_str!("../peripherals/stm32h7.toml")),
     ("stm32u5", include_str!("../peripherals/stm32u5.toml")),
+    ("esp8266", include_str!("../peripherals/esp8266.toml")),
 ];
 
 /// Names of the built-in peripheral files.
@@ -95,11 +110,19 @@ pub enum RegisterKind {
     /// A hardware spinlock: a read of the free lock claims it and gives this value (0 once claimed);
     /// a write frees it.
     Spinlock(u32),
+    /// GPIO input levels: the value of register `output` where register `enable` has the pin
+    /// driven, 0 elsewhere (indices in the block).
+    PinLevels {
+        output: usize,
+        enable: usize,
+    },
     /// `1 << field`, the field `mask` of register `from` (an index in the block).
     OneHot {
         from: usize,
         mask: u32,
     },
+    /// A down-counter (see `CountdownSpec`).
+    Countdown(CountdownSpec),
     /// The quotient (or remainder) of registers `dividend` and `divisor` (indices in the block).
     Divide {
         dividend: usize,
@@ -125,6 +148,34 @@ impl RegisterKind {
         } else {
             q
         }
+    }
+}
+
+/// A down-counter timer (the ESP8266 FRC1): while bit `enable_bit` of `control` is set it counts
+/// from the value of `load` down to 0 at `hz` divided by `divider_base ^ field` (the control
+/// register's divider field), then reloads when `reload_bit` is set or stops at 0. Each expiry sets
+/// `status_bit` of `control`; a write of 1 to bit 0 of `clear` clears it. The count restarts when
+/// `load` or `control` is written. Registers are indices in the block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountdownSpec {
+    pub hz: u64,
+    pub bits: u32,
+    pub load: usize,
+    pub control: usize,
+    pub enable_bit: u32,
+    pub reload_bit: u32,
+    pub divider_shift: u32,
+    pub divider_bits: u32,
+    pub divider_base: u32,
+    pub status_bit: u32,
+    pub clear: usize,
+}
+
+impl CountdownSpec {
+    /// Clock divider the control value selects.
+    pub fn divider(&self, control: u32) -> u64 {
+        let field = (control >> self.divider_shift) & ((1u32 << self.divider_bits) - 1);
+        (self.divider_base as u64).saturating_pow(field)
     }
 }
 
@@ -192,6 +243,11 @@ pub struct RegisterSpec {
     pub kind: RegisterKind,
     pub follows: Vec<Follow>,
     pub triggers: Vec<Trigger>,
+    /// A write sets (`true`) or clears the written 1-bits in this register (an index in the
+    /// block), as GPIO "write 1 to set/clear" registers do; the register itself reads 0.
+    pub writes_into: Option<(usize, bool)>,
+    /// Every change of the register's value is recorded for the report (GPIO outputs).
+    pub record: bool,
 }
 
 /// One peripheral block. Addresses of the block that no register names hold what was written
@@ -204,6 +260,44 @@ pub struct PeripheralSpec {
     /// The document and section the block's facts come from.
     pub source: String,
     pub registers: Vec<RegisterSpec>,
+    /// The block is an SPI memory controller that runs user-defined transactions.
+    pub spi: Option<SpiControllerSpec>,
+}
+
+/// An SPI memory controller's user-defined transaction (the ESP chips' SPI0/SPI1 "user command"):
+/// a write of `start_mask` to register `start` runs the phases that register `user` enables
+/// (command, address, dummy, MISO, MOSI) on the first chip the chip-select register enables; the
+/// chip's answer fills the data buffer. Registers are indices in the block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpiControllerSpec {
+    pub start: usize,
+    pub start_mask: u32,
+    /// Phase enables: bit 31 command, 30 address, 28 MISO (the ESP `SPI_USR_*` bits).
+    pub user: usize,
+    /// Command value in bits 15:0.
+    pub command: usize,
+    pub address: usize,
+    /// MISO bit length minus one.
+    pub miso_bits: usize,
+    /// The first of the data buffer's consecutive words.
+    pub data: usize,
+    pub data_words: u32,
+    /// Bit n set: chip select n disabled.
+    pub chip_select: usize,
+    pub devices: Vec<SpiDeviceSpec>,
+}
+
+/// A chip on an SPI memory bus, as far as its commands' answers go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpiDeviceSpec {
+    pub name: String,
+    pub chip_select: u32,
+    /// The board's PSRAM mode this chip belongs to (`None`: any board).
+    pub psram_mode: Option<String>,
+    /// Byte a command without a listed answer reads (an erased flash reads 0xFF).
+    pub idle_byte: u8,
+    /// Command value → bytes its MISO phase returns, first byte first.
+    pub answers: Vec<(u32, Vec<u8>)>,
 }
 
 impl PeripheralSpec {
@@ -235,6 +329,41 @@ struct BlockFile {
     source: String,
     #[serde(default)]
     registers: Vec<RegisterFile>,
+    spi: Option<SpiControllerFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpiControllerFile {
+    start: String,
+    start_mask: u32,
+    user: String,
+    command: String,
+    address: String,
+    miso_bits: String,
+    data: String,
+    data_words: u32,
+    chip_select: String,
+    devices: Vec<SpiDeviceFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpiDeviceFile {
+    name: String,
+    chip_select: u32,
+    psram_mode: Option<String>,
+    #[serde(default)]
+    idle_byte: u8,
+    #[serde(default)]
+    answers: Vec<SpiAnswerFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpiAnswerFile {
+    command: u32,
+    data: Vec<u8>,
 }
 
 #[derive(Deserialize)]
@@ -255,8 +384,14 @@ struct RegisterFile {
     spinlock: Option<u32>,
     divide: Option<DivideFile>,
     one_hot: Option<OneHotFile>,
+    pin_levels: Option<PinLevelsFile>,
     counter: Option<CounterFile>,
     latch: Option<LatchFile>,
+    countdown: Option<CountdownFile>,
+    sets: Option<String>,
+    clears: Option<String>,
+    #[serde(default)]
+    record: bool,
     #[serde(default)]
     follow: Vec<FollowFile>,
     #[serde(default)]
@@ -288,6 +423,13 @@ struct OneHotFile {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct PinLevelsFile {
+    output: String,
+    enable: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct DivideFile {
     dividend: String,
     divisor: String,
@@ -308,6 +450,23 @@ struct LatchFile {
     shift: u32,
     #[serde(default = "full_width")]
     bits: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CountdownFile {
+    hz: u64,
+    #[serde(default = "full_width")]
+    bits: u32,
+    load: String,
+    control: String,
+    enable_bit: u32,
+    reload_bit: u32,
+    divider_shift: u32,
+    divider_bits: u32,
+    divider_base: u32,
+    status_bit: u32,
+    clear: String,
 }
 
 #[derive(Deserialize)]
@@ -410,13 +569,18 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             r.counter.is_some(),
             r.latch.is_some(),
             r.spinlock.is_some(),
+            r.countdown.is_some(),
+            r.pin_levels.is_some(),
+            r.sets.is_some(),
+            r.clears.is_some(),
         ]
         .iter()
         .filter(|&&k| k)
         .count();
         if kinds > 1 {
             return Err(at(
-                "at most one of console, counter, latch, spinlock, divide and one_hot".into(),
+                "at most one of console, counter, latch, countdown, pin_levels, sets, clears, spinlock, divide and one_hot"
+                    .into(),
             ));
         }
         let kind = if r.console {
@@ -431,6 +595,11 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             RegisterKind::OneHot {
                 from: index_of(&o.from, "one_hot.from").map_err(at)?,
                 mask: o.mask,
+            }
+        } else if let Some(l) = &r.pin_levels {
+            RegisterKind::PinLevels {
+                output: index_of(&l.output, "pin_levels.output").map_err(at)?,
+                enable: index_of(&l.enable, "pin_levels.enable").map_err(at)?,
             }
         } else if let Some(d) = &r.divide {
             RegisterKind::Divide {
@@ -448,6 +617,34 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             RegisterKind::Spinlock(v)
         } else if let Some(c) = &r.counter {
             RegisterKind::Counter(counter(c.hz, c.shift, c.bits).map_err(at)?)
+        } else if let Some(c) = &r.countdown {
+            if c.hz == 0
+                || c.bits == 0
+                || c.bits > 32
+                || [c.enable_bit, c.reload_bit, c.status_bit]
+                    .iter()
+                    .any(|&b| b > 31)
+                || c.divider_bits == 0
+                || c.divider_shift + c.divider_bits > 32
+                || c.divider_base == 0
+            {
+                return Err(at(
+                    "countdown: hz above 0, bits 1-32, bit numbers 0-31, a divider field inside 32 bits and divider_base above 0".into(),
+                ));
+            }
+            RegisterKind::Countdown(CountdownSpec {
+                hz: c.hz,
+                bits: c.bits,
+                load: index_of(&c.load, "countdown.load").map_err(at)?,
+                control: index_of(&c.control, "countdown.control").map_err(at)?,
+                enable_bit: c.enable_bit,
+                reload_bit: c.reload_bit,
+                divider_shift: c.divider_shift,
+                divider_bits: c.divider_bits,
+                divider_base: c.divider_base,
+                status_bit: c.status_bit,
+                clear: index_of(&c.clear, "countdown.clear").map_err(at)?,
+            })
         } else if let Some(l) = &r.latch {
             let config = match &l.config {
                 Some(c)
@@ -502,6 +699,11 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 });
             }
         }
+        let writes_into = match (&r.sets, &r.clears) {
+            (Some(t), _) => Some((index_of(t, "sets").map_err(at)?, true)),
+            (_, Some(t)) => Some((index_of(t, "clears").map_err(at)?, false)),
+            _ => None,
+        };
         registers.push(RegisterSpec {
             name: r.name.clone(),
             offset: r.offset,
@@ -512,14 +714,69 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             kind,
             follows,
             triggers,
+            writes_into,
+            record: r.record,
         });
     }
+    let spi = match &b.spi {
+        None => None,
+        Some(c) => {
+            let at = |m: String| format!("spi: {m}");
+            let data = index_of(&c.data, "spi.data").map_err(at)?;
+            let end = registers[data].offset as u64 + 4 * c.data_words as u64;
+            if c.data_words == 0 || end > b.size.0 {
+                return Err(at(format!(
+                    "data_words {} must be above 0 and the buffer inside the block",
+                    c.data_words
+                )));
+            }
+            if c.start_mask == 0 {
+                return Err(at("start_mask must name at least one bit".into()));
+            }
+            let devices = c
+                .devices
+                .iter()
+                .map(|d| {
+                    if d.chip_select > 31 {
+                        return Err(at(format!(
+                            "device `{}`: chip_select {} must be 0-31",
+                            d.name, d.chip_select
+                        )));
+                    }
+                    Ok(SpiDeviceSpec {
+                        name: d.name.clone(),
+                        chip_select: d.chip_select,
+                        psram_mode: d.psram_mode.clone(),
+                        idle_byte: d.idle_byte,
+                        answers: d
+                            .answers
+                            .iter()
+                            .map(|a| (a.command, a.data.clone()))
+                            .collect(),
+                    })
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Some(SpiControllerSpec {
+                start: index_of(&c.start, "spi.start").map_err(at)?,
+                start_mask: c.start_mask,
+                user: index_of(&c.user, "spi.user").map_err(at)?,
+                command: index_of(&c.command, "spi.command").map_err(at)?,
+                address: index_of(&c.address, "spi.address").map_err(at)?,
+                miso_bits: index_of(&c.miso_bits, "spi.miso_bits").map_err(at)?,
+                data,
+                data_words: c.data_words,
+                chip_select: index_of(&c.chip_select, "spi.chip_select").map_err(at)?,
+                devices,
+            })
+        }
+    };
     Ok(PeripheralSpec {
         name: b.name.clone(),
         base: b.base,
         size: b.size.0 as u32,
         source: b.source.clone(),
         registers,
+        spi,
     })
 }
 

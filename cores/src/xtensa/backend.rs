@@ -16,7 +16,7 @@ use crate::{
 };
 use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::{MemorySystem, Traffic};
-use tigris_targets::{Board, CoreKind, RegionKind, UnmappedWrites};
+use tigris_targets::{Board, CoreKind, MmuSpec, RegionKind, SecondCore, UnmappedWrites};
 
 /// Distinct addresses of dropped stores kept for the report.
 const DROPPED_KEPT: usize = 8;
@@ -28,6 +28,8 @@ struct Mapping {
     /// Size in bytes.
     len: u32,
     storage: usize,
+    /// Offset in the storage of the byte at `start` (an MMU page maps part of a storage).
+    offset: u32,
     /// Index of the region in the memory system.
     region: usize,
     writable: bool,
@@ -65,6 +67,8 @@ struct PageMap {
     /// The same for writes (the mapping must also be writable).
     write_end: u32,
     storage: u32,
+    /// Storage offset of `start`.
+    offset: u32,
     region: u32,
     /// Index in `EspBus::ram` of the mapping's first byte (32 bits: the fast path's index sums
     /// then cannot overflow, which spares it a check).
@@ -74,6 +78,23 @@ struct PageMap {
     /// Accesses of the fast path that cost nothing, not yet handed to the memory system
     /// (`EspBus::flush_traffic`): counting them here needs no region lookup.
     traffic: Traffic,
+}
+
+/// The external-memory MMU (`MmuSpec`). The board's flash windows hold the image where the
+/// bootloader maps it, so the entries it leaves map nothing new; an entry the firmware changes
+/// maps its window page to the PSRAM page it names, or to where the flash page it names was
+/// loaded. Invalid entries, and pages of flash no segment was loaded from, keep the window's own
+/// storage (on the chip they would fault or read flash the image does not describe).
+struct Mmu {
+    spec: MmuSpec,
+    /// The value of each entry as the bootloader leaves it.
+    handover: Vec<u32>,
+    /// Entries whose page of a window the image was loaded into: (entry, window).
+    loaded: Vec<(u32, usize)>,
+    /// The page-table entries of each window from the board's own mappings.
+    static_pages: Vec<Vec<u8>>,
+    /// Storage (= region index) of the PSRAM.
+    psram: Option<usize>,
 }
 
 /// Memory of the board as the core sees it.
@@ -115,6 +136,29 @@ pub struct EspBus {
     pub dropped_writes: (Vec<u32>, u64),
     /// Cycles spent in the current fetch unit of a priced region (for the prefetch model).
     fetch_run: u32,
+    /// `maps[..static_maps]` are the board's; the MMU's follow.
+    static_maps: usize,
+    mmu: Option<Mmu>,
+}
+
+/// The fast-path view of mapping `m`.
+fn page_map(m: &Mapping, spans: &[(usize, usize)], mem: &MemorySystem) -> PageMap {
+    // Storage beyond 4 GiB of host buffer (never in practice) takes the general path.
+    let Ok(base) = u32::try_from(spans[m.storage].0 + m.offset as usize) else {
+        return PageMap::default();
+    };
+    let end = if m.mmio { 0 } else { m.len.saturating_sub(3) };
+    PageMap {
+        start: m.start,
+        read_end: end,
+        write_end: if m.writable { end } else { 0 },
+        storage: m.storage as u32,
+        offset: m.offset,
+        base,
+        region: m.region as u32,
+        priced: mem.regions[m.region].prices_data(),
+        traffic: Traffic::default(),
+    }
 }
 
 /// The page table of `maps`: where mappings overlap, the first one wins, as in a linear search.
@@ -148,6 +192,13 @@ fn page_table(maps: &[Mapping]) -> Box<[u8; 1 << (32 - PAGE_SHIFT)]> {
     pages
 }
 
+impl Mapping {
+    /// Storage offset just past the mapping.
+    fn storage_end(&self) -> usize {
+        self.offset as usize + self.len as usize
+    }
+}
+
 impl EspBus {
     pub fn new(board: &Board) -> EspBus {
         let mem = MemorySystem::new(board);
@@ -165,6 +216,7 @@ impl EspBus {
                     start,
                     len: r.size,
                     storage: i,
+                    offset: 0,
                     region: i,
                     writable: r.access.write,
                     mmio: r.kind == RegionKind::Mmio,
@@ -179,21 +231,7 @@ impl EspBus {
         let pages = page_table(&maps);
         let mut page_maps = [PageMap::default(); 256];
         for (i, m) in maps.iter().enumerate().take(256 - PAGE_FIRST as usize) {
-            // Storage beyond 4 GiB of host buffer (never in practice) takes the general path.
-            let Ok(base) = u32::try_from(spans[m.storage].0) else {
-                continue;
-            };
-            let end = if m.mmio { 0 } else { m.len.saturating_sub(3) };
-            page_maps[PAGE_FIRST as usize + i] = PageMap {
-                start: m.start,
-                read_end: end,
-                write_end: if m.writable { end } else { 0 },
-                storage: m.storage as u32,
-                base,
-                region: m.region as u32,
-                priced: mem.regions[m.region].prices_data(),
-                traffic: Traffic::default(),
-            };
+            page_maps[PAGE_FIRST as usize + i] = page_map(m, &spans, &mem);
         }
         let batching = (PAGE_FIRST..=u8::MAX)
             .filter(|&e| {
@@ -204,6 +242,28 @@ impl EspBus {
         // A zeroed allocation is lazily backed by the host, so the 32 MiB windows cost nothing
         // until touched.
         let ram = vec![0u8; spans.last().map_or(0, |&(b, n)| b + n)];
+        let mmu = board.mmu.clone().map(|spec| {
+            let window_pages = (spec.entries as u64 * spec.page as u64) >> PAGE_SHIFT;
+            let static_pages = spec
+                .windows
+                .iter()
+                .map(|&w| {
+                    let first = (w >> PAGE_SHIFT) as usize;
+                    pages[first..first + window_pages as usize].to_vec()
+                })
+                .collect();
+            Mmu {
+                handover: vec![spec.invalid; spec.entries as usize],
+                loaded: Vec::new(),
+                static_pages,
+                psram: board
+                    .regions
+                    .iter()
+                    .position(|r| r.kind == RegionKind::Psram),
+                spec,
+            }
+        });
+        let static_maps = maps.len();
         EspBus {
             ram,
             spans,
@@ -228,7 +288,142 @@ impl EspBus {
             drop_unmapped_writes: board.unmapped_writes == UnmappedWrites::Drop,
             dropped_writes: (Vec::new(), 0),
             fetch_run: 0,
+            static_maps,
+            mmu,
         }
+    }
+
+    /// The MMU entry and window of `addr`, if it is in an MMU window.
+    fn mmu_page(&self, addr: u32) -> Option<(u32, usize)> {
+        let m = &self.mmu.as_ref()?.spec;
+        m.windows.iter().enumerate().find_map(|(w, &base)| {
+            let i = addr.wrapping_sub(base) / m.page;
+            (addr >= base && i < m.entries).then_some((i, w))
+        })
+    }
+
+    /// Write the MMU table as the bootloader leaves it: the pages the image was loaded into,
+    /// in address order, mapped to consecutive flash pages from the app's flash offset (as
+    /// `esptool elf2image` lays the segments out, up to its padding); every other entry invalid.
+    pub fn hand_over_mmu(&mut self) {
+        let Some(mmu) = self.mmu.as_mut() else {
+            return;
+        };
+        let spec = &mmu.spec;
+        let mut pages: Vec<(u32, u32)> = mmu
+            .loaded
+            .iter()
+            .map(|&(i, w)| (spec.windows[w] + i * spec.page, i))
+            .collect();
+        pages.sort_unstable();
+        pages.dedup_by_key(|p| p.1);
+        mmu.handover.fill(spec.invalid);
+        let first = spec.flash_offset / spec.page;
+        for (n, &(_, i)) in pages.iter().enumerate() {
+            mmu.handover[i as usize] = (first + n as u32) & spec.page_mask;
+        }
+        let (table, handover) = (spec.table, mmu.handover.clone());
+        for (i, v) in handover.into_iter().enumerate() {
+            // The table lies in MMIO storage; `load` ignores protections.
+            let _ = self.load(table + 4 * i as u32, &v.to_le_bytes());
+        }
+        self.remap();
+    }
+
+    /// Rebuild the MMU's mappings from the table's entries.
+    fn remap(&mut self) {
+        let Some(mmu) = self.mmu.as_ref() else {
+            return;
+        };
+        let spec = mmu.spec.clone();
+        let mut entries = vec![0u8; 4 * spec.entries as usize];
+        if self.peek(spec.table, &mut entries).is_err() {
+            return;
+        }
+        let entry = |i: usize| {
+            u32::from_le_bytes([
+                entries[4 * i],
+                entries[4 * i + 1],
+                entries[4 * i + 2],
+                entries[4 * i + 3],
+            ])
+        };
+        self.maps.truncate(self.static_maps);
+        let per_page = (spec.page >> PAGE_SHIFT) as usize;
+        for w in 0..spec.windows.len() {
+            let base = spec.windows[w];
+            let first = (base >> PAGE_SHIFT) as usize;
+            let statics = &self.mmu.as_ref().expect("an MMU").static_pages[w];
+            self.pages[first..first + statics.len()].copy_from_slice(statics);
+            let mut i = 0;
+            while i < spec.entries as usize {
+                let Some((storage, offset)) = self.mmu_target(i, entry(i)) else {
+                    i += 1;
+                    continue;
+                };
+                let mut j = i + 1;
+                while j < spec.entries as usize
+                    && self.mmu_target(j, entry(j))
+                        == Some((storage, offset + (j - i) as u32 * spec.page))
+                {
+                    j += 1;
+                }
+                let region = storage;
+                let model = &self.mem.regions[region];
+                let idx = self.maps.len();
+                self.maps.push(Mapping {
+                    start: base + i as u32 * spec.page,
+                    len: (j - i) as u32 * spec.page,
+                    storage,
+                    offset,
+                    region,
+                    writable: true,
+                    mmio: false,
+                    priced: true,
+                    fetch_priced: model.prices_fetch(),
+                });
+                let e = if idx + (PAGE_FIRST as usize) <= u8::MAX as usize {
+                    self.page_maps[PAGE_FIRST as usize + idx] =
+                        page_map(&self.maps[idx], &self.spans, &self.mem);
+                    PAGE_FIRST + idx as u8
+                } else {
+                    PAGE_MIXED
+                };
+                self.pages[first + i * per_page..first + j * per_page].fill(e);
+                i = j;
+            }
+        }
+        self.generation += 1;
+    }
+
+    /// Where MMU entry `i` with value `entry` maps its page when that differs from the board's
+    /// own mapping: (storage, offset).
+    fn mmu_target(&self, i: usize, entry: u32) -> Option<(usize, u32)> {
+        let mmu = self.mmu.as_ref()?;
+        let spec = &mmu.spec;
+        if entry & spec.invalid != 0 || mmu.handover[i] == entry {
+            return None;
+        }
+        let page = entry & spec.page_mask;
+        if entry & spec.psram != 0 {
+            let psram = mmu.psram?;
+            let offset = page.checked_mul(spec.page)?;
+            return (offset as u64 + spec.page as u64 <= self.spans[psram].1 as u64)
+                .then_some((psram, offset));
+        }
+        // A flash page: where the image holds it.
+        let i = mmu.handover.iter().position(|&h| h == entry)?;
+        let &(_, w) = mmu.loaded.iter().find(|(k, _)| *k as usize == i)?;
+        let vaddr = spec.windows[w] + i as u32 * spec.page;
+        let (mi, off) = self.locate_static(vaddr)?;
+        Some((self.maps[mi].storage, off as u32))
+    }
+
+    /// `locate` among the board's own mappings.
+    fn locate_static(&self, addr: u32) -> Option<(usize, usize)> {
+        let i = (0..self.static_maps)
+            .find(|&i| addr.wrapping_sub(self.maps[i].start) < self.maps[i].len)?;
+        Some((i, addr.wrapping_sub(self.maps[i].start) as usize))
     }
 
     /// The bytes of storage `s`.
@@ -254,7 +449,8 @@ impl EspBus {
     fn locate(&self, addr: u32) -> Option<(usize, usize)> {
         let e = self.pages[(addr >> PAGE_SHIFT) as usize];
         if let Some(i) = page_entry_map(e) {
-            return Some((i, addr.wrapping_sub(self.maps[i].start) as usize));
+            let m = &self.maps[i];
+            return Some((i, (addr.wrapping_sub(m.start) + m.offset) as usize));
         }
         if e == PAGE_NONE {
             return None;
@@ -262,13 +458,16 @@ impl EspBus {
         self.locate_slow(addr)
     }
 
+    /// The mapping of `addr` and the storage offset there: the MMU's mappings (after the
+    /// board's) first, then the board's, the first one that covers it.
     #[cold]
     fn locate_slow(&self, addr: u32) -> Option<(usize, usize)> {
-        let i = self
-            .maps
-            .iter()
-            .position(|m| addr.wrapping_sub(m.start) < m.len)?;
-        Some((i, addr.wrapping_sub(self.maps[i].start) as usize))
+        let covers = |i: &usize| addr.wrapping_sub(self.maps[*i].start) < self.maps[*i].len;
+        let i = (self.static_maps..self.maps.len())
+            .find(covers)
+            .or_else(|| (0..self.static_maps).find(covers))?;
+        let m = &self.maps[i];
+        Some((i, (addr.wrapping_sub(m.start) + m.offset) as usize))
     }
 
     /// Loader and debugger access: ignores protections, not priced.
@@ -280,10 +479,18 @@ impl EspBus {
                 addr: a,
                 len: bytes.len() - done,
             })?;
-            let s = self.maps[mi].storage;
-            let st = self.st_mut(s);
-            let n = (st.len() - off).min(bytes.len() - done);
-            st[off..off + n].copy_from_slice(&bytes[done..done + n]);
+            let (s, end) = (self.maps[mi].storage, self.maps[mi].storage_end());
+            let n = (end - off).min(bytes.len() - done);
+            self.st_mut(s)[off..off + n].copy_from_slice(&bytes[done..done + n]);
+            if let Some(page) = self.mmu_page(a) {
+                let last = self.mmu_page(a + n as u32 - 1).map_or(page.0, |p| p.0);
+                let loaded = &mut self.mmu.as_mut().expect("an MMU page").loaded;
+                for i in page.0..=last {
+                    if !loaded.contains(&(i, page.1)) {
+                        loaded.push((i, page.1));
+                    }
+                }
+            }
             done += n;
         }
         self.generation += 1;
@@ -294,16 +501,12 @@ impl EspBus {
         let mut done = 0;
         while done < buf.len() {
             let a = addr.wrapping_add(done as u32);
-            let m = self
-                .maps
-                .iter()
-                .find(|m| a.wrapping_sub(m.start) < m.len)
-                .ok_or(CoreError::Unmapped {
-                    addr: a,
-                    len: buf.len() - done,
-                })?;
-            let off = a.wrapping_sub(m.start) as usize;
-            let st = self.st(m.storage);
+            let (mi, off) = self.locate(a).ok_or(CoreError::Unmapped {
+                addr: a,
+                len: buf.len() - done,
+            })?;
+            let m = &self.maps[mi];
+            let st = &self.st(m.storage)[..m.storage_end()];
             let n = (st.len() - off).min(buf.len() - done);
             buf[done..done + n].copy_from_slice(&st[off..off + n]);
             done += n;
@@ -313,10 +516,7 @@ impl EspBus {
 
     /// Region index of `addr`, if mapped.
     pub fn region_of(&self, addr: u32) -> Option<usize> {
-        self.maps
-            .iter()
-            .find(|m| addr.wrapping_sub(m.start) < m.len)
-            .map(|m| m.region)
+        self.locate(addr).map(|(mi, _)| self.maps[mi].region)
     }
 
     #[cold]
@@ -359,6 +559,11 @@ impl EspBus {
             return;
         }
         self.plain_write(mi, off, size, value);
+        if let Some(m) = self.mmu.as_ref().map(|m| &m.spec) {
+            if addr.wrapping_sub(m.table) < 4 * m.entries {
+                self.remap();
+            }
+        }
     }
 
     #[inline(always)]
@@ -435,7 +640,7 @@ impl EspBus {
         if m.mmio {
             return self.mmio_read(mi, off, addr, size, now);
         }
-        if off + size as usize > m.len as usize {
+        if off + size as usize > m.storage_end() {
             return Err(BusFault {
                 addr: m.start.wrapping_add(m.len),
             });
@@ -467,7 +672,7 @@ impl EspBus {
             return Ok(());
         };
         let m = self.maps[mi];
-        if !m.writable || off + size as usize > m.len as usize {
+        if !m.writable || off + size as usize > m.storage_end() {
             return Err(BusFault { addr });
         }
         if m.mmio {
@@ -525,7 +730,7 @@ impl XtensaBus for EspBus {
     fn write_at(&mut self, addr: u32, size: u32, value: u32, now: u64) -> Result<(), BusFault> {
         let e = self.pages[(addr >> PAGE_SHIFT) as usize] as usize;
         let m = &self.page_maps[e];
-        let (storage, base) = (m.storage as usize, m.base as usize);
+        let (storage, base, offset) = (m.storage as usize, m.base as usize, m.offset as usize);
         let off = addr.wrapping_sub(m.start);
         if off < m.write_end {
             let off = off as usize;
@@ -536,7 +741,7 @@ impl XtensaBus for EspBus {
                     _ => b.copy_from_slice(&value.to_le_bytes()),
                 }
                 self.data_access(e, addr, size, true);
-                let c = off >> 8;
+                let c = (offset + off) >> 8;
                 if self.code[storage][c >> 6] & (1 << (c & 63)) != 0 {
                     self.code_written(storage);
                 }
@@ -550,7 +755,7 @@ impl XtensaBus for EspBus {
         let (mi, off) = self.locate(addr).ok_or(BusFault { addr })?;
         let m = self.maps[mi];
         let bits = &mut self.code[m.storage];
-        for c in [off >> 8, (off + 3).min(m.len as usize - 1) >> 8] {
+        for c in [off >> 8, (off + 3).min(m.storage_end() - 1) >> 8] {
             bits[c >> 6] |= 1 << (c & 63);
         }
         Ok(self.plain_read(mi, off, 4))
@@ -732,6 +937,33 @@ fn fault_kind_of_cause(code: u32) -> FaultKind {
     }
 }
 
+/// First byte of every ENTRY instruction (op0 = 6, n = 3, m = 0; fact sheet §2.3).
+const ENTRY_BYTE0: u8 = 0x36;
+
+/// Cycles the two cores of a dual-core chip run in turn while both run: each sees the other's
+/// stores at the latest this long after they happen. ASSUMPTION: a granularity fine enough for
+/// start-up handshakes and spinlocks, coarse enough to cost little; the chips' cores run truly in
+/// parallel.
+const CORE_QUANTUM: u64 = 1_000;
+/// How long the first core runs between looks at the second core's start bits while that one is
+/// held in reset, stalled or ungated (the start is seen this many cycles late at most).
+const START_WATCH: u64 = 100_000;
+
+/// The chip's second core (the APP CPU): its own architectural state and decoded blocks on the
+/// shared bus. It is not profiled: its cycles and instructions are reported in a note.
+struct SecondCpu {
+    spec: SecondCore,
+    iss: Xtensa,
+    /// Clock on, reset released and stall off at the last look.
+    running: bool,
+    /// Held in reset since the last look: the next start begins at the reset vector.
+    in_reset: bool,
+    /// Why it stopped for good (a fault or a stop it cannot go past).
+    halted: Option<String>,
+    /// The first core's cycle count when this one last left reset.
+    started_at: u64,
+}
+
 /// Xtensa core of an Espressif board (ESP32-S3 LX7, ESP32 LX6, ESP8266 LX106).
 pub struct XtensaBackend {
     pub iss: Xtensa,
@@ -740,6 +972,7 @@ pub struct XtensaBackend {
     pending_flow: Option<Flow>,
     pending_call: Option<EmulatedCall>,
     rom_regions: Vec<usize>,
+    second: Option<SecondCpu>,
 }
 
 impl XtensaBackend {
@@ -755,10 +988,22 @@ impl XtensaBackend {
                 )))
             }
         };
-        let mut iss = Xtensa::new(cfg);
-        iss.cpu.break_stops = true;
-        iss.cpu.bus_fault_exceptions = false;
-        iss.cpu.stop_on_double_exception = true;
+        let new_core = || {
+            let mut iss = Xtensa::new(cfg.clone());
+            iss.cpu.break_stops = true;
+            iss.cpu.bus_fault_exceptions = false;
+            iss.cpu.stop_on_double_exception = true;
+            iss
+        };
+        let iss = new_core();
+        let second = board.second_core.map(|spec| SecondCpu {
+            spec,
+            iss: new_core(),
+            running: false,
+            in_reset: true,
+            halted: None,
+            started_at: 0,
+        });
         let bus = EspBus::new(board);
         let rom_regions = board
             .regions
@@ -773,7 +1018,71 @@ impl XtensaBackend {
             pending_flow: None,
             pending_call: None,
             rom_regions,
+            second,
         })
+    }
+
+    /// Look at the second core's clock, reset and stall bits: a core that leaves reset starts at
+    /// its reset vector with its own PRID.
+    fn watch_second_core(&mut self) {
+        let Some(s) = self.second.as_mut() else {
+            return;
+        };
+        let bit = |b: tigris_targets::RegisterBit| {
+            self.bus.periph.peek(b.register).unwrap_or(0) & (1 << b.bit) != 0
+        };
+        let (clock, reset, stall) = (bit(s.spec.clock), bit(s.spec.reset), bit(s.spec.stall));
+        if reset {
+            s.in_reset = true;
+        }
+        let run = clock && !reset && !stall;
+        if run && s.in_reset {
+            s.iss.reset();
+            let cpu = &mut s.iss.cpu;
+            cpu.prid = s.spec.prid;
+            // It starts where the first core is in time, not at cycle 0.
+            cpu.cycles = self.iss.cpu.cycles;
+            s.started_at = cpu.cycles;
+            s.in_reset = false;
+            s.halted = None;
+        }
+        s.running = run;
+    }
+
+    /// Whether the second core takes turns with the first.
+    fn second_runs(&self) -> bool {
+        self.second
+            .as_ref()
+            .is_some_and(|s| s.running && s.halted.is_none())
+    }
+
+    /// Run the second core up to the first core's cycle count (not profiled).
+    fn run_second_core(&mut self) {
+        let Some(s) = self.second.as_mut() else {
+            return;
+        };
+        let target = self.iss.cpu.cycles;
+        if s.iss.cpu.cycles >= target {
+            return;
+        }
+        let mut quiet = crate::NoObserver;
+        let mut bridge = Bridge {
+            observer: &mut quiet,
+            flow: None,
+            last_exception: None,
+            quiet: (1, 0),
+            owner: 0,
+        };
+        let stop = s.iss.run(
+            &mut self.bus,
+            &mut bridge,
+            u64::MAX,
+            target - s.iss.cpu.cycles,
+        );
+        match stop {
+            StopReason::CycleLimit { .. } | StopReason::InsnLimit { .. } => {}
+            other => s.halted = Some(format!("{other:?} at 0x{:08x}", s.iss.cpu.pc)),
+        }
     }
 
     fn cfg(&self) -> &XtensaConfig {
@@ -981,13 +1290,26 @@ impl Core for XtensaBackend {
 
     fn reset(&mut self, entry: Entry) -> Result<(), CoreError> {
         self.iss.reset();
+        // The state a boot loader leaves: interrupts and EXCM off; on the windowed cores, window
+        // exceptions on and the entry reached as by a CALL4 from a frame whose stack is at `sp`
+        // (ESP-IDF's bootloader calls the app's `call_start_cpu0` from its own frames). The
+        // entry's ENTRY then sits above a live caller window, which an overflow spills through the
+        // base save area below the entry's frame; that keeps the spill chain valid: the entry's
+        // own CALL8/CALL12 spill reads its caller's stack pointer from there (the standard window
+        // overflow handlers, fact sheet §3.3). The entry's a0 stays 0, where backtraces end.
+        // CALL0-ABI code (no ENTRY) runs with PS.CALLINC 0, where it reads its arguments.
+        let mut first = [0u8];
+        let windowed_entry = self.bus.peek(entry.pc, &mut first).is_ok() && first[0] == ENTRY_BYTE0;
         let cpu = &mut self.iss.cpu;
-        // The state a boot loader leaves: interrupts and EXCM off; window exceptions on for the
-        // windowed cores (their ROM runs windowed code before the application).
-        let ps = if cpu.cfg.windowed { PS_WOE } else { 0 };
-        cpu.set_ps(ps);
+        if cpu.cfg.windowed {
+            let callinc = u32::from(windowed_entry) << super::cpu::PS_CALLINC_SHIFT;
+            cpu.set_ps(PS_WOE | callinc);
+        } else {
+            cpu.set_ps(0);
+        }
         cpu.set_ar(1, entry.sp);
         cpu.pc = entry.pc;
+        self.bus.hand_over_mmu();
         Ok(())
     }
 
@@ -1011,12 +1333,30 @@ impl Core for XtensaBackend {
             quiet,
             owner,
         };
-        let stop = self.iss.run(
-            &mut self.bus,
-            &mut bridge,
-            budget.instructions,
-            budget.cycles,
-        );
+        let (mut insns_left, mut cycles_left) = (budget.instructions, budget.cycles);
+        let stop = loop {
+            // Without a second core the first one runs its whole budget in one go.
+            let slice = match &self.second {
+                None => cycles_left,
+                Some(_) if self.second_runs() => cycles_left.min(CORE_QUANTUM),
+                Some(_) => cycles_left.min(START_WATCH),
+            };
+            let (insns0, cycles0) = (self.iss.cpu.insns, self.iss.cpu.cycles);
+            let stop = self.iss.run(&mut self.bus, &mut bridge, insns_left, slice);
+            insns_left = insns_left.saturating_sub(self.iss.cpu.insns - insns0);
+            cycles_left = cycles_left.saturating_sub(self.iss.cpu.cycles - cycles0);
+            if self.second.is_none() {
+                break stop;
+            }
+            if self.second_runs() {
+                self.run_second_core();
+            }
+            self.watch_second_core();
+            match stop {
+                StopReason::CycleLimit { .. } if cycles_left > 0 && insns_left > 0 => {}
+                other => break other,
+            }
+        };
         self.bus.flush_traffic();
         let last = bridge.last_exception;
         self.pending_flow = bridge.flow;
@@ -1163,12 +1503,15 @@ impl Core for XtensaBackend {
     }
 
     fn run_notes(&self) -> Vec<String> {
+        let shown = self.bus.periph.console_device().unwrap_or_default();
         let mut notes: Vec<String> = self
             .bus
             .periph
-            .other_console_bytes
+            .other_console_bytes()
             .iter()
-            .map(|(name, n)| format!("{name} also received {n} console bytes (the console shows the device written first)"))
+            .map(|(name, n)| {
+                format!("{name} also received {n} console bytes (the console shows {shown}, the device that received the most, the first written on a tie)")
+            })
             .collect();
         let (kept, count) = &self.bus.dropped_writes;
         if *count > 0 {
@@ -1176,6 +1519,20 @@ impl Core for XtensaBackend {
             notes.push(format!(
                 "{count} stores went to addresses no memory or device covers and were lost, as on the chip (first: {})",
                 addrs.join(", ")
+            ));
+        }
+        notes.extend(self.bus.periph.record_notes());
+        if let Some(s) = self.second.as_ref().filter(|s| s.iss.cpu.insns > 0) {
+            let cpu = &s.iss.cpu;
+            notes.push(format!(
+                "the second core (PRID 0x{:04X}) ran {} instructions in {} cycles (not profiled){}",
+                s.spec.prid,
+                cpu.insns,
+                cpu.cycles - s.started_at,
+                match &s.halted {
+                    Some(why) => format!("; it stopped: {why}"),
+                    None => format!("; it is at 0x{:08x}", cpu.pc),
+                }
             ));
         }
         notes
@@ -1249,5 +1606,55 @@ pub fn config_for(kind: CoreKind) -> Option<XtensaConfig> {
         CoreKind::XtensaLx6 => Some(XtensaConfig::esp32()),
         CoreKind::XtensaLx106 => Some(XtensaConfig::esp8266()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(bus: &mut EspBus, addr: u32) -> u32 {
+        bus.read_at(addr, 4, 0).unwrap()
+    }
+
+    /// The ESP32-S3's MMU: the bootloader's entries map the loaded pages to consecutive flash
+    /// pages from the app's offset; an entry the firmware points at PSRAM maps that page of the
+    /// data window there (ESP-IDF puts PSRAM after the flash rodata), and an invalid entry gives
+    /// the window its own storage back.
+    #[test]
+    fn mmu_hands_over_the_image_pages_and_maps_psram_where_told() {
+        let board = tigris_targets::load("esp32s3").unwrap();
+        let mut bus = EspBus::new(&board);
+        bus.load(0x3C02_0020, &[1, 2, 3, 4]).unwrap(); // rodata, entry 2
+        bus.load(0x4200_0020, &[5, 6, 7, 8]).unwrap(); // text, entry 0
+        bus.hand_over_mmu();
+        let table = 0x600C_5000;
+        // In address order, as elf2image lays them out: the rodata first.
+        assert_eq!(
+            word(&mut bus, table + 8),
+            1,
+            "rodata: the first flash page after 0x10000"
+        );
+        assert_eq!(word(&mut bus, table), 2, "text");
+        assert_eq!(word(&mut bus, table + 4), 0x4000, "unloaded: invalid");
+        assert_eq!(word(&mut bus, 0x3C02_0020), 0x0403_0201);
+        // PSRAM page 0 at data-window page 3.
+        bus.write_at(table + 12, 4, 0x8000, 0).unwrap();
+        bus.write_at(0x3C03_0010, 4, 0xDEAD_BEEF, 0).unwrap();
+        assert_eq!(
+            word(&mut bus, 0x3D00_0010),
+            0xDEAD_BEEF,
+            "the PSRAM's first page"
+        );
+        assert_eq!(
+            bus.region_of(0x3C03_0010),
+            board.regions.iter().position(|r| r.name == "psram")
+        );
+        // Unmapped again: the window's own (flash) storage, which holds nothing there.
+        bus.write_at(table + 12, 4, 0x4000, 0).unwrap();
+        assert_eq!(word(&mut bus, 0x3C03_0010), 0);
+        // Flash page 2 (the text) mapped into the data window's page 5 reads the text.
+        bus.write_at(table + 20, 4, 2, 0).unwrap();
+        assert_eq!(word(&mut bus, 0x3C05_0020), 0x0807_0605);
     }
 }

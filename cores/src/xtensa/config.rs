@@ -357,6 +357,8 @@ impl XtensaConfig {
             0..=18 => self.core == XtensaCore::Esp32s3,
             231 => self.threadptr,
             232 | 233 => self.fpu,
+            // ESP32 vendor TIE state (fact sheet §2.5: EXPSTATE, F64R_LO, F64R_HI, F64S).
+            230 | 234..=236 => self.core == XtensaCore::Esp32,
             _ => false,
         }
     }

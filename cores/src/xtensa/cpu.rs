@@ -190,6 +190,9 @@ pub struct Cpu {
     pub fr: [u32; 16],
     pub fcr: u32,
     pub fsr: u32,
+    /// The ESP32's vendor TIE state: EXPSTATE (UR 230), F64R_LO, F64R_HI, F64S (UR 234-236), held
+    /// so that context switches save and restore them (their instructions are not modelled).
+    pub vendor_ur: [u32; 4],
     /// MAC16 accumulator (40 bits) and M0..M3.
     pub acc: u64,
     pub m: [u32; 4],
@@ -273,6 +276,7 @@ impl Cpu {
             fr: [0; 16],
             fcr: 0,
             fsr: 0,
+            vendor_ur: [0; 4],
             acc: 0,
             m: [0; 4],
             pie: Default::default(),
@@ -774,6 +778,8 @@ impl Cpu {
             231 => self.threadptr,
             232 => self.fcr,
             233 => self.fsr,
+            230 => self.vendor_ur[0],
+            234..=236 => self.vendor_ur[(ur - 233) as usize],
             _ => 0,
         }
     }
@@ -785,6 +791,8 @@ impl Cpu {
             231 => self.threadptr = v,
             232 => self.fcr = v & 0x7F,
             233 => self.fsr = v & 0xF80,
+            230 => self.vendor_ur[0] = v,
+            234..=236 => self.vendor_ur[(ur - 233) as usize] = v,
             _ => {}
         }
     }

@@ -1,5 +1,8 @@
 //! Helpers shared by the end-to-end tests: the built firmware and the real binary.
 
+// Each test file uses a part of these helpers.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
