@@ -4,7 +4,6 @@
 //! what the modelled registers reported (issue 12). The firmware bounds every wait and prints
 //! which ready bit never came, so a lost ready bit fails here with its name.
 
-#[allow(dead_code)]
 mod common;
 
 use common::{elf, root, run, sim};

@@ -2,7 +2,6 @@
 //! handlers, a tail-chaining interrupt storm, and the third-party STM32U585 firmware that nests
 //! HardFault inside SVCall.
 
-#[allow(dead_code)]
 mod common;
 
 use common::{elf, root, run};
