@@ -74,17 +74,21 @@ FAULTS=(fault_bad_address fault_undefined fault_stack_overflow fault_unhandled_i
 # loops into library calls.
 MEMBENCH_BOARDS=(mps2-an386 stm32f446re stm32h753 rp2040 rp2350)
 MEMBENCH_FLAGS=(-fno-builtin -fno-tree-loop-distribute-patterns)
+# clocks/clock_tree.c: the vendor's clock-tree bring-up, then the console UART, on every Cortex-M
+# board. EXTRA_BOARDS get only their runtime and this program.
+EXTRA_BOARDS=(stm32f407vg stm32f411re stm32u585 atsamd51p19a nrf52833)
+CLOCK_BOARDS=("${BOARDS[@]}" "${EXTRA_BOARDS[@]}")
 
 cpu_flags() {
     case "$1" in
-        mps2-an386|stm32f446re|nrf52840)
+        mps2-an386|stm32f446re|nrf52840|stm32f407vg|stm32f411re|atsamd51p19a|nrf52833)
             echo "-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard -DCORE_CORTEX_M4" ;;
         mps2-an500|stm32h753)
             # Double-precision FPU, as real M7 projects (and the TiGrIS benchmarks) build.
             echo "-mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard -DCORE_CORTEX_M7" ;;
         rp2040)
             echo "-mcpu=cortex-m0plus -mfloat-abi=soft -DCORE_CORTEX_M0PLUS" ;;
-        rp2350)
+        rp2350|stm32u585)
             echo "-mcpu=cortex-m33 -mfpu=fpv5-sp-d16 -mfloat-abi=hard -DCORE_CORTEX_M33" ;;
         *) die "unknown board $1" ;;
     esac
@@ -168,7 +172,7 @@ rm -rf "$BUILD"
 mkdir -p "$JOBDIR" "$BUILD/host"
 start=$SECONDS
 
-for b in "${BOARDS[@]}"; do
+for b in "${CLOCK_BOARDS[@]}"; do
     job "runtime $b" build_runtime "$b" "$BUILD/obj/$b"
 done
 for p in "${PORTABLE[@]}"; do
@@ -194,8 +198,15 @@ for b in "${CONSOLE_BOARDS[@]}"; do
         job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/console/$p.c"
     done
 done
+for b in "${CLOCK_BOARDS[@]}"; do
+    mkdir -p "$BUILD/$b"
+    job "$b clock_tree" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/clock_tree.elf" startup.o "$FW_DIR/clocks/clock_tree.c"
+done
 for b in "${RTT_BOARDS[@]}"; do
-    job "$b console_rtt" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/console_rtt.elf" startup.o "$FW_DIR/console/console_rtt.c"
+    job "$b console_rtt" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/console_rtt.elf" startup.o \
+        "$FW_DIR/console/console_rtt.c" "$FW_DIR/common/rtt.c"
+    job "$b console_defmt" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/console_defmt.elf" startup.o \
+        "$FW_DIR/console/console_defmt.c" "$FW_DIR/console/defmt_table.S" "$FW_DIR/common/rtt.c"
 done
 for b in "${IRQ_BOARDS[@]}"; do
     for p in systick svc pendsv; do
@@ -209,6 +220,8 @@ for b in "${FPU_DP_BOARDS[@]}"; do
     job "$b double_fp" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/double_fp.elf" startup.o -frounding-math \
         "$FW_DIR/fpu/double_fp.c"
 done
+job "rp2040 rp2040_rom" link_elf rp2040 "$BUILD/obj/rp2040" "$BUILD/rp2040/rp2040_rom.elf" startup.o \
+    "$FW_DIR/startup/rp2040_rom.c"
 job "mps2-an386 entry_return" link_elf mps2-an386 "$BUILD/obj/mps2-an386" "$BUILD/mps2-an386/entry_return.elf" startup.o -Wl,--undefined=answer \
     "$FW_DIR/startup/entry_return.c"
 for b in "${FAULT_KINDS_BOARDS[@]}"; do

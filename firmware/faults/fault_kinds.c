@@ -5,7 +5,7 @@
  * itself; ARMv6-M (M0+): every one is a HardFault, and the handler reads no status registers
  * (ARMv6-M has none). Faults: undefined instruction (UNDEFINSTR), interworking branch to an even
  * address (INVSTATE), divide by zero with CCR.DIV_0_TRP (DIVBYZERO, not on ARMv6-M), load from unmapped memory
- * (BusFault PRECISERR, BFAR), and a fetch from the execute-never peripheral region (MemManage
+ * (BusFault PRECISERR, BFAR), an unaligned word load with CCR.UNALIGN_TRP (UNALIGNED), and a fetch from the execute-never peripheral region (MemManage
  * IACCVIOL). References: ARMv7-M ARM B1.5.14 (fault behaviour), B3.2.8 (CCR), B3.2.13 (SHCSR),
  * B3.2.15 (CFSR), B3.2.18 (BFAR).
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -93,6 +93,27 @@ int main(void)
 
     (void)REG(0x70000000u);
     report("bus");
+
+    /* A word load from an address that is not word-aligned: with CCR.UNALIGN_TRP (always on
+     * ARMv6-M, ARMv6-M ARM A3.2.1) an UNALIGNED UsageFault (HardFault on ARMv6-M), and the
+     * load does not happen (r0 keeps its value). */
+#if !defined(CORE_CORTEX_M0PLUS)
+    SCB_CCR |= 1u << 3;                                  /* UNALIGN_TRP */
+    __asm__ volatile("dsb\n isb" ::: "memory");          /* as after any CCR change */
+#endif
+    static volatile uint32_t words[2] = {0x11223344u, 0x55667788u};
+    uint32_t loaded = 0xA5A5A5A5u;
+    __asm__ volatile("ldr %0, [%1]" : "+l"(loaded) : "l"((uintptr_t)words + 1u) : "memory");
+    report(loaded == 0xA5A5A5A5u ? "unaligned (not loaded)" : "unaligned (LOADED)");
+#if !defined(CORE_CORTEX_M0PLUS)
+    SCB_CCR &= ~(1u << 3);
+    __asm__ volatile("dsb\n isb" ::: "memory");
+    __asm__ volatile("ldr %0, [%1]" : "+l"(loaded) : "l"((uintptr_t)words + 1u) : "memory");
+    printf("fault_kinds: unaligned without UNALIGN_TRP loaded 0x%08" PRIx32 "\n", loaded);
+#endif
+    /* LDM needs a word-aligned address whatever UNALIGN_TRP says (ARMv7-M ARM A3.2.1). */
+    __asm__ volatile("mov r1, %0\n ldmia r1!, {r2}" : : "l"((uintptr_t)words + 2u) : "r1", "r2", "memory");
+    report("unaligned_ldm");
 
     return_to_caller = 1;
     ((void (*)(void))0x40000001u)();

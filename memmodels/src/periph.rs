@@ -108,7 +108,8 @@ struct Block {
 }
 
 impl Block {
-    fn new(spec: PeripheralSpec) -> Block {
+    fn new(spec: PeripheralSpec, clock_hz: u64) -> Block {
+        let ns = |ns: u64| (ns as u128 * clock_hz as u128 / 1_000_000_000) as u64;
         let n = (spec.size as usize).div_ceil(4);
         let mut words = vec![0u32; n];
         let mut register_of_word = vec![None; n];
@@ -122,7 +123,7 @@ impl Block {
                     target: w,
                     mask: f.mask,
                     shift: f.shift,
-                    delay: f.delay_cycles,
+                    delay: f.delay_cycles + ns(f.delay_ns),
                 });
             }
             for t in &r.triggers {
@@ -130,7 +131,7 @@ impl Block {
                     target: w,
                     mask: t.mask,
                     bits: t.bits,
-                    delay: t.delay_cycles,
+                    delay: t.delay_cycles + ns(t.delay_ns),
                     clear: t.clear,
                 });
             }
@@ -230,7 +231,11 @@ fn shifted(v: u32, shift: i32) -> u32 {
 impl Peripherals {
     pub fn new(specs: &[PeripheralSpec], clock_hz: u64) -> Peripherals {
         Peripherals {
-            blocks: specs.iter().cloned().map(Block::new).collect(),
+            blocks: specs
+                .iter()
+                .cloned()
+                .map(|s| Block::new(s, clock_hz))
+                .collect(),
             clock_hz: clock_hz.max(1),
             pending: Vec::new(),
             console: Vec::new(),
@@ -420,12 +425,12 @@ impl Peripherals {
             block.words[w] = 0;
             return true;
         }
+        let old = block.words[w];
         if spec.kind == RegisterKind::Console {
             let byte = value.to_le_bytes()[(off & 3) as usize];
             self.console_byte(b, byte);
-            return true;
-        }
-        if let Some((target, set)) = spec.writes_into {
+            // The byte has gone; what it sets (a UART's TX-ready event) follows below.
+        } else if let Some((target, set)) = spec.writes_into {
             let tw = (block.spec.registers[target].offset / 4) as usize;
             let bits = value & bytes;
             let new = if set {
@@ -435,26 +440,26 @@ impl Peripherals {
             };
             self.set_word(b, target, new, now);
             return true;
-        }
-        let writable = bytes & !spec.read_only & !spec.w1c & !spec.self_clear;
-        let old = block.words[w];
-        let cleared = value & bytes & spec.w1c;
-        let new = ((old & !writable) | (value & writable)) & !cleared;
-        let counting = !self.blocks[b].countdowns.is_empty();
-        if counting {
-            // Count up to the write under the old settings.
-            self.update_countdowns(b, now);
-        }
-        self.set_word(b, r, new, now);
-        if counting {
-            self.countdown_written(b, r, value & bytes, now);
-        }
-        if self.blocks[b]
-            .timers
-            .iter()
-            .any(|(_, t)| t.config_word == w)
-        {
-            self.reconfigure_timers(b, w, now);
+        } else {
+            let writable = bytes & !spec.read_only & !spec.w1c & !spec.self_clear;
+            let cleared = value & bytes & spec.w1c;
+            let new = ((old & !writable) | (value & writable)) & !cleared;
+            let counting = !self.blocks[b].countdowns.is_empty();
+            if counting {
+                // Count up to the write under the old settings.
+                self.update_countdowns(b, now);
+            }
+            self.set_word(b, r, new, now);
+            if counting {
+                self.countdown_written(b, r, value & bytes, now);
+            }
+            if self.blocks[b]
+                .timers
+                .iter()
+                .any(|(_, t)| t.config_word == w)
+            {
+                self.reconfigure_timers(b, w, now);
+            }
         }
         let block = &mut self.blocks[b];
         // The word as written, for the effects (self-clearing trigger bits included).
@@ -829,6 +834,8 @@ registers = [
   { name = "Q", offset = 76, divide = { dividend = "N", divisor = "D", signed = true } },
   { name = "R", offset = 80, divide = { dividend = "N", divisor = "D", signed = true, remainder = true } },
   { name = "SEL", offset = 84, one_hot = { from = "N", mask = 0x30 } },
+  { name = "TXRDY", offset = 92, set = [{ on = "TX", mask = 0xFF, bits = 1 }] },
+  { name = "SR2", offset = 88, follow = [{ from = "CR", mask = 0x1, shift = 1, delay_cycles = 5, delay_us = 2.5 }] },
 ]
 "#;
 
@@ -997,6 +1004,15 @@ registers = [
     }
 
     #[test]
+    fn a_delay_in_microseconds_counts_at_the_core_clock() {
+        // 5 cycles + 2.5 us at 100 MHz = 255 cycles.
+        let mut p = engine();
+        p.write(0x1000, 4, 0x1, 1000);
+        assert_eq!(p.read(0x1058, 4, 1254), Some(0));
+        assert_eq!(p.read(0x1058, 4, 1255), Some(0x2));
+    }
+
+    #[test]
     fn task_sets_event_and_reads_back_zero() {
         let mut p = engine();
         p.write(0x100C, 4, 1, 50);
@@ -1049,6 +1065,11 @@ registers = [
         assert_eq!(p.console, b"hi\n");
         p.write(0x1024, 1, b'!' as u32, 0);
         assert_eq!(p.console, b"hi\n!");
+        assert_eq!(
+            p.read(0x105C, 4, 0),
+            Some(1),
+            "a byte sent sets the UART's TX-ready event"
+        );
         for _ in 0..POLL_LIMIT {
             p.read(0x1004, 4, 0);
         }

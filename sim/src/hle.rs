@@ -3,9 +3,11 @@
 //! here, and returns to the caller with a stated cycle cost.
 //!
 //! Emulated: `ets_printf` / `esp_rom_printf` (the ROM console printf), writing to the console,
-//! when the chip's real ROM (`crate::rom`) was not found.
+//! when the chip's real ROM (`crate::rom`) was not found; the RP2040 boot ROM's function table
+//! and its memory and bit functions (`crate::rp2040_rom`).
 
 use crate::elf::Firmware;
+use crate::rp2040_rom::{self, RomFn};
 use crate::semihost::c_string;
 use tigris_cores::{Core, CoreError};
 use tigris_targets::{Board, CoreKind, RegionKind};
@@ -34,6 +36,7 @@ fn default_printf(kind: CoreKind) -> Option<u32> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Function {
     Printf,
+    Rp2040(RomFn),
 }
 
 /// The traps of one machine.
@@ -73,6 +76,28 @@ impl Hle {
         Hle { traps }
     }
 
+    /// The RP2040 (board `rp2040`, whose boot ROM the simulator does not have): when the image
+    /// puts nothing in the ROM region, write the ROM's header and function table there and trap
+    /// its functions.
+    pub fn install_boot_rom(
+        &mut self,
+        board: &Board,
+        fw: &Firmware,
+        core: &mut dyn Core,
+    ) -> Result<(), CoreError> {
+        let Some(rom) = board.regions.iter().find(|r| r.kind == RegionKind::Rom) else {
+            return Ok(());
+        };
+        let image_in_rom = fw.segments.iter().any(|s| rom.contains(s.addr));
+        if board.name != "rp2040" || image_in_rom {
+            return Ok(());
+        }
+        let traps = rp2040_rom::install(core)?;
+        self.traps
+            .extend(traps.into_iter().map(|(a, f)| (a, Function::Rp2040(f))));
+        Ok(())
+    }
+
     pub fn addresses(&self) -> Vec<u32> {
         self.traps.iter().map(|t| t.0).collect()
     }
@@ -94,6 +119,7 @@ impl Hle {
                 out.extend(text);
                 core.return_from_call(n, cycles)?;
             }
+            Function::Rp2040(f) => rp2040_rom::call(core, f)?,
         }
         Ok(true)
     }

@@ -1,6 +1,7 @@
 //! Machine assembly and the run loop: board + firmware -> core, then run under the user's limits,
 //! serving semihosting and collecting the profile into a report.
 
+use crate::defmt::Defmt;
 use crate::elf::{self, Firmware, SymbolMap};
 use crate::hle::Hle;
 use crate::profiler::Profiler;
@@ -34,7 +35,7 @@ pub struct LoadOptions {
     /// `--trace-mmio`: print every peripheral access on stderr.
     pub trace_mmio: bool,
     /// `--fill-ram BYTE`: what the writable SRAM holds before the image is loaded (0 otherwise;
-    /// on a chip it is whatever the RAM powered up with).
+    /// on a chip it is whatever the RAM powered up with); on Cortex-M also r0-r12 at reset.
     pub fill_ram: Option<u8>,
 }
 
@@ -135,6 +136,8 @@ pub struct Machine<'a> {
     tigris: Option<TigrisRuntime>,
     /// The SEGGER RTT console, when the firmware has a `_SEGGER_RTT` control block.
     rtt: Option<Rtt>,
+    /// The defmt decoder for what arrives on RTT, when the ELF has a `.defmt` table.
+    defmt: Option<Defmt>,
     file_name: String,
     sha256: String,
 }
@@ -223,8 +226,18 @@ impl Machine<'_> {
                 .map_err(|e| anyhow::anyhow!("reset: {e}"))?;
             core.memory_mut().reset_counters();
         }
+        if let (Some(fill), true) = (options.fill_ram, board.core.kind.is_cortex_m()) {
+            // r0-r12 are UNKNOWN out of reset (ARMv7-M ARM B1.5.5 reset behaviour): on a chip
+            // they hold what the debugger or boot code left there, so they get the fill too.
+            for n in 0..13 {
+                core.set_register(n, u32::from_ne_bytes([fill; 4]))
+                    .map_err(|e| anyhow::anyhow!("--fill-ram: r{n}: {e}"))?;
+            }
+        }
         let rom_loaded = matches!(rom, Some(Ok(_)));
-        let hle = Hle::new(&board, &firmware, rom_loaded);
+        let mut hle = Hle::new(&board, &firmware, rom_loaded);
+        hle.install_boot_rom(&board, &firmware, core.as_mut())
+            .map_err(|e| anyhow::anyhow!("writing the emulated boot ROM: {e}"))?;
         core.set_traps(&hle.addresses())
             .map_err(|e| anyhow::anyhow!("setting up ROM emulation: {e}"))?;
         if let Some(t) = &tigris {
@@ -240,6 +253,10 @@ impl Machine<'_> {
             .map(|b| format!("{b:02x}"))
             .collect();
         let rtt = Rtt::find(&firmware.symbols);
+        let defmt = match &rtt {
+            Some(_) => Defmt::find(&bytes).with_context(|| path.to_string())?,
+            None => None,
+        };
         Ok(Machine {
             board,
             firmware,
@@ -250,6 +267,7 @@ impl Machine<'_> {
             rom,
             tigris,
             rtt,
+            defmt,
             file_name,
             sha256,
         })
@@ -355,7 +373,10 @@ impl Machine<'_> {
             let mut out = self.core.take_console();
             if let Some(rtt) = &self.rtt {
                 match rtt.drain(self.core.as_mut()) {
-                    Ok(bytes) => out.extend(bytes),
+                    Ok(bytes) => match &mut self.defmt {
+                        Some(d) if !bytes.is_empty() => out.extend(d.feed(&bytes)),
+                        _ => out.extend(bytes),
+                    },
                     Err(e) => {
                         flush(&mut opts.live_console, &out, &mut console);
                         fault = Some(bad_pointer(self.core.pc(), "SEGGER RTT control block", e));

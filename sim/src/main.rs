@@ -5,12 +5,14 @@ mod bench_memory;
 mod check;
 mod compare;
 mod coredump;
+mod defmt;
 mod elf;
 mod hle;
 mod live;
 mod machine;
 mod profiler;
 mod rom;
+mod rp2040_rom;
 mod rtt;
 mod semihost;
 mod summary;
@@ -153,8 +155,9 @@ struct RunArgs {
     /// Show the live terminal view while the firmware runs (plain output when stdout is not a terminal).
     #[arg(long)]
     tui: bool,
-    /// Fill the writable RAM with this byte before loading the image (default 0), to see what
-    /// depends on memory the firmware never initialised.
+    /// Fill the writable RAM with this byte before loading the image (default 0), and on
+    /// Cortex-M r0-r12 at reset with it repeated, to see what depends on memory or registers the
+    /// firmware never initialised.
     #[arg(long, value_name = "BYTE", value_parser = parse_byte)]
     fill_ram: Option<u8>,
     /// Cortex-M: when the run ends, write the core's registers and RAM as a probe-rs core dump

@@ -29,12 +29,18 @@ fn every_fault_kind_is_taken_by_the_firmware_handler() {
         "fault_kinds: divide_by_zero exception=6 cfsr=0x02000000 bfar=0x00000000",
         "fault_kinds: bus exception=5 cfsr=0x00008200 bfar=0x70000000",
         // BFAR keeps its last value once BFARVALID is cleared (ARMv7-M ARM B3.2.18).
+        // UNALIGNED is CFSR bit 24 (B3.2.15); without UNALIGN_TRP the word load is performed.
+        "fault_kinds: unaligned (not loaded) exception=6 cfsr=0x01000000 bfar=0x70000000",
+        "fault_kinds: unaligned without UNALIGN_TRP loaded 0x88112233",
+        "fault_kinds: unaligned_ldm exception=6 cfsr=0x01000000 bfar=0x70000000",
         "fault_kinds: execute_never exception=4 cfsr=0x00000001 bfar=0x70000000",
     ];
     let v6 = [
         "fault_kinds: undefined exception=3 cfsr=0x00000000 bfar=0x00000000",
         "fault_kinds: invstate exception=3 cfsr=0x00000000 bfar=0x00000000",
         "fault_kinds: bus exception=3 cfsr=0x00000000 bfar=0x00000000",
+        "fault_kinds: unaligned (not loaded) exception=3 cfsr=0x00000000 bfar=0x00000000",
+        "fault_kinds: unaligned_ldm exception=3 cfsr=0x00000000 bfar=0x00000000",
         "fault_kinds: execute_never exception=3 cfsr=0x00000000 bfar=0x00000000",
     ];
     for (board, want) in [
@@ -210,4 +216,62 @@ fn segger_rtt_reaches_the_console() {
         assert_eq!(code, 0, "{board}: {}", r["outcome"]);
         assert_eq!(r["console"].as_str().unwrap(), want, "{board}");
     }
+}
+
+/// The CRC-32 (IEEE 802.3, reflected, as zlib's) the defmt firmware logs.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = u32::MAX;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0xEDB8_8320 & (crc & 1).wrapping_neg());
+        }
+    }
+    !crc
+}
+
+/// defmt over RTT: frames of an interned-string index and arguments (rzCOBS-encoded, 0-delimited),
+/// more of them than the 64-byte up buffer holds, so the firmware waits for the reader and frames
+/// arrive in pieces; the simulator decodes them with `defmt-decoder` from the ELF's `.defmt`
+/// table, as defmt-print shows them.
+#[test]
+fn defmt_over_rtt_is_decoded_with_the_elfs_table() {
+    let text = b"The quick brown fox jumps over the lazy dog";
+    let mut want = String::from("console_defmt: hello from defmt over RTT\n");
+    let mut n = 1;
+    loop {
+        want += &format!("INFO crc32 of {n} bytes is {:#x}\n", crc32(&text[..n]));
+        if n == text.len() {
+            break;
+        }
+        n = (n * 2).min(text.len());
+    }
+    want += "WARN -42 below zero, 200 of 1000, ratio 0.2\nERROR runs: 8 0xffffffff 0x77777777\n";
+    for board in ["mps2-an386", "stm32f446re", "rp2040", "stm32h753"] {
+        let (code, r, _) = run(board, &elf(board, "console_defmt"), &[]);
+        assert_eq!(code, 0, "{board}: {}", r["outcome"]);
+        assert_eq!(r["console"].as_str().unwrap(), want, "{board}");
+    }
+}
+
+/// The RP2040 boot ROM's function table, as the Pico SDK and rp2040-hal use it (datasheet
+/// §2.8.3): magic and version at 0x10, `rom_table_lookup` by two-character code, the bit and
+/// memory functions it finds; an unknown code looks up as 0.
+#[test]
+fn rp2040_boot_rom_functions_are_looked_up_and_served() {
+    let (code, r, _) = run("rp2040", &elf("rp2040", "rp2040_rom"), &[]);
+    let console = r["console"].as_str().unwrap();
+    assert_eq!(code, 0, "{console}");
+    let want = format!(
+        "rp2040_rom: magic Mu 1 version 3\n\
+         rp2040_rom: popcount32(0xF0F0F0F1)={} clz32(0x00010000)={} ctz32(0x00010000)={} reverse32(1)=0x{:08x}\n\
+         rp2040_rom: memcpy44 -> 1 2 3 4 returned dest 1\n\
+         rp2040_rom: memset4 -> 0xabababab 0xabababab 3\n\
+         rp2040_rom: unknown code looks up as 0\n",
+        0xF0F0_F0F1u32.count_ones(),
+        0x0001_0000u32.leading_zeros(),
+        0x0001_0000u32.trailing_zeros(),
+        1u32.reverse_bits()
+    );
+    assert_eq!(console, want);
 }

@@ -18,7 +18,8 @@
 //!   whose driver picks its clock); the count is kept across changes of REG.
 //! - `follow = [{ from = "REG", mask = M, shift = S, delay_cycles = D }]`: D core cycles after a
 //!   write to REG, the bits `(REG & M)` appear here at `M` shifted left by S (right when negative):
-//!   a ready bit that follows its enable bit.
+//!   a ready bit that follows its enable bit. `delay_us = T` adds T microseconds of simulated time
+//!   (at the board's core clock), for start-up times a datasheet gives in time; so does it in `set`.
 //! - `set = [{ on = "REG", mask = M, bits = B, delay_cycles = D }]`: D core cycles after a write to
 //!   REG with any bit of M set, the bits B are set here (a task register that sets an event, a
 //!   command that sets a done bit).
@@ -58,6 +59,13 @@ const BUILTIN: &[(&str, &str)] = &[
     ("esp32", include_str!("../peripherals/esp32.toml")),
     ("nrf52833", include_str!("../peripherals/nrf52833.toml")),
     ("rp2040", include_str!("../peripherals/rp2040.toml")),
+    ("atsamd51", include_str!("../peripherals/atsamd51.toml")),
+    ("stm32f4", include_str!("../peripherals/stm32f4.toml")),
+    ("stm32f407", include_str!("../peripherals/stm32f407.toml")),
+    ("stm32f411", include_str!("../peripherals/stm32f411.toml")),
+    ("stm32f446", include_str!("../peripherals/stm32f446.toml")),
+    ("stm32h7", include_str!("../peripherals/stm32h7.toml")),
+    ("stm32u5", include_str!("../peripherals/stm32u5.toml")),
     ("esp8266", include_str!("../peripherals/esp8266.toml")),
 ];
 
@@ -203,6 +211,9 @@ pub struct Follow {
     pub mask: u32,
     pub shift: i32,
     pub delay_cycles: u64,
+    /// A further delay in nanoseconds of simulated time (converted with the core clock), for a
+    /// start-up time the manual gives in time rather than cycles.
+    pub delay_ns: u64,
 }
 
 /// Bits of this register set (or cleared) when register `on` is written with a bit of `mask` set.
@@ -212,6 +223,8 @@ pub struct Trigger {
     pub mask: u32,
     pub bits: u32,
     pub delay_cycles: u64,
+    /// As `Follow::delay_ns`.
+    pub delay_ns: u64,
     /// Clear the bits instead of setting them.
     pub clear: bool,
 }
@@ -474,6 +487,8 @@ struct FollowFile {
     shift: i32,
     #[serde(default)]
     delay_cycles: u64,
+    #[serde(default)]
+    delay_us: f64,
 }
 
 #[derive(Deserialize)]
@@ -484,6 +499,16 @@ struct TriggerFile {
     bits: u32,
     #[serde(default)]
     delay_cycles: u64,
+    #[serde(default)]
+    delay_us: f64,
+}
+
+/// `delay_us` of a file as whole nanoseconds.
+fn delay_ns(us: f64) -> Result<u64, String> {
+    if !(0.0..=1e9).contains(&us) {
+        return Err(format!("delay_us {us} must be 0 to 1e9 microseconds"));
+    }
+    Ok((us * 1000.0).round() as u64)
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -658,6 +683,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 mask: f.mask,
                 shift: f.shift,
                 delay_cycles: f.delay_cycles,
+                delay_ns: delay_ns(f.delay_us).map_err(at)?,
             });
         }
         let mut triggers = Vec::new();
@@ -668,6 +694,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                     mask: t.mask,
                     bits: t.bits,
                     delay_cycles: t.delay_cycles,
+                    delay_ns: delay_ns(t.delay_us).map_err(at)?,
                     clear,
                 });
             }
@@ -831,7 +858,8 @@ mod tests {
                 from: 0,
                 mask: 0x10000,
                 shift: 1,
-                delay_cycles: 10
+                delay_cycles: 10,
+                delay_ns: 0,
             }]
         );
         assert_eq!(b.register_at(5).map(|r| r.name.as_str()), Some("SR"));

@@ -6,6 +6,7 @@
 //! of real memory that price accesses, installed at their first access (see `install_hooks`), and a
 //! code hook only on divide and sleep instructions found in the ELF.
 
+mod align;
 mod exceptions;
 mod ppb;
 pub mod timing;
@@ -170,6 +171,10 @@ struct State {
     ppb_accesses_in_block: usize,
     /// Addresses with a divide/sleep code hook.
     hooked: HashSet<u32>,
+    /// Whether every instruction is hooked for the unaligned-access check (`align`), installed
+    /// once the firmware sets CCR.UNALIGN_TRP; and each address's decoded load/store form.
+    align_hooked: bool,
+    mem_ops: HashMap<u32, Option<align::MemOp>>,
     /// Region index of each watched address range, for fetch pricing.
     fetch_regions: Vec<(u32, u32, usize)>,
     /// Addresses where execution stops with `Stop::Trap` (see `Core::set_traps`), and the trap just
@@ -481,6 +486,8 @@ impl<'a> CortexM<'a> {
             observer: None,
             quiet: (1, 0),
             hooked: HashSet::new(),
+            align_hooked: false,
+            mem_ops: HashMap::new(),
             ppb_accesses_in_block: 0,
             fetch_regions,
             traps: HashSet::new(),
@@ -1231,6 +1238,18 @@ impl Core for CortexM<'_> {
         Ok(())
     }
 
+    /// An emulated function returns: r0 = `value`, PC = LR (AAPCS), `cycles` charged; the
+    /// profiler sees a return.
+    fn return_from_call(&mut self, value: u32, cycles: u64) -> Result<(), CoreError> {
+        let lr = self.reg(RegisterARM::LR);
+        self.set_reg(RegisterARM::R0, value)?;
+        self.set_reg(RegisterARM::PC, lr & !1)?;
+        let st = self.uc.get_data_mut();
+        st.cycles += cycles;
+        st.next_flow = Some(Flow::Return);
+        Ok(())
+    }
+
     fn finish_semihosting(&mut self, result: u32) -> Result<(), CoreError> {
         self.set_reg(RegisterARM::R0, result)?;
         let pc = self.pc();
@@ -1243,6 +1262,15 @@ impl Core for CortexM<'_> {
 
     fn register(&self, n: usize) -> u32 {
         self.reg(gp_register(n))
+    }
+
+    fn set_register(&mut self, n: usize, value: u32) -> Result<(), CoreError> {
+        if n > 15 {
+            return Err(CoreError::Engine(format!(
+                "register {n}: Cortex-M general registers are r0-r15"
+            )));
+        }
+        self.set_reg(gp_register(n), value)
     }
 
     fn registers(&self) -> Vec<(&'static str, u32)> {
@@ -1323,8 +1351,49 @@ impl Core for CortexM<'_> {
 
 impl CortexM<'_> {
     /// The run loop around `emu_start`: take exceptions, sleep until timer events, stop on budget.
+    /// CCR.UNALIGN_TRP was set (ARMv7-M and ARMv8-M Mainline; ARMv6-M traps in the engine
+    /// already): check every load and store's address before it executes from now on.
+    fn hook_alignment_checks(&mut self) -> Result<(), CoreError> {
+        self.uc.get_data_mut().align_hooked = true;
+        self.uc
+            .add_code_hook(1, 0, |uc, addr, size| {
+                let addr = addr as u32;
+                let op = match uc.get_data().mem_ops.get(&addr) {
+                    Some(op) => *op,
+                    None => {
+                        let mut code = vec![0u8; size as usize];
+                        let _ = uc.mem_read(addr as u64, &mut code);
+                        let st = uc.get_data_mut();
+                        let op = align::decode(&st.cs, &code, addr);
+                        st.mem_ops.insert(addr, op);
+                        op
+                    }
+                };
+                let Some(op) = op else { return };
+                let ea = align::address(&op, addr, |r| {
+                    uc.reg_read(gp_register(r as usize)).unwrap_or(0) as u32
+                });
+                let trp = uc.get_data().ppb.ccr & ppb::CCR_UNALIGN_TRP != 0;
+                if align::faults(&op, ea, trp) {
+                    // UNALIGNED UsageFault (ARMv7-M ARM B3.2.15): the access does not happen.
+                    uc.get_data_mut().pending = Pending::Usage(exceptions::UNALIGNED);
+                    let _ = uc.reg_write(RegisterARM::PC, (addr | 1) as u64);
+                    let _ = uc.emu_stop();
+                }
+            })
+            .map_err(engine("alignment hook"))?;
+        // Blocks translated so far run without the hook.
+        self.uc
+            .ctl_flush_tb()
+            .map_err(engine("flushing translations"))
+    }
+
     fn run_slices(&mut self, end_cycles: u64, end_insns: u64) -> Result<Stop, CoreError> {
         loop {
+            let st = self.uc.get_data();
+            if !st.align_hooked && !st.ppb.v6m && st.ppb.ccr & ppb::CCR_UNALIGN_TRP != 0 {
+                self.hook_alignment_checks()?;
+            }
             let now = self.cycles();
             self.uc.get_data_mut().ppb.advance(now);
             if let Some(n) = self.exception_to_take() {

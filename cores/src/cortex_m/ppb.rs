@@ -36,6 +36,8 @@ const STIR: u32 = 0xE000_EF00;
 
 /// CCR.DIV_0_TRP (ARMv7-M ARM B3.2.8).
 pub(crate) const CCR_DIV_0_TRP: u32 = 1 << 4;
+/// CCR.UNALIGN_TRP (ARMv7-M ARM B3.2.8).
+pub(crate) const CCR_UNALIGN_TRP: u32 = 1 << 3;
 pub(crate) const EXC_HARDFAULT: u32 = 3;
 pub(crate) const EXC_MEMMANAGE: u32 = 4;
 pub(crate) const EXC_BUSFAULT: u32 = 5;

@@ -1,0 +1,147 @@
+//! Our own firmware (`firmware/clocks/clock_tree.c`) brings each Cortex-M board's clock tree up as
+//! its vendor's reference manual prescribes (oscillator, voltage scaling, flash latency read back,
+//! PLL, system clock switch, each waiting for its ready bit), then prints over the console UART
+//! what the modelled registers reported (issue 12). The firmware bounds every wait and prints
+//! which ready bit never came, so a lost ready bit fails here with its name.
+
+mod common;
+
+use common::{elf, root, run, sim};
+use tigris_targets::periph::PeripheralSpec;
+
+/// What each board's firmware prints: the state the reference manual says the registers are in
+/// once the sequence is through (e.g. SWS = SW = PLL, LATENCY as written, every ON bit with its
+/// RDY bit).
+fn expected(board: &str) -> Option<&'static str> {
+    Some(match board {
+        // RCC_CR: HSION|HSIRDY, HSEON|HSERDY, PLLON|PLLRDY (RM0090 §7.3.1).
+        "stm32f407vg" => {
+            "clock_tree: stm32f407vg PLL 168000000 Hz, SWS=2 FLASH_ACR.LATENCY=5 RCC_CR=0x03030003"
+        }
+        // With HSEBYP (bit 18): the Nucleo's HSE is the ST-LINK's MCO (RM0383 §6.3.1, RM0390 §6.3.1).
+        "stm32f411re" => {
+            "clock_tree: stm32f411re PLL 100000000 Hz, SWS=2 FLASH_ACR.LATENCY=3 RCC_CR=0x03070003"
+        }
+        "stm32f446re" => {
+            "clock_tree: stm32f446re PLL 180000000 Hz, SWS=2 FLASH_ACR.LATENCY=5 RCC_CR=0x03070003"
+        }
+        // HSION|HSIRDY (bits 0, 2), HSEON|HSERDY, PLL1ON|PLL1RDY (RM0433 §8.7); SWS 3 = PLL1.
+        "stm32h753" => {
+            "clock_tree: stm32h753 PLL1 480000000 Hz, SWS=3 FLASH_ACR.LATENCY=4 RCC_CR=0x03030005"
+        }
+        // MSISON|MSISRDY (bits 0, 2), PLL1ON|PLL1RDY (RM0456 §11.8).
+        "stm32u585" => {
+            "clock_tree: stm32u585 PLL1 160000000 Hz, SWS=3 FLASH_ACR.LATENCY=4 RCC_CR=0x03000005"
+        }
+        // GENCTRL0.SRC 7 = DPLL0; DPLL0STATUS LOCK|CLKRDY (DS60001507 §14, §28).
+        "atsamd51p19a" => {
+            "clock_tree: atsamd51p19a DPLL0 120000000 Hz, GENCTRL0.SRC=7 DPLL0STATUS=0x00000003 NVMCTRL.AUTOWS=1"
+        }
+        // HFCLKSTAT: SRC = Xtal, STATE = running; LFCLKSTAT: STATE running, SRC = Xtal (PS §6.4).
+        "nrf52833" => {
+            "clock_tree: nrf52833 HFXO 64000000 Hz, HFCLKSTAT=0x00010001 LFCLKSTAT=0x00010001"
+        }
+        "nrf52840" => {
+            "clock_tree: nrf52840 HFXO 64000000 Hz, HFCLKSTAT=0x00010001 LFCLKSTAT=0x00010001"
+        }
+        // CLK_SYS_SELECTED one-hot of SRC 1 (aux); PLL CS.LOCK with REFDIV 1 (datasheet §2.15, §2.18).
+        "rp2040" => {
+            "clock_tree: rp2040 PLL_SYS 125000000 Hz, CLK_SYS_SELECTED=0x00000002 PLL_SYS.CS=0x80000001"
+        }
+        "rp2350" => "clock_tree: rp2350 (no clock tree modelled)",
+        "mps2-an386" => "clock_tree: mps2-an386 (fixed FPGA clocks)",
+        "mps2-an500" => "clock_tree: mps2-an500 (fixed FPGA clocks)",
+        _ => return None,
+    })
+}
+
+/// The start-up delay (simulated seconds) the board's data gives `block.register`'s ready bit
+/// that follows `enable_mask`, if it has one.
+fn start_up_seconds(blocks: &[PeripheralSpec], block: &str, enable_mask: u32) -> Option<f64> {
+    let b = blocks.iter().find(|b| b.name == block)?;
+    let cr = b.registers.iter().position(|r| r.name == "CR")?;
+    b.registers
+        .iter()
+        .flat_map(|r| &r.follows)
+        .find(|f| f.from == cr && f.mask == enable_mask)
+        .map(|f| f.delay_ns as f64 * 1e-9)
+}
+
+#[test]
+fn the_clock_tree_comes_up_and_the_uart_prints_on_every_cortex_m_board() {
+    let boards: Vec<_> = tigris_targets::builtin_names()
+        .into_iter()
+        .map(|n| tigris_targets::load(n).unwrap())
+        .filter(|b| b.core.kind.is_cortex_m())
+        .collect();
+    assert!(boards.len() >= 12, "{} Cortex-M boards", boards.len());
+    for board in &boards {
+        let name = board.name.as_str();
+        let want = expected(name).unwrap_or_else(|| {
+            panic!("{name}: a new Cortex-M board: give firmware/clocks/clock_tree.c and this test its clock tree")
+        });
+        let (code, r, _) = run(name, &elf(name, "clock_tree"), &[]);
+        let console = r["console"].as_str().unwrap();
+        assert_eq!(code, 0, "{name}: {console}");
+        assert_eq!(
+            console,
+            format!("{want}\nclock_tree: every ready bit seen\n"),
+            "{name}"
+        );
+        // A firmware that started the HSE (RCC_CR.HSEON, bit 16, in what it printed) waited its
+        // start-up time before HSERDY (the board data's delay): the run lasts at least that long.
+        let hse_on = want
+            .split("RCC_CR=0x")
+            .nth(1)
+            .and_then(|v| u32::from_str_radix(v, 16).ok())
+            .is_some_and(|v| v & 0x1_0000 != 0);
+        if let (true, Some(t)) = (
+            hse_on,
+            start_up_seconds(&board.peripherals, "RCC", 0x1_0000),
+        ) {
+            let seconds = r["totals"]["seconds"].as_f64().unwrap();
+            assert!(
+                t > 0.0 && seconds >= t,
+                "{name}: {seconds} s, HSE start-up {t} s"
+            );
+        }
+    }
+}
+
+/// The modelled ready bits are what the firmware waits for: without the RCC model (plain memory
+/// that reads 0) the same firmware reports the first ready bit it never saw.
+#[test]
+fn without_the_rcc_model_the_firmware_names_the_ready_bit_it_missed() {
+    let dir = std::env::temp_dir().join(format!("tigris-clock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(root().join("targets/boards/stm32f407vg.toml")).unwrap();
+    let board = dir.join("stm32f407vg-no-rcc.toml");
+    std::fs::write(
+        &board,
+        text.replace(
+            "peripherals = [\"stm32f4\", \"stm32f407\"]",
+            "peripherals = [\"stm32f407\"]",
+        ),
+    )
+    .unwrap();
+    let report = dir.join("report.json");
+    let out = sim(&[
+        "run",
+        "--quiet",
+        "--board",
+        board.to_str().unwrap(),
+        &elf("stm32f407vg", "clock_tree"),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let code = out.status.code();
+    let console = r["console"].as_str().unwrap();
+    assert_eq!(code, Some(1), "{console}");
+    assert!(
+        console.ends_with("clock_tree: timeout waiting for HSERDY\n"),
+        "{console}"
+    );
+}
