@@ -190,9 +190,6 @@ pub struct Cpu {
     pub fr: [u32; 16],
     pub fcr: u32,
     pub fsr: u32,
-    /// The ESP32's vendor TIE state: EXPSTATE (UR 230), F64R_LO, F64R_HI, F64S (UR 234-236), held
-    /// so that context switches save and restore them (their instructions are not modelled).
-    pub vendor_ur: [u32; 4],
     /// MAC16 accumulator (40 bits) and M0..M3.
     pub acc: u64,
     pub m: [u32; 4],
@@ -233,6 +230,9 @@ pub struct Cpu {
     pub(crate) align_exc: bool,
     pub(crate) t_taken: u64,
     pub(crate) nmi_mask: u32,
+    /// The ESP32's vendor TIE state: EXPSTATE (UR 230), F64R_LO, F64R_HI, F64S (UR 234-236), held
+    /// so that context switches save and restore them (their instructions are not modelled).
+    pub vendor_ur: [u32; 4],
 }
 
 impl Cpu {
