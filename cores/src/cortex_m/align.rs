@@ -11,9 +11,11 @@
 //! firmware that asks for the trap pays for it. The always-aligned instructions are checked only
 //! while that hook is installed.
 
-use capstone::arch::arm::{ArmOperandType, ArmReg, ArmShift};
+use capstone::arch::arm::{ArmOperandType, ArmShift};
 use capstone::arch::ArchOperand;
 use capstone::Capstone;
+
+use super::timing::reg_index;
 
 /// How a load or store instruction forms its address, and the alignment it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,19 +29,6 @@ pub(crate) struct MemOp {
     align: u32,
     /// Whether the instruction needs that alignment whatever CCR.UNALIGN_TRP says.
     always: bool,
-}
-
-fn reg_number(id: u16) -> Option<u8> {
-    let id = id as u32;
-    match id {
-        _ if (ArmReg::ARM_REG_R0..=ArmReg::ARM_REG_R12).contains(&id) => {
-            Some((id - ArmReg::ARM_REG_R0) as u8)
-        }
-        ArmReg::ARM_REG_SP => Some(13),
-        ArmReg::ARM_REG_LR => Some(14),
-        ArmReg::ARM_REG_PC => Some(15),
-        _ => None,
-    }
 }
 
 /// The access an instruction's mnemonic makes: (alignment, always required), or None for one
@@ -107,9 +96,9 @@ pub(crate) fn decode(cs: &Capstone, code: &[u8], addr: u32) -> Option<MemOp> {
         };
         match &o.op_type {
             ArmOperandType::Mem(m) => {
-                op.base = reg_number(m.base().0)?;
+                op.base = reg_index(m.base().0)?;
                 op.disp = m.disp();
-                op.index = reg_number(m.index().0).map(|i| {
+                op.index = reg_index(m.index().0).map(|i| {
                     let shift = match o.shift {
                         ArmShift::Lsl(n) => n,
                         _ => 0,
@@ -124,7 +113,7 @@ pub(crate) fn decode(cs: &Capstone, code: &[u8], addr: u32) -> Option<MemOp> {
             }
             ArmOperandType::Reg(r) if !found && (name.contains("ldm") || name.contains("stm")) => {
                 // LDM/STM Rn(!), {list}: the base is the first operand.
-                op.base = reg_number(r.0)?;
+                op.base = reg_index(r.0)?;
                 found = true;
                 break;
             }

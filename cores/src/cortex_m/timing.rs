@@ -78,7 +78,8 @@ pub(crate) struct Decoded {
     pub text: String,
 }
 
-fn reg_index(id: u16) -> Option<u8> {
+/// The register number (0-15) of a capstone ARM register id, if it is one of R0-R12, SP, LR, PC.
+pub(super) fn reg_index(id: u16) -> Option<u8> {
     let id = id as u32;
     match id {
         _ if (ArmReg::ARM_REG_R0..=ArmReg::ARM_REG_R12).contains(&id) => {
