@@ -213,6 +213,22 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
                 let names: Vec<&str> = b.peripherals.iter().map(|p| p.name.as_str()).collect();
                 println!("peripherals modelled: {}", names.join(", "));
             }
+            if let Some(c) = &b.second_core {
+                println!(
+                    "second core: PRID 0x{:04X}, started by its clock bit {} of 0x{:08x}, reset bit {} of 0x{:08x}, stall bit {} of 0x{:08x}",
+                    c.prid, c.clock.bit, c.clock.register, c.reset.bit, c.reset.register, c.stall.bit, c.stall.register
+                );
+            }
+            if let Some(m) = &b.mmu {
+                let windows: Vec<String> = m.windows.iter().map(|w| format!("0x{w:08x}")).collect();
+                println!(
+                    "cache MMU: {} entries of {} at 0x{:08x}, windows {}",
+                    m.entries,
+                    tigris_targets::format_size(m.page as u64),
+                    m.table,
+                    windows.join(", ")
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench {
