@@ -405,6 +405,13 @@ fn boards_lists_and_shows() {
         text.contains("psram: octal DDR at 80 MHz") && text.contains("32-byte line fill 84:"),
         "{text}"
     );
+    assert!(
+        text.contains("second core: PRID 0xABAB, started by its clock bit 1 of 0x600c0000")
+            && text.contains(
+                "cache MMU: 512 entries of 64 KiB at 0x600c5000, windows 0x3c000000, 0x42000000"
+            ),
+        "{text}"
+    );
     let out = sim(&[
         "boards",
         "show",
