@@ -65,6 +65,17 @@ static int wait_bits(uint32_t addr, uint32_t mask, uint32_t want, const char *wh
 
 static void finish(void);
 
+/* The STM32 USARTs' transmit side, the same on every family but for the register names: wait for
+ * TXE (status bit 7) before each byte, for TC (bit 6) at the end (RM0090 §30.6.1 USART_SR; RM0433
+ * and RM0456 USART_ISR). */
+#define STM32_USART_IO(status, tx)                                                                   \
+    static void uart_putc(char c)                                                                  \
+    {                                                                                              \
+        wait_bits(status, 1u << 7, 1u << 7, "USART TXE");                                          \
+        REG(tx) = (uint8_t)c;                                                                      \
+    }                                                                                              \
+    static void uart_flush(void) { wait_bits(status, 1u << 6, 1u << 6, "USART TC"); }
+
 /* ------------------------------------------------------------------------------------------ */
 #if defined(BOARD_STM32F407VG) || defined(BOARD_STM32F411RE) || defined(BOARD_STM32F446RE)
 /*
@@ -171,16 +182,7 @@ static void uart_init(void)
     REG(USART_CR1) = (1u << 13) | (1u << 3); /* UE, TE */
 }
 
-static void uart_putc(char c)
-{
-    wait_bits(USART_SR, 1u << 7, 1u << 7, "USART TXE");
-    REG(USART_DR) = (uint8_t)c;
-}
-
-static void uart_flush(void)
-{
-    wait_bits(USART_SR, 1u << 6, 1u << 6, "USART TC");
-}
+STM32_USART_IO(USART_SR, USART_DR)
 
 static void report(void)
 {
@@ -272,16 +274,7 @@ static void uart_init(void)
     REG(USART_CR1) = (1u << 3) | (1u << 0); /* TE, UE */
 }
 
-static void uart_putc(char c)
-{
-    wait_bits(USART_ISR, 1u << 7, 1u << 7, "USART TXE");
-    REG(USART_TDR) = (uint8_t)c;
-}
-
-static void uart_flush(void)
-{
-    wait_bits(USART_ISR, 1u << 6, 1u << 6, "USART TC");
-}
+STM32_USART_IO(USART_ISR, USART_TDR)
 
 static void report(void)
 {
@@ -360,16 +353,7 @@ static void uart_init(void)
     REG(USART_CR1) = (1u << 3) | (1u << 0);             /* TE, UE */
 }
 
-static void uart_putc(char c)
-{
-    wait_bits(USART_ISR, 1u << 7, 1u << 7, "USART TXE");
-    REG(USART_TDR) = (uint8_t)c;
-}
-
-static void uart_flush(void)
-{
-    wait_bits(USART_ISR, 1u << 6, 1u << 6, "USART TC");
-}
+STM32_USART_IO(USART_ISR, USART_TDR)
 
 static void report(void)
 {

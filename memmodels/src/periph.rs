@@ -882,10 +882,15 @@ registers = [
 ]
 "#;
 
+    /// The GPIO / console / down-counter chip at a 1 MHz core clock (1 cycle = 1 µs).
+    fn gpio_engine() -> Peripherals {
+        Peripherals::new(&parse_peripherals(GPIO_AND_FRC, "t").unwrap(), 1_000_000)
+    }
+
     /// W1TS/W1TC set and clear bits of OUT, which records its changes with their time.
     #[test]
     fn gpio_set_clear_registers_and_recorded_changes() {
-        let mut p = Peripherals::new(&parse_peripherals(GPIO_AND_FRC, "t").unwrap(), 1_000_000);
+        let mut p = gpio_engine();
         p.write(0x2004, 4, 0b101, 1000);
         p.write(0x2008, 4, 0b001, 2000);
         p.write(0x2008, 4, 0b001, 3000); // no change: not recorded
@@ -904,7 +909,7 @@ registers = [
     /// shows that one's whole stream, and the other's byte count is reported.
     #[test]
     fn the_console_follows_the_device_that_receives_the_most() {
-        let mut p = Peripherals::new(&parse_peripherals(GPIO_AND_FRC, "t").unwrap(), 1_000_000);
+        let mut p = gpio_engine();
         for &c in b"rom\n" {
             p.write(0x2800, 4, c as u32, 0);
             p.write(0x2900, 4, c as u32, 0);
@@ -921,7 +926,7 @@ registers = [
     /// it, and reloads.
     #[test]
     fn countdown_expires_reloads_and_clears() {
-        let mut p = Peripherals::new(&parse_peripherals(GPIO_AND_FRC, "t").unwrap(), 1_000_000);
+        let mut p = gpio_engine();
         // Enabled, auto-reload, divide by 16: one tick per 16 cycles; 100 ticks per period.
         p.write(0x3008, 4, 0xC4, 0);
         p.write(0x3000, 4, 100, 0);
