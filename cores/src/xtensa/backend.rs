@@ -421,9 +421,16 @@ impl EspBus {
 
     /// `locate` among the board's own mappings.
     fn locate_static(&self, addr: u32) -> Option<(usize, usize)> {
-        let i = (0..self.static_maps)
+        self.locate_in(0..self.static_maps, addr)
+    }
+
+    /// The first of `maps[range]` that covers `addr`, and the storage offset there.
+    fn locate_in(&self, range: std::ops::Range<usize>, addr: u32) -> Option<(usize, usize)> {
+        let i = range
+            .into_iter()
             .find(|&i| addr.wrapping_sub(self.maps[i].start) < self.maps[i].len)?;
-        Some((i, addr.wrapping_sub(self.maps[i].start) as usize))
+        let m = &self.maps[i];
+        Some((i, (addr.wrapping_sub(m.start) + m.offset) as usize))
     }
 
     /// The bytes of storage `s`.
@@ -462,12 +469,8 @@ impl EspBus {
     /// board's) first, then the board's, the first one that covers it.
     #[cold]
     fn locate_slow(&self, addr: u32) -> Option<(usize, usize)> {
-        let covers = |i: &usize| addr.wrapping_sub(self.maps[*i].start) < self.maps[*i].len;
-        let i = (self.static_maps..self.maps.len())
-            .find(covers)
-            .or_else(|| (0..self.static_maps).find(covers))?;
-        let m = &self.maps[i];
-        Some((i, (addr.wrapping_sub(m.start) + m.offset) as usize))
+        self.locate_in(self.static_maps..self.maps.len(), addr)
+            .or_else(|| self.locate_static(addr))
     }
 
     /// Loader and debugger access: ignores protections, not priced.
