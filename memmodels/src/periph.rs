@@ -7,7 +7,9 @@
 //! Time: counters tick at their own rate derived from the core clock (`ticks = cycles × hz /
 //! clock_hz`), so firmware that times itself by a peripheral timer agrees with the simulated time.
 
-use tigris_targets::periph::{CountdownSpec, PeripheralSpec, RegisterKind, TimerConfig};
+use tigris_targets::periph::{
+    CountdownSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind, TimerConfig,
+};
 
 /// Reads of one address that return the same value, with no peripheral write in between, after
 /// which the firmware is taken to poll without progress.
@@ -199,9 +201,30 @@ impl Block {
     }
 }
 
+/// A register bit that asserts an interrupt source: the word's `mask` bits (gated by the same
+/// bits of `enable_word`, when given).
+#[derive(Debug, Clone, Copy)]
+struct SourceLine {
+    source: u32,
+    block: usize,
+    word: usize,
+    mask: u32,
+    enable_word: Option<usize>,
+}
+
+/// The interrupt matrix: the block of its map registers and the registers driving its sources.
+struct Matrix {
+    block: usize,
+    spec: InterruptMatrixSpec,
+    lines: Vec<SourceLine>,
+}
+
 /// The peripherals of one machine.
 pub struct Peripherals {
     blocks: Vec<Block>,
+    matrix: Option<Matrix>,
+    /// Bumped by every change that may assert or release an interrupt source or reroute one.
+    interrupt_epoch: u64,
     clock_hz: u64,
     pending: Vec<Pending>,
     /// Console bytes written to `console` registers, not yet taken: those of the console device
@@ -230,12 +253,34 @@ fn shifted(v: u32, shift: i32) -> u32 {
 
 impl Peripherals {
     pub fn new(specs: &[PeripheralSpec], clock_hz: u64) -> Peripherals {
+        let matrix = specs.iter().enumerate().find_map(|(block, s)| {
+            let spec = s.interrupt_matrix.clone()?;
+            let lines = specs
+                .iter()
+                .enumerate()
+                .flat_map(|(b, s)| {
+                    s.registers.iter().flat_map(move |r| {
+                        r.interrupts.iter().map(move |i| SourceLine {
+                            source: i.source,
+                            block: b,
+                            word: (r.offset / 4) as usize,
+                            mask: i.mask,
+                            enable_word: i.enable.map(|e| (s.registers[e].offset / 4) as usize),
+                        })
+                    })
+                })
+                .filter(|l| l.source < spec.sources)
+                .collect();
+            Some(Matrix { block, spec, lines })
+        });
         Peripherals {
             blocks: specs
                 .iter()
                 .cloned()
                 .map(|s| Block::new(s, clock_hz))
                 .collect(),
+            matrix,
+            interrupt_epoch: 0,
             clock_hz: clock_hz.max(1),
             pending: Vec::new(),
             console: Vec::new(),
@@ -260,8 +305,26 @@ impl Peripherals {
         self.blocks[i].spec.contains(addr).then_some(i)
     }
 
+    /// The address a block answers `addr` at: `addr` itself, or its place in the block an alias
+    /// of which holds it.
+    fn canonical(&self, addr: u32) -> u32 {
+        if self.block_of(addr).is_some() {
+            return addr;
+        }
+        self.blocks
+            .iter()
+            .find_map(|b| {
+                b.spec
+                    .aliases
+                    .iter()
+                    .find(|&&a| addr.wrapping_sub(a) < b.spec.size)
+                    .map(|&a| b.spec.base + (addr - a))
+            })
+            .unwrap_or(addr)
+    }
+
     pub fn covers(&self, addr: u32) -> bool {
-        self.block_of(addr).is_some()
+        self.block_of(self.canonical(addr)).is_some()
     }
 
     /// Ticks of a counter of `hz` at core cycle `now`.
@@ -280,6 +343,7 @@ impl Peripherals {
                 let w = &mut self.blocks[p.block].words[p.word];
                 *w = (*w & !p.clear) | p.set;
                 self.pending.swap_remove(i);
+                self.interrupt_epoch += 1;
             } else {
                 i += 1;
             }
@@ -326,6 +390,7 @@ impl Peripherals {
 
     /// Data read of `size` bytes at `addr` (inside a block) at core cycle `now`.
     pub fn read(&mut self, addr: u32, size: u32, now: u64) -> Option<u32> {
+        let addr = self.canonical(addr);
         let b = self.block_of(addr)?;
         self.apply_due(now);
         self.update_countdowns(b, now);
@@ -384,6 +449,7 @@ impl Peripherals {
 
     /// `BLOCK.REGISTER` or `BLOCK+0xOFFSET` of an address in a block.
     pub fn register_name(&self, addr: u32) -> String {
+        let addr = self.canonical(addr);
         match self.block_of(addr) {
             Some(b) => {
                 let spec = &self.blocks[b].spec;
@@ -400,11 +466,13 @@ impl Peripherals {
     /// Data write of the low `size` bytes of `value` at `addr` (inside a block) at cycle `now`.
     /// Returns false when no block holds `addr`.
     pub fn write(&mut self, addr: u32, size: u32, value: u32, now: u64) -> bool {
+        let addr = self.canonical(addr);
         let Some(b) = self.block_of(addr) else {
             return false;
         };
         self.apply_due(now);
         self.last_read.2 = 0;
+        self.interrupt_epoch += 1;
         let off = addr - self.blocks[b].spec.base;
         let w = (off / 4) as usize;
         let lane = 8 * (off & 3);
@@ -784,6 +852,37 @@ impl Peripherals {
         self.apply_due(now);
     }
 
+    /// A number that changes whenever an interrupt source may have been asserted, released or
+    /// rerouted: a core compares it with the one it last saw to know when to ask for its lines.
+    pub fn interrupt_epoch(&self) -> u64 {
+        self.interrupt_epoch
+    }
+
+    /// Whether the machine has an interrupt matrix (peripherals can interrupt the cores).
+    pub fn routes_interrupts(&self) -> bool {
+        self.matrix.is_some()
+    }
+
+    /// The CPU interrupt lines of CPU `cpu` that asserted sources drive now (bit n: interrupt n).
+    pub fn interrupt_lines(&self, cpu: usize) -> u32 {
+        let Some(m) = &self.matrix else {
+            return 0;
+        };
+        let Some(&map) = m.spec.maps.get(cpu) else {
+            return 0;
+        };
+        let maps = &self.blocks[m.block].words[(map / 4) as usize..];
+        let mut lines = 0u32;
+        for l in &m.lines {
+            let words = &self.blocks[l.block].words;
+            let enabled = l.enable_word.map_or(u32::MAX, |e| words[e]);
+            if words[l.word] & l.mask & enabled != 0 {
+                lines |= 1 << (maps[l.source as usize] & 0x1F);
+            }
+        }
+        lines & !m.spec.internal
+    }
+
     /// Polls without progress found since the last call.
     pub fn take_polls(&mut self) -> Vec<Poll> {
         std::mem::take(&mut self.polls)
@@ -796,6 +895,7 @@ impl Peripherals {
 
     /// The stored value of the word at `addr` (tests and debugger views), without side effects.
     pub fn peek(&self, addr: u32) -> Option<u32> {
+        let addr = self.canonical(addr);
         let b = self.block_of(addr)?;
         let block = &self.blocks[b];
         Some(block.words[((addr - block.spec.base) / 4) as usize])

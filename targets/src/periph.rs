@@ -40,6 +40,10 @@
 //!   output-enabled pins and 0 for the others (ASSUMPTION: nothing drives the inputs).
 //! - `record = true` (with any of the above): every change of the register's value is kept for
 //!   the report (GPIO outputs).
+//! - `interrupt = [{ source = N, mask = M, enable = "REG" }]` (with any of the above): while bits
+//!   M of the register are set (and the same bits of REG, when given), interrupt source N of the
+//!   chip's interrupt matrix is asserted (a raw status bit behind its enable bit, a software
+//!   interrupt register such as the ESP chips' CPU_INTR_FROM_CPU_n).
 //! - `spinlock = V`: a hardware spinlock (RP2040 SIO SPINLOCKn): a read of a free lock claims it
 //!   and gives V, a read of a claimed lock gives 0, any write frees it.
 //!
@@ -47,6 +51,13 @@
 //! of its start bit runs one transaction on the chip its chip-select register enables, and the
 //! chip's listed answer to the command (a flash or PSRAM ID, a status register) fills the data
 //! buffer. A chip with `psram_mode` is on the bus only when the board's PSRAM runs in that mode.
+//!
+//! A block may answer at other bases as well (`aliases = [0x6000_0000]`: the same registers on a
+//! second bus, as the ESP32's UART FIFOs on AHB).
+//!
+//! One block of a chip may hold its interrupt matrix (`[block.interrupt_matrix]`, see
+//! `InterruptMatrixSpec`): `sources`, per CPU the offset of its first map register (`maps`), and
+//! the CPU-internal interrupts no source can drive (`internal`).
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -248,6 +259,32 @@ pub struct RegisterSpec {
     pub writes_into: Option<(usize, bool)>,
     /// Every change of the register's value is recorded for the report (GPIO outputs).
     pub record: bool,
+    /// Interrupt sources this register drives (a raw status bit, a software interrupt register).
+    pub interrupts: Vec<InterruptSource>,
+}
+
+/// An interrupt source of the chip's interrupt matrix, asserted while the register's bits `mask`
+/// (and the same bits of register `enable`, when given: the status bit gated by its enable bit)
+/// are set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InterruptSource {
+    pub source: u32,
+    pub mask: u32,
+    /// Index of the enable register in the block.
+    pub enable: Option<usize>,
+}
+
+/// The SoC interrupt matrix that routes peripheral interrupt sources to CPU interrupt lines
+/// (ESP32 TRM §7, ESP32-S3 TRM §9): per CPU one map register per source, in consecutive words,
+/// whose low five bits name the CPU interrupt the source drives. Sources mapped to a CPU-internal
+/// interrupt (timer, software, profiling) are not routed: that is how firmware disables one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterruptMatrixSpec {
+    pub sources: u32,
+    /// Per CPU, the byte offset in the block of the map register of source 0.
+    pub maps: Vec<u32>,
+    /// Bit n set: CPU interrupt n is internal and cannot be driven by a source.
+    pub internal: u32,
 }
 
 /// One peripheral block. Addresses of the block that no register names hold what was written
@@ -262,6 +299,10 @@ pub struct PeripheralSpec {
     pub registers: Vec<RegisterSpec>,
     /// The block is an SPI memory controller that runs user-defined transactions.
     pub spi: Option<SpiControllerSpec>,
+    /// The block holds the chip's interrupt matrix map registers.
+    pub interrupt_matrix: Option<InterruptMatrixSpec>,
+    /// Other base addresses the block also answers at (a second bus to the same registers).
+    pub aliases: Vec<u32>,
 }
 
 /// An SPI memory controller's user-defined transaction (the ESP chips' SPI0/SPI1 "user command"):
@@ -330,6 +371,26 @@ struct BlockFile {
     #[serde(default)]
     registers: Vec<RegisterFile>,
     spi: Option<SpiControllerFile>,
+    interrupt_matrix: Option<InterruptMatrixFile>,
+    #[serde(default)]
+    aliases: Vec<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InterruptMatrixFile {
+    sources: u32,
+    maps: Vec<u32>,
+    #[serde(default)]
+    internal: Vec<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InterruptFile {
+    source: u32,
+    mask: u32,
+    enable: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -392,6 +453,8 @@ struct RegisterFile {
     clears: Option<String>,
     #[serde(default)]
     record: bool,
+    #[serde(default)]
+    interrupt: Vec<InterruptFile>,
     #[serde(default)]
     follow: Vec<FollowFile>,
     #[serde(default)]
@@ -704,6 +767,24 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             (_, Some(t)) => Some((index_of(t, "clears").map_err(at)?, false)),
             _ => None,
         };
+        let mut interrupts = Vec::new();
+        for i in &r.interrupt {
+            if i.mask == 0 {
+                return Err(at(format!(
+                    "interrupt source {}: mask must name at least one bit",
+                    i.source
+                )));
+            }
+            let enable = match &i.enable {
+                Some(e) => Some(index_of(e, "interrupt.enable").map_err(at)?),
+                None => None,
+            };
+            interrupts.push(InterruptSource {
+                source: i.source,
+                mask: i.mask,
+                enable,
+            });
+        }
         registers.push(RegisterSpec {
             name: r.name.clone(),
             offset: r.offset,
@@ -716,6 +797,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             triggers,
             writes_into,
             record: r.record,
+            interrupts,
         });
     }
     let spi = match &b.spi {
@@ -770,6 +852,38 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             })
         }
     };
+    if let Some(a) = b.aliases.iter().find(|&&a| a as u64 + b.size.0 > 1 << 32) {
+        return Err(format!("alias 0x{a:08x} must end within 4 GiB"));
+    }
+    let interrupt_matrix = match &b.interrupt_matrix {
+        None => None,
+        Some(m) => {
+            let at = |m: String| format!("interrupt_matrix: {m}");
+            if m.sources == 0 || m.maps.is_empty() {
+                return Err(at(
+                    "sources must be above 0 and maps name at least one CPU".into()
+                ));
+            }
+            if let Some(off) = m
+                .maps
+                .iter()
+                .find(|&&o| o % 4 != 0 || o as u64 + 4 * m.sources as u64 > b.size.0)
+            {
+                return Err(at(format!(
+                    "map offset 0x{off:x} must be word-aligned with its {} map registers inside the block",
+                    m.sources
+                )));
+            }
+            if let Some(n) = m.internal.iter().find(|&&n| n > 31) {
+                return Err(at(format!("internal interrupt {n} must be 0-31")));
+            }
+            Some(InterruptMatrixSpec {
+                sources: m.sources,
+                maps: m.maps.clone(),
+                internal: m.internal.iter().fold(0, |acc, n| acc | 1 << n),
+            })
+        }
+    };
     Ok(PeripheralSpec {
         name: b.name.clone(),
         base: b.base,
@@ -777,6 +891,8 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
         source: b.source.clone(),
         registers,
         spi,
+        interrupt_matrix,
+        aliases: b.aliases.clone(),
     })
 }
 
@@ -803,18 +919,75 @@ pub fn parse_peripherals(text: &str, origin: &str) -> Result<Vec<PeripheralSpec>
                     b.name
                 )));
             }
-            if b.base < o.base + o.size && o.base < b.base + b.size {
+            let windows = |s: &PeripheralSpec| -> Vec<u64> {
+                std::iter::once(s.base)
+                    .chain(s.aliases.iter().copied())
+                    .map(u64::from)
+                    .collect()
+            };
+            let overlap = windows(&b).iter().any(|&x| {
+                windows(o)
+                    .iter()
+                    .any(|&y| x < y + o.size as u64 && y < x + b.size as u64)
+            });
+            if overlap {
                 return Err(invalid(format!(
-                    "block `{}` overlaps block `{}` (line {other_line})",
+                    "block `{}` overlaps block `{}` (line {other_line}), at its base or an alias",
                     b.name, o.name
                 )));
             }
         }
         blocks.push((line, b));
     }
+    check_interrupt_sources(&blocks).map_err(|(line, message)| BoardError::Invalid {
+        origin: origin.to_string(),
+        line,
+        message,
+    })?;
     let mut out: Vec<PeripheralSpec> = blocks.into_iter().map(|(_, b)| b).collect();
     out.sort_by_key(|b| b.base);
     Ok(out)
+}
+
+/// Registers that drive interrupt sources need the file's one interrupt matrix, and their sources
+/// must be among its sources. Errors carry the line of the block at fault.
+fn check_interrupt_sources(blocks: &[(usize, PeripheralSpec)]) -> Result<(), (usize, String)> {
+    let matrices: Vec<&(usize, PeripheralSpec)> = blocks
+        .iter()
+        .filter(|(_, b)| b.interrupt_matrix.is_some())
+        .collect();
+    if let [_, (line, second), ..] = matrices.as_slice() {
+        return Err((
+            *line,
+            format!(
+                "block `{}`: a second interrupt matrix (one per chip, in block `{}`)",
+                second.name, matrices[0].1.name
+            ),
+        ));
+    }
+    let sources = matrices
+        .first()
+        .and_then(|(_, b)| b.interrupt_matrix.as_ref())
+        .map(|m| m.sources);
+    for (line, b) in blocks {
+        for r in &b.registers {
+            for i in &r.interrupts {
+                let fault = match sources {
+                    None => "but the file has no interrupt matrix to route it".to_string(),
+                    Some(n) if i.source >= n => format!("but the interrupt matrix has {n} sources"),
+                    Some(_) => continue,
+                };
+                return Err((
+                    *line,
+                    format!(
+                        "block `{}`: register `{}` drives interrupt source {}, {fault}",
+                        b.name, r.name, i.source
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The blocks of a built-in chip file by name, or of a file at a path.
