@@ -139,6 +139,11 @@ pub struct EspBus {
     /// `maps[..static_maps]` are the board's; the MMU's follow.
     static_maps: usize,
     mmu: Option<Mmu>,
+    /// The core whose accesses these are (0 the first, 1 the second): whose interrupt lines
+    /// `interrupt_lines` answers with.
+    pub active_core: usize,
+    /// Per core, the 512 MB regions its region protection refuses data accesses to (bit r).
+    illegal_regions: [u8; 2],
 }
 
 /// The fast-path view of mapping `m`.
@@ -290,6 +295,8 @@ impl EspBus {
             fetch_run: 0,
             static_maps,
             mmu,
+            active_core: 0,
+            illegal_regions: [0; 2],
         }
     }
 
@@ -664,7 +671,8 @@ impl EspBus {
         now: u64,
     ) -> Result<(), BusFault> {
         let Some((mi, off)) = self.locate(addr) else {
-            if !self.drop_unmapped_writes {
+            let illegal = self.illegal_regions[self.active_core] & (1 << (addr >> 29)) != 0;
+            if !self.drop_unmapped_writes || illegal {
                 return Err(BusFault { addr });
             }
             let (kept, count) = &mut self.dropped_writes;
@@ -695,6 +703,19 @@ impl XtensaBus for EspBus {
     fn set_owner(&mut self, owner: usize) {
         self.flush_traffic();
         self.mem.set_owner(owner);
+    }
+
+    #[inline(always)]
+    fn interrupt_epoch(&self) -> u64 {
+        self.periph.interrupt_epoch()
+    }
+
+    fn interrupt_lines(&mut self) -> u32 {
+        self.periph.interrupt_lines(self.active_core)
+    }
+
+    fn set_illegal_regions(&mut self, regions: u8) {
+        self.illegal_regions[self.active_core] = regions;
     }
 
     #[inline(always)]
@@ -1004,8 +1025,13 @@ impl XtensaBackend {
                 )))
             }
         };
+        let routes_interrupts = board
+            .peripherals
+            .iter()
+            .any(|p| p.interrupt_matrix.is_some());
         let new_core = || {
             let mut iss = Xtensa::new(cfg.clone());
+            iss.cpu.external_wake = routes_interrupts;
             iss.cpu.break_stops = true;
             iss.cpu.bus_fault_exceptions = false;
             iss.cpu.stop_on_double_exception = true;
@@ -1083,12 +1109,14 @@ impl XtensaBackend {
         }
         let mut quiet = crate::NoObserver;
         let mut bridge = Bridge::unobserved(&mut quiet);
+        self.bus.active_core = 1;
         let stop = s.iss.run(
             &mut self.bus,
             &mut bridge,
             u64::MAX,
             target - s.iss.cpu.cycles,
         );
+        self.bus.active_core = 0;
         match stop {
             StopReason::CycleLimit { .. } | StopReason::InsnLimit { .. } => {}
             other => s.halted = Some(format!("{other:?} at 0x{:08x}", s.iss.cpu.pc)),

@@ -55,6 +55,20 @@ pub trait XtensaBus {
     /// Charge the following accesses to `owner` (the observer's index, e.g. a function's).
     #[inline(always)]
     fn set_owner(&mut self, _owner: usize) {}
+    /// A number that changes whenever the interrupt lines peripherals drive into this core may
+    /// have changed (checked at block boundaries; `interrupt_lines` is asked only then).
+    #[inline(always)]
+    fn interrupt_epoch(&self) -> u64 {
+        0
+    }
+    /// The interrupt lines (bit n: interrupt n) peripherals drive into the running core now.
+    fn interrupt_lines(&mut self) -> u32 {
+        0
+    }
+    /// Bit r set: the running core's region protection refuses data accesses to 512 MB region r.
+    /// A bus that lets stores to nothing complete silently must refuse them there instead, so that
+    /// the core raises its exception.
+    fn set_illegal_regions(&mut self, _regions: u8) {}
 }
 
 struct Region {

@@ -100,6 +100,10 @@ pub struct XtensaConfig {
     pub s32nb: bool,
     /// Misaligned loads/stores raise LoadStoreAlignment (cause 9) instead of being handled.
     pub unaligned_exception: bool,
+    /// Region Protection Option (WITLB/WDTLB access modes per 512 MB region) enforced for the
+    /// illegal mode: the ESP32 and ESP32-S3 cores have it (ESP32 TRM §1.3.1 / ESP32-S3 TRM §1.3.1
+    /// list the option, ESP-IDF's start-up sets the unused regions illegal); not assumed on LX106.
+    pub region_protection: bool,
     /// Number of MISC SRs.
     pub misc_regs: u32,
     /// EXCM level (CINTLEVEL when PS.EXCM = 1).
@@ -213,6 +217,7 @@ impl XtensaConfig {
             litbase: false,
             s32nb: false,
             unaligned_exception: false,
+            region_protection: true,
             misc_regs: 4,
             excm_level: 3,
             num_int_levels: 5,
@@ -268,6 +273,7 @@ impl XtensaConfig {
             litbase: true,
             s32nb: false,
             unaligned_exception: true,
+            region_protection: false,
             misc_regs: 0,
             excm_level: 1,
             num_int_levels: 1,

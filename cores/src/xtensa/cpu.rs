@@ -28,6 +28,7 @@ pub mod cause {
     pub const DIVIDE_BY_ZERO: u32 = 6;
     pub const PRIVILEGED: u32 = 8;
     pub const LOAD_STORE_ALIGNMENT: u32 = 9;
+    pub const INSTR_FETCH_PROHIBITED: u32 = 20;
     pub const LOAD_PROHIBITED: u32 = 28;
     pub const STORE_PROHIBITED: u32 = 29;
     /// Coprocessor n disabled = COPROCESSOR0_DISABLED + n.
@@ -218,6 +219,12 @@ pub struct Cpu {
     /// Why the last block stopped the run (see `Cpu::exec_block`).
     pub(crate) stop: Option<StopReason>,
     pub(crate) irq_check: bool,
+    /// The bus's interrupt epoch when its lines were last taken, and those lines.
+    pub(crate) external_epoch: u64,
+    pub(crate) external_lines: u32,
+    /// Something outside the core (a peripheral, the other core) may raise an interrupt line: a
+    /// WAITI with no timer to wake it idles to the end of the run instead of stopping it.
+    pub external_wake: bool,
     /// Exception causes (bit n = EXCCAUSE n) that stop `run` instead of being dispatched.
     pub stop_on_exception: u64,
     /// Stop instead of dispatching a double exception.
@@ -299,6 +306,9 @@ impl Cpu {
             waiting: false,
             stop: None,
             irq_check: true,
+            external_epoch: u64::MAX,
+            external_lines: 0,
+            external_wake: false,
             stop_on_exception: 0,
             stop_on_double_exception: false,
             break_stops: true,
@@ -421,6 +431,32 @@ impl Cpu {
             self.interrupt &= !bit;
         }
         self.irq_check = true;
+    }
+
+    /// Bit r set: the 512 MB region r has the Region Protection Option's illegal access mode (15)
+    /// in `attrs` (Xtensa ISA Reference Manual, Region Protection Option: an access there raises
+    /// InstFetchProhibited, LoadProhibited or StoreProhibited). Only regions whose access reached
+    /// nothing are checked: the chips map no memory into the regions their firmware protects.
+    pub(crate) fn illegal_regions(&self, attrs: &[u8; 8]) -> u8 {
+        if !self.cfg.region_protection {
+            return 0;
+        }
+        attrs
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (r, &a)| acc | (((a == 15) as u8) << r))
+    }
+
+    /// Lines driven from outside now at `lines`: level lines follow them, edge lines latch on a
+    /// rising edge.
+    pub(crate) fn drive_external_lines(&mut self, lines: u32) {
+        let mut changed = lines ^ self.external_lines;
+        self.external_lines = lines;
+        while changed != 0 {
+            let line = changed.trailing_zeros();
+            self.set_irq_line(line, lines & (1 << line) != 0);
+            changed &= changed - 1;
+        }
     }
 
     #[inline]

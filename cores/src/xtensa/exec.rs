@@ -207,17 +207,19 @@ impl Xtensa {
     /// Reset the architectural state (keeps breakpoints and policies).
     pub fn reset(&mut self) {
         let cfg = self.cpu.cfg.clone();
-        let (soe, sode, bs, bfe) = (
+        let (soe, sode, bs, bfe, wake) = (
             self.cpu.stop_on_exception,
             self.cpu.stop_on_double_exception,
             self.cpu.break_stops,
             self.cpu.bus_fault_exceptions,
+            self.cpu.external_wake,
         );
         self.cpu = Cpu::new(cfg);
         self.cpu.stop_on_exception = soe;
         self.cpu.stop_on_double_exception = sode;
         self.cpu.break_stops = bs;
         self.cpu.bus_fault_exceptions = bfe;
+        self.cpu.external_wake = wake;
         self.cache.flush();
     }
 
@@ -295,15 +297,21 @@ impl Xtensa {
             // branch); when none applies, the checks behind it would all fall through. Near the end
             // of the instruction budget it holds on every block: `between_blocks` then stops the run
             // when the budget is used up.
+            let epoch = bus.interrupt_epoch();
             if (g != self.cache.generation)
                 | cpu.irq_check
                 | cpu.waiting
                 | (cpu.insns >= run.plain_insn_end)
                 | (cpu.cycles >= cpu.cycle_stop)
+                | (epoch != cpu.external_epoch)
             {
                 if g != self.cache.generation {
                     self.cache.flush();
                     self.cache.generation = g;
+                }
+                if epoch != self.cpu.external_epoch {
+                    self.cpu.external_epoch = epoch;
+                    self.cpu.drive_external_lines(bus.interrupt_lines());
                 }
                 match self.cpu.between_blocks(hooks, insn_end, cycle_end) {
                     Between::Go => near_insn_end = self.cpu.insns >= run.plain_insn_end,
@@ -320,10 +328,14 @@ impl Xtensa {
                     .fill(slot, pc, &self.breakpoints, &self.cpu.cfg, bus)
                 {
                     let cpu = &mut self.cpu;
-                    if cpu.bus_fault_exceptions && cpu.ps & PS_EXCM == 0 {
-                        if let Some(stop) =
-                            cpu.raise_exception(hooks, cause::INSTR_FETCH_ERROR, pc, Some(f.addr))
-                        {
+                    let prohibited = cpu.illegal_regions(&cpu.itlb_attr) & (1 << (pc >> 29)) != 0;
+                    if (prohibited || cpu.bus_fault_exceptions) && cpu.ps & PS_EXCM == 0 {
+                        let cause = if prohibited {
+                            cause::INSTR_FETCH_PROHIBITED
+                        } else {
+                            cause::INSTR_FETCH_ERROR
+                        };
+                        if let Some(stop) = cpu.raise_exception(hooks, cause, pc, Some(f.addr)) {
                             return stop;
                         }
                         continue;
@@ -484,6 +496,13 @@ impl Cpu {
                     self.cycles += skip;
                     self.idle_cycles += skip;
                     Between::Again
+                }
+                None if self.external_wake => {
+                    // Idle until something outside may have raised a line: the run's end.
+                    let skip = cycle_end.saturating_sub(self.cycles);
+                    self.cycles += skip;
+                    self.idle_cycles += skip;
+                    Between::Stop(StopReason::CycleLimit { pc: self.pc })
                 }
                 None => Between::Stop(StopReason::WaitI {
                     pc: self.pc,
@@ -932,7 +951,14 @@ impl Cpu {
         f: BusFault,
         kind: AccessKind,
     ) -> Option<StopReason> {
-        if self.bus_fault_exceptions {
+        if self.illegal_regions(&self.dtlb_attr) & (1 << (f.addr >> 29)) != 0 {
+            // Region protection refuses the access whatever is behind it.
+            let cause = match kind {
+                AccessKind::Write => cause::STORE_PROHIBITED,
+                _ => cause::LOAD_PROHIBITED,
+            };
+            self.raise_exception(hooks, cause, pc, Some(f.addr))
+        } else if self.bus_fault_exceptions {
             self.raise_exception(hooks, cause::LOAD_STORE_ERROR, pc, Some(f.addr))
         } else {
             self.pc = pc;
@@ -971,6 +997,7 @@ impl Cpu {
         let insns = self.insns + insn.idx as u64 + 1;
         let cycles = self.cycles + insn.cum_cost as u64 + taken;
         let leave = (bus.code_generation() != lim.generation)
+            | (bus.interrupt_epoch() != self.external_epoch)
             | self.irq_check
             | self.waiting
             | (insns >= lim.run.plain_insn_end)
@@ -1925,7 +1952,8 @@ impl Cpu {
                 if insn.op == Witlb {
                     self.itlb_attr[reg] = v
                 } else {
-                    self.dtlb_attr[reg] = v
+                    self.dtlb_attr[reg] = v;
+                    bus.set_illegal_regions(self.illegal_regions(&self.dtlb_attr));
                 }
             }
             Ritlb0 | Rdtlb0 | Pitlb | Pdtlb => self.set_ar(t, a!(s) & 0xE000_0000),
