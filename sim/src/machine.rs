@@ -151,6 +151,26 @@ fn read_word(fw: &Firmware, addr: u32) -> Option<u32> {
     })
 }
 
+/// `ESP_APP_DESC_MAGIC_WORD` and the offset of `app_elf_sha256` in ESP-IDF's `esp_app_desc_t`
+/// (ESP-IDF esp_app_format/include/esp_app_desc.h).
+const APP_DESC_MAGIC: u32 = 0xABCD_5432;
+const APP_DESC_ELF_SHA256: u32 = 0x90;
+
+/// An ESP-IDF app's description as the flashed image holds it: `esptool elf2image`, run by the
+/// ESP-IDF build (`--elf-sha256-offset`), writes the ELF file's SHA-256 into `esp_app_desc`, where
+/// the ELF itself has zeros. The app prints it at start-up and its core dumps carry it, which
+/// `esp-coredump` checks against the ELF.
+fn stamp_app_description(fw: &Firmware, core: &mut dyn Core, sha256: &[u8]) -> Result<(), String> {
+    let Some(desc) = fw.symbols.iter().find(|s| s.name == "esp_app_desc") else {
+        return Ok(());
+    };
+    if read_word(fw, desc.addr) != Some(APP_DESC_MAGIC) {
+        return Ok(());
+    }
+    core.write_memory(desc.addr + APP_DESC_ELF_SHA256, sha256)
+        .map_err(|e| e.to_string())
+}
+
 impl Machine<'_> {
     pub fn load(path: &str, board: Board, options: &LoadOptions) -> Result<Self> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read firmware {path}"))?;
@@ -213,6 +233,10 @@ impl Machine<'_> {
                 )
             })?;
         }
+        let elf_sha256 = Sha256::digest(&bytes);
+        stamp_app_description(&firmware, core.as_mut(), &elf_sha256).map_err(|e| {
+            anyhow::anyhow!("{path}: writing the ELF's SHA-256 into esp_app_desc: {e}")
+        })?;
         let symbols = SymbolMap::new(&firmware.symbols);
         let mut entry = Self::find_entry(path, &firmware, &board, options.entry.as_deref())?;
         if let (Some(sp), false) = (rom_stack, board.core.kind.is_cortex_m()) {
@@ -248,10 +272,7 @@ impl Machine<'_> {
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let sha256 = Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let sha256 = elf_sha256.iter().map(|b| format!("{b:02x}")).collect();
         let rtt = Rtt::find(&firmware.symbols);
         let defmt = match &rtt {
             Some(_) => Defmt::find(&bytes).with_context(|| path.to_string())?,
