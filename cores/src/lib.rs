@@ -139,6 +139,11 @@ pub enum Stop {
     Returned {
         value: u32,
     },
+    /// The firmware reset the chip or a core by software (`by`: the register and bits written);
+    /// on the chip it would start again from its ROM.
+    Reset {
+        by: String,
+    },
 }
 
 /// The calling convention of a core's semihosting requests.

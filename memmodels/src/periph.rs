@@ -225,6 +225,8 @@ pub struct Peripherals {
     matrix: Option<Matrix>,
     /// Bumped by every change that may assert or release an interrupt source or reroute one.
     interrupt_epoch: u64,
+    /// A software reset the firmware asked for: the register and the bits written.
+    reset: Option<String>,
     clock_hz: u64,
     pending: Vec<Pending>,
     /// Console bytes written to `console` registers, not yet taken: those of the console device
@@ -281,6 +283,7 @@ impl Peripherals {
                 .collect(),
             matrix,
             interrupt_epoch: 0,
+            reset: None,
             clock_hz: clock_hz.max(1),
             pending: Vec::new(),
             console: Vec::new(),
@@ -494,6 +497,13 @@ impl Peripherals {
             return true;
         }
         let old = block.words[w];
+        let resets = value & bytes & spec.resets;
+        if resets != 0 && self.reset.is_none() {
+            self.reset = Some(format!(
+                "{}.{} (bits 0x{resets:x})",
+                block.spec.name, spec.name
+            ));
+        }
         if spec.kind == RegisterKind::Console {
             let byte = value.to_le_bytes()[(off & 3) as usize];
             self.console_byte(b, byte);
@@ -856,6 +866,11 @@ impl Peripherals {
     /// rerouted: a core compares it with the one it last saw to know when to ask for its lines.
     pub fn interrupt_epoch(&self) -> u64 {
         self.interrupt_epoch
+    }
+
+    /// The software reset the firmware asked for, if it did: `BLOCK.REGISTER (bits 0x..)`.
+    pub fn reset_requested(&self) -> Option<&str> {
+        self.reset.as_deref()
     }
 
     /// Whether the machine has an interrupt matrix (peripherals can interrupt the cores).

@@ -151,6 +151,35 @@ fn read_word(fw: &Firmware, addr: u32) -> Option<u32> {
     })
 }
 
+/// How panic messages start, by the code that prints them: ESP-IDF's panic handler ("Guru
+/// Meditation Error: Core N panic'ed (reason)", "abort() was called at PC ... on core N", a failed
+/// `assert`, a stack overflow; ESP-IDF Programming Guide, "Fatal Errors") and Rust's panic
+/// handlers (`panicked at FILE:LINE:COL`, as esp-backtrace and panic-probe print it).
+const PANIC_STARTS: &[&str] = &[
+    "Guru Meditation Error",
+    "abort() was called at PC",
+    "assert failed:",
+    "***ERROR*** A stack overflow",
+    "panicked at ",
+];
+
+/// The first console line that is a panic message, with the line after it when the message
+/// continues there (Rust prints the panic's own text on the next line).
+fn panic_message(console: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(console);
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let i = lines
+        .iter()
+        .position(|l| PANIC_STARTS.iter().any(|p| l.contains(p)))?;
+    let mut message = lines[i].to_string();
+    if message.ends_with(':') {
+        if let Some(next) = lines.get(i + 1).filter(|l| !l.is_empty()) {
+            message = format!("{message} {next}");
+        }
+    }
+    Some(message)
+}
+
 /// `ESP_APP_DESC_MAGIC_WORD` and the offset of `app_elf_sha256` in ESP-IDF's `esp_app_desc_t`
 /// (ESP-IDF esp_app_format/include/esp_app_desc.h).
 const APP_DESC_MAGIC: u32 = 0xABCD_5432;
@@ -483,6 +512,16 @@ impl Machine<'_> {
                 }
                 Stop::Returned { value } => {
                     outcome = traces::Outcome::Exited { code: value as i32 };
+                    break;
+                }
+                Stop::Reset { by } => {
+                    let pc = self.core.pc();
+                    outcome = traces::Outcome::Reset {
+                        by,
+                        pc,
+                        location: self.symbols.describe(pc),
+                        backtrace: self.backtrace(pc, &profiler),
+                    };
                     break;
                 }
                 Stop::Budget | Stop::Semihosting | Stop::Trap { .. } => {}
@@ -868,6 +907,7 @@ impl Machine<'_> {
             stacks,
             timeline: Some(timeline),
             fault,
+            panic: panic_message(console),
             notes: Vec::new(),
         }
     }
@@ -909,6 +949,7 @@ impl Machine<'_> {
                 }
                 Stop::Budget | Stop::Returned { .. } => return Ok(()),
                 Stop::Fault(f) => bail!("firmware fault: {}", f.detail),
+                Stop::Reset { by } => bail!("the chip was reset by software ({by})"),
             }
         }
     }

@@ -32,6 +32,8 @@ const EXIT_INPUT: u8 = 2;
 const EXIT_LIMIT: u8 = 124;
 /// Exit code when the firmware faulted.
 const EXIT_FAULT: u8 = 125;
+/// The firmware reset the chip by software (after an ESP-IDF panic, or `esp_restart`).
+const EXIT_RESET: u8 = 123;
 
 #[derive(Parser)]
 #[command(
@@ -301,6 +303,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         tigris_traces::Outcome::Exited { code } => ExitCode::from((*code & 0xFF) as u8),
         tigris_traces::Outcome::Limit { .. } => ExitCode::from(EXIT_LIMIT),
         tigris_traces::Outcome::Fault => ExitCode::from(EXIT_FAULT),
+        tigris_traces::Outcome::Reset { .. } => ExitCode::from(EXIT_RESET),
     })
 }
 

@@ -59,6 +59,12 @@ pub fn text(r: &Report, top: usize) -> String {
             )
         }
         Outcome::Fault => "FAULT".to_string(),
+        Outcome::Reset {
+            by, pc, location, ..
+        } => format!(
+            "reset by software ({by}) at 0x{pc:08x} {}",
+            location.as_deref().unwrap_or("(no symbol)")
+        ),
     };
     let _ = writeln!(
         o,
@@ -70,15 +76,20 @@ pub fn text(r: &Report, top: usize) -> String {
         t.cpi,
         thousands(t.stall_cycles)
     );
-    if let Outcome::Limit {
-        backtrace, limit, ..
-    } = &r.outcome
-    {
-        let why = if limit == "stopped" {
-            ""
-        } else {
-            " (the firmware may be in a runaway loop)"
-        };
+    let shown = match &r.outcome {
+        Outcome::Limit {
+            backtrace, limit, ..
+        } if limit == "stopped" => Some((backtrace, "")),
+        Outcome::Limit { backtrace, .. } => {
+            Some((backtrace, " (the firmware may be in a runaway loop)"))
+        }
+        Outcome::Reset { backtrace, .. } => Some((backtrace, "")),
+        _ => None,
+    };
+    if let Some(panic) = &r.panic {
+        let _ = writeln!(o, "  the firmware panicked: {panic}");
+    }
+    if let Some((backtrace, why)) = shown {
         let _ = writeln!(o, "  backtrace{why}:");
         for line in backtrace {
             let _ = writeln!(o, "    {line}");

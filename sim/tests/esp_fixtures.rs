@@ -139,35 +139,107 @@ fn esp_idf_s3_start_up_finds_its_quad_psram() {
     assert!(console.contains("PSRAM ID read error"), "{console}");
 }
 
-/// ESP-IDF start-up on the ESP32 (the esp-coredump test app): the ROM's cache routines, the heap
-/// regions, the flash chip's ID over SPI1, the UART core-dump set-up, the APP CPU started on the
-/// second core, and FreeRTOS's scheduler started on the first.
+/// The esp-coredump test app on the ESP32, start to end: ESP-IDF start-up (heap regions, the flash
+/// chip's ID over SPI1, the UART core-dump set-up), FreeRTOS on both cores (tasks switch through
+/// the cross-core interrupt), `app_main`, whose console hook calls `abort()`: the panic handler's
+/// text and backtrace, the core dump on UART, and the software reset that ends the run. The PyPI
+/// `esp-coredump` loader must accept the dump (checksum and app SHA-256) and find the crashed task
+/// stopped in `panic_abort` with a StoreProhibited exception at address 0, as on the chip.
 #[test]
-fn esp_idf_esp32_start_up_reaches_the_scheduler_on_both_cores() {
+fn esp_idf_esp32_panics_and_prints_a_core_dump_esp_coredump_accepts() {
     let Some(elf) = inputs("esp32/idf-coredump-test.elf", "esp32_rev300_rom.elf") else {
         return;
     };
-    let (_, r, _) = run("esp32", &elf, &["--max-cycles", "4000000"]);
+    let (code, r, _) = run("esp32", &elf, &["--max-cycles", "100000000"]);
+    assert_eq!(
+        code, 123,
+        "the run ends at the software reset: {}",
+        r["outcome"]
+    );
+    assert_eq!(r["outcome"]["kind"], "reset", "{}", r["outcome"]);
+    assert!(
+        r["outcome"]["by"]
+            .as_str()
+            .unwrap()
+            .starts_with("RTC_CNTL.OPTIONS0"),
+        "{}",
+        r["outcome"]
+    );
     let console = r["console"].as_str().unwrap();
     for line in [
         "cpu_start: Pro cpu start user code",
         "heap_init: At 3FFB2D60 len 0002D2A0 (180 KiB): DRAM",
         "spi_flash: detected chip: gd",
         "esp_core_dump_uart: Init core dump to UART",
+        "main_task: Started on CPU0",
+        "main_task: Calling app_main()",
+        "Backtrace: 0x",
+        "================= CORE DUMP START =================",
+        "================= CORE DUMP END =================",
     ] {
         assert!(console.contains(line), "{line:?} missing from {console}");
     }
-    let called = |name: &str| {
+    let function = |name: &str| {
         r["functions"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|f| f["name"] == name && f["calls"].as_u64().unwrap_or(0) > 0)
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not profiled"))["address"]
+            .as_u64()
+            .unwrap()
     };
-    assert!(called("xPortStartScheduler"), "the scheduler starts");
+    // abort() names its caller's return address: inside the app's console hook.
+    let panic = r["panic"].as_str().expect("the panic is in the report");
+    let at = panic
+        .strip_prefix("abort() was called at PC 0x")
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|h| u64::from_str_radix(h, 16).ok())
+        .unwrap_or_else(|| panic!("{panic}"));
+    let hook = function("fail_once");
+    assert!(
+        (hook..hook + 0x40).contains(&at),
+        "{panic}: fail_once at 0x{hook:x}"
+    );
     let notes = r["notes"].to_string();
     assert!(
         notes.contains("the second core (PRID 0xABAB) ran"),
         "{notes}"
+    );
+
+    let Some(tasks) = common::esp_coredump_tasks(console, &elf) else {
+        return;
+    };
+    let field = |key: &str| {
+        tasks
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap_or_else(|| panic!("no {key} in {tasks}"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(field("exccause "), "29", "StoreProhibited: {tasks}");
+    assert_eq!(field("excvaddr "), "0x00000000", "{tasks}");
+    let task = |name: &str| {
+        tasks
+            .lines()
+            .find(|l| l.split_whitespace().nth(2) == Some(name))
+            .unwrap_or_else(|| panic!("no task {name} in {tasks}"))
+            .to_string()
+    };
+    for name in ["IDLE0", "IDLE1", "ipc0", "ipc1", "esp_timer"] {
+        task(name);
+    }
+    let main = task("main");
+    assert!(main.contains(&field("crashed ")), "main crashed: {tasks}");
+    let pc = main
+        .split("pc=0x")
+        .nth(1)
+        .and_then(|t| u64::from_str_radix(&t[..8], 16).ok())
+        .unwrap();
+    let abort_at = function("panic_abort");
+    assert!(
+        (abort_at..abort_at + 0x40).contains(&pc),
+        "main stopped in panic_abort (0x{abort_at:x}): {tasks}"
     );
 }

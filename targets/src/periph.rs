@@ -40,6 +40,8 @@
 //!   output-enabled pins and 0 for the others (ASSUMPTION: nothing drives the inputs).
 //! - `record = true` (with any of the above): every change of the register's value is kept for
 //!   the report (GPIO outputs).
+//! - `resets = M` (with any of the above): a write with a bit of M set is a software reset of the
+//!   chip or of a core; the simulator ends the run there (the firmware would restart).
 //! - `interrupt = [{ source = N, mask = M, enable = "REG" }]` (with any of the above): while bits
 //!   M of the register are set (and the same bits of REG, when given), interrupt source N of the
 //!   chip's interrupt matrix is asserted (a raw status bit behind its enable bit, a software
@@ -261,6 +263,8 @@ pub struct RegisterSpec {
     pub record: bool,
     /// Interrupt sources this register drives (a raw status bit, a software interrupt register).
     pub interrupts: Vec<InterruptSource>,
+    /// Bits a write of 1 to resets the chip or a core with (software reset): the run ends there.
+    pub resets: u32,
 }
 
 /// An interrupt source of the chip's interrupt matrix, asserted while the register's bits `mask`
@@ -455,6 +459,8 @@ struct RegisterFile {
     record: bool,
     #[serde(default)]
     interrupt: Vec<InterruptFile>,
+    #[serde(default)]
+    resets: u32,
     #[serde(default)]
     follow: Vec<FollowFile>,
     #[serde(default)]
@@ -798,6 +804,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             writes_into,
             record: r.record,
             interrupts,
+            resets: r.resets,
         });
     }
     let spi = match &b.spi {

@@ -42,6 +42,10 @@ pub struct Report {
     #[serde(default)]
     pub timeline: Option<Timeline>,
     pub fault: Option<FaultReport>,
+    /// The firmware's own panic message, as its console printed it (ESP-IDF's panic handler, a
+    /// Rust panic), when it printed one (added within version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panic: Option<String>,
     /// Things the run refused or could not model (e.g. a semihosting file access without permission).
     pub notes: Vec<String>,
 }
@@ -84,6 +88,14 @@ pub enum Outcome {
     },
     /// The firmware faulted; details in `fault`.
     Fault,
+    /// The firmware reset the chip (or a core) by software, as ESP-IDF does after a panic or in
+    /// `esp_restart`: `by` names the register and bits written; where the core was then.
+    Reset {
+        by: String,
+        pc: u32,
+        location: Option<String>,
+        backtrace: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -41,6 +41,7 @@ pub fn report(clock_hz: u64, cycles: u64) -> Report {
         stacks: Vec::new(),
         timeline: None,
         fault: None,
+        panic: None,
         notes: Vec::new(),
     }
 }

@@ -189,6 +189,11 @@ fn outcome_text(report: &Report) -> String {
             location,
             ..
         } => format!("{limit} limit at {}", place(location, *pc)),
+        Outcome::Reset {
+            by, pc, location, ..
+        } => {
+            format!("reset by software ({by}) at {}", place(location, *pc))
+        }
         Outcome::Fault => match &report.fault {
             Some(fault) => format!(
                 "fault: {} at {}",

@@ -714,6 +714,10 @@ impl XtensaBus for EspBus {
         self.periph.interrupt_lines(self.active_core)
     }
 
+    fn stop_requested(&self) -> bool {
+        self.periph.reset_requested().is_some()
+    }
+
     fn set_illegal_regions(&mut self, regions: u8) {
         self.illegal_regions[self.active_core] = regions;
     }
@@ -1118,7 +1122,9 @@ impl XtensaBackend {
         );
         self.bus.active_core = 0;
         match stop {
-            StopReason::CycleLimit { .. } | StopReason::InsnLimit { .. } => {}
+            StopReason::CycleLimit { .. }
+            | StopReason::InsnLimit { .. }
+            | StopReason::BusRequest { .. } => {}
             other => s.halted = Some(format!("{other:?} at 0x{:08x}", s.iss.cpu.pc)),
         }
     }
@@ -1194,6 +1200,10 @@ impl XtensaBackend {
         let at_vector = |pc: u32| last_exception.filter(|e| e.2 == pc);
         match stop {
             StopReason::InsnLimit { .. } | StopReason::CycleLimit { .. } => Stop::Budget,
+            StopReason::BusRequest { .. } => match self.bus.periph.reset_requested() {
+                Some(by) => Stop::Reset { by: by.to_string() },
+                None => Stop::Budget,
+            },
             StopReason::Simcall { .. } => Stop::Semihosting,
             StopReason::Breakpoint { pc } => Stop::Trap { pc },
             StopReason::WaitI { pc, level } => {

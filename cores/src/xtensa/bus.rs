@@ -65,6 +65,10 @@ pub trait XtensaBus {
     fn interrupt_lines(&mut self) -> u32 {
         0
     }
+    /// Whether the core must stop before its next block (asked when `interrupt_epoch` changes).
+    fn stop_requested(&self) -> bool {
+        false
+    }
     /// Bit r set: the running core's region protection refuses data accesses to 512 MB region r.
     /// A bus that lets stores to nothing complete silently must refuse them there instead, so that
     /// the core raises its exception.

@@ -73,6 +73,9 @@ pub enum StopReason {
         addr: u32,
         kind: AccessKind,
     },
+    /// The bus asked the core to stop (`XtensaBus::stop_requested`: a peripheral event the
+    /// simulator handles, such as a software reset).
+    BusRequest { pc: u32 },
 }
 
 impl StopReason {
@@ -86,7 +89,8 @@ impl StopReason {
             | StopReason::Simcall { pc, .. }
             | StopReason::WaitI { pc, .. }
             | StopReason::Exception { pc, .. }
-            | StopReason::BusFault { pc, .. } => pc,
+            | StopReason::BusFault { pc, .. }
+            | StopReason::BusRequest { pc } => pc,
         }
     }
 }

@@ -311,6 +311,9 @@ impl Xtensa {
                 }
                 if epoch != self.cpu.external_epoch {
                     self.cpu.external_epoch = epoch;
+                    if bus.stop_requested() {
+                        return StopReason::BusRequest { pc: self.cpu.pc };
+                    }
                     self.cpu.drive_external_lines(bus.interrupt_lines());
                 }
                 match self.cpu.between_blocks(hooks, insn_end, cycle_end) {

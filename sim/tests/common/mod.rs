@@ -107,3 +107,33 @@ pub fn fixture(path: &str) -> Option<String> {
     );
     None
 }
+
+/// The tasks of the ESP-IDF UART core dump in `console`, as `scripts/esp_coredump_tasks.py` lists
+/// them after the PyPI `esp-coredump` loader accepted the dump against `elf`; `None` (said) when
+/// that package is not installed. A dump the loader refuses fails the test.
+pub fn esp_coredump_tasks(console: &str, elf: &str) -> Option<String> {
+    let have = Command::new("python3")
+        .args(["-c", "import esp_coredump"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        eprintln!("skipped the core-dump check: the PyPI package esp-coredump is not installed");
+        return None;
+    }
+    let log = std::env::temp_dir().join(format!("tigris-coredump-{}.log", std::process::id()));
+    std::fs::write(&log, console).unwrap();
+    let out = Command::new("python3")
+        .arg(root().join("scripts/esp_coredump_tasks.py"))
+        .arg(&log)
+        .arg(elf)
+        .output()
+        .expect("run python3");
+    let _ = std::fs::remove_file(&log);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "esp-coredump refused the dump: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(text)
+}
