@@ -8,7 +8,7 @@
 //! clock_hz`), so firmware that times itself by a peripheral timer agrees with the simulated time.
 
 use tigris_targets::periph::{
-    CountdownSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind, TimerConfig,
+    AlarmSpec, CountdownSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind, TimerConfig,
 };
 
 /// Reads of one address that return the same value, with no peripheral write in between, after
@@ -83,6 +83,24 @@ struct Countdown {
     period_cycles: u64,
 }
 
+/// A comparator (`AlarmSpec`): what its last load took in (the counter then, the target and the
+/// period, in ticks), and when it fires next (`None`: not armed, or a one-shot alarm spent).
+#[derive(Debug, Clone, Copy)]
+struct Alarm {
+    spec: AlarmSpec,
+    config: usize,
+    loaded: Option<AlarmLoad>,
+    next: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct AlarmLoad {
+    at: u64,
+    target: u64,
+    period: u64,
+    periodic: bool,
+}
+
 /// Changes of a recorded register: how many, the first ones (cycle, value) and the last.
 #[derive(Debug, Clone, Default)]
 struct Record {
@@ -97,6 +115,7 @@ const RECORD_KEPT: usize = 64;
 struct Block {
     spec: PeripheralSpec,
     countdowns: Vec<Countdown>,
+    alarms: Vec<Alarm>,
     /// Per register index: its record, if the register is recorded.
     records: Vec<Option<Record>>,
     /// Counters with a config register, by the index of the first latch register naming them.
@@ -189,9 +208,24 @@ impl Block {
             .iter()
             .map(|r| r.record.then(Record::default))
             .collect();
+        let alarms = spec
+            .registers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| match r.kind {
+                RegisterKind::Alarm(a) => Some(Alarm {
+                    spec: a,
+                    config: i,
+                    loaded: None,
+                    next: None,
+                }),
+                _ => None,
+            })
+            .collect();
         Block {
             spec,
             countdowns,
+            alarms,
             records,
             timers,
             words,
@@ -370,9 +404,9 @@ impl Peripherals {
                 }
             }
             Some(RegisterKind::Counter(c)) => c.value(self.ticks(c.hz, now)),
-            Some(RegisterKind::PinLevels { output, enable }) => {
+            Some(RegisterKind::Masked { value, mask }) => {
                 let word = |r: usize| block.words[(block.spec.registers[r].offset / 4) as usize];
-                word(output) & word(enable)
+                word(value) & word(mask)
             }
             Some(RegisterKind::OneHot { from, mask }) => {
                 let source = block.words[(block.spec.registers[from].offset / 4) as usize];
@@ -396,6 +430,7 @@ impl Peripherals {
         let addr = self.canonical(addr);
         let b = self.block_of(addr)?;
         self.apply_due(now);
+        self.advance(now);
         self.update_countdowns(b, now);
         let off = addr - self.blocks[b].spec.base;
         let w = (off / 4) as usize;
@@ -474,6 +509,7 @@ impl Peripherals {
             return false;
         };
         self.apply_due(now);
+        self.advance(now);
         self.last_read.2 = 0;
         self.interrupt_epoch += 1;
         let off = addr - self.blocks[b].spec.base;
@@ -537,6 +573,9 @@ impl Peripherals {
                 .any(|(_, t)| t.config_word == w)
             {
                 self.reconfigure_timers(b, w, now);
+            }
+            if !self.blocks[b].alarms.is_empty() {
+                self.alarm_written(b, r, value & bytes, now);
             }
         }
         let block = &mut self.blocks[b];
@@ -898,6 +937,91 @@ impl Peripherals {
         lines & !m.spec.internal
     }
 
+    /// Register `r` of block `b` was written with `bits`: a load of an alarm's config arms it; a
+    /// write of the config switches an armed alarm between one-shot and periodic (the mode is the
+    /// live bit: ESP-IDF sets it after the load).
+    fn alarm_written(&mut self, b: usize, r: usize, bits: u32, now: u64) {
+        for i in 0..self.blocks[b].alarms.len() {
+            let a = self.blocks[b].alarms[i];
+            let block = &self.blocks[b];
+            let word = |reg: usize| block.words[(block.spec.registers[reg].offset / 4) as usize];
+            let config = word(a.config);
+            let periodic = config & (1 << a.spec.period_mode_bit) != 0;
+            let load = if r == a.spec.load && bits & 1 != 0 {
+                let target =
+                    ((word(a.spec.target_hi) as u64) << 32) | word(a.spec.target_lo) as u64;
+                AlarmLoad {
+                    at: self.ticks(a.spec.hz, now),
+                    target: target & (u64::MAX >> (64 - a.spec.target_bits)),
+                    period: (config & ((1u32 << a.spec.period_bits) - 1)) as u64,
+                    periodic,
+                }
+            } else {
+                match a.loaded {
+                    Some(l) if r == a.config && l.periodic != periodic => {
+                        AlarmLoad { periodic, ..l }
+                    }
+                    _ => continue,
+                }
+            };
+            let next = if load.periodic {
+                (load.period > 0).then_some(load.at + load.period)
+            } else {
+                // A target already passed fires at once (the comparator checks counter >= target).
+                Some(load.target.max(load.at))
+            };
+            self.blocks[b].alarms[i] = Alarm {
+                loaded: Some(load),
+                next,
+                ..a
+            };
+        }
+        self.advance(now);
+    }
+
+    /// The core cycle at which the next armed alarm fires, if any: a core runs no further than
+    /// this before calling `advance`, so that the alarm's interrupt is taken on time.
+    pub fn next_event(&self) -> Option<u64> {
+        self.blocks
+            .iter()
+            .flat_map(|b| &b.alarms)
+            .filter_map(|a| {
+                let tick = a.next? as u128;
+                let hz = a.spec.hz as u128;
+                Some((tick * self.clock_hz as u128).div_ceil(hz) as u64)
+            })
+            .min()
+    }
+
+    /// Fire the alarms due at cycle `now`: set their status bits (if enabled then; ASSUMPTION: a
+    /// comparator whose enable bit is off when it is due misses that firing) and re-arm the
+    /// periodic ones for their next period.
+    pub fn advance(&mut self, now: u64) {
+        for b in 0..self.blocks.len() {
+            for i in 0..self.blocks[b].alarms.len() {
+                let a = self.blocks[b].alarms[i];
+                let Some(next) = a.next else {
+                    continue;
+                };
+                let ticks = self.ticks(a.spec.hz, now);
+                if next > ticks {
+                    continue;
+                }
+                let block = &mut self.blocks[b];
+                let at = |reg: usize| (block.spec.registers[reg].offset / 4) as usize;
+                let (enable, status) = (at(a.spec.enable), at(a.spec.status));
+                if block.words[enable] & (1 << a.spec.enable_bit) != 0 {
+                    block.words[status] |= 1 << a.spec.status_bit;
+                    self.interrupt_epoch += 1;
+                }
+                block.alarms[i].next = a
+                    .loaded
+                    .filter(|l| l.periodic && l.period > 0)
+                    .map(|l| next + l.period * ((ticks - next) / l.period + 1));
+            }
+        }
+    }
+
     /// Polls without progress found since the last call.
     pub fn take_polls(&mut self) -> Vec<Poll> {
         std::mem::take(&mut self.polls)
@@ -1206,5 +1330,97 @@ registers = [
             p.read(0x1004, 4, 0);
         }
         assert!(p.take_polls().is_empty(), "an address is reported once");
+    }
+
+    /// A chip with an interrupt matrix (two CPUs, 8 sources, CPU interrupt 6 internal), a software
+    /// interrupt register, a comparator at 1 MHz (the board clock 10 MHz) and its status registers.
+    const MATRIX_AND_ALARM: &str = r#"
+chip = "t"
+[[block]]
+name = "INTR"
+base = 0x3000
+size = 0x100
+source = "test"
+registers = [{ name = "SOFT", offset = 0x80, interrupt = [{ source = 1, mask = 1 }] }]
+interrupt_matrix = { sources = 8, maps = [0x00, 0x20], internal = [6] }
+[[block]]
+name = "TIMER"
+base = 0x4000
+size = 0x100
+source = "test"
+registers = [
+  { name = "CONF", offset = 0x00 },
+  { name = "HI", offset = 0x04 },
+  { name = "LO", offset = 0x08 },
+  { name = "ACONF", offset = 0x0C, alarm = { hz = 1_000_000, target_hi = "HI", target_lo = "LO", target_bits = 52, load = "LOAD", enable = "CONF", enable_bit = 0, status = "RAW", status_bit = 0, period_bits = 26, period_mode_bit = 30 } },
+  { name = "LOAD", offset = 0x10, self_clear = 1 },
+  { name = "ENA", offset = 0x14 },
+  { name = "RAW", offset = 0x18, interrupt = [{ source = 5, mask = 1, enable = "ENA" }] },
+  { name = "CLR", offset = 0x1C, clears = "RAW" },
+  { name = "ST", offset = 0x20, masked = { value = "RAW", mask = "ENA" } },
+]
+"#;
+
+    #[test]
+    fn sources_reach_the_cpu_lines_their_map_registers_name() {
+        let mut p = Peripherals::new(
+            &parse_peripherals(MATRIX_AND_ALARM, "t").unwrap(),
+            10_000_000,
+        );
+        assert!(p.routes_interrupts());
+        p.write(0x3000 + 4, 4, 9, 0); // source 1 -> CPU 0 interrupt 9
+        p.write(0x3020 + 4, 4, 6, 0); // source 1 -> CPU 1 interrupt 6 (internal: not routed)
+        assert_eq!(p.interrupt_lines(0), 0, "the source is not asserted yet");
+        let epoch = p.interrupt_epoch();
+        p.write(0x3080, 4, 1, 10);
+        assert_ne!(p.interrupt_epoch(), epoch, "a write may change the lines");
+        assert_eq!(p.interrupt_lines(0), 1 << 9);
+        assert_eq!(
+            p.interrupt_lines(1),
+            0,
+            "an internal interrupt takes no source"
+        );
+        p.write(0x3080, 4, 0, 20);
+        assert_eq!(p.interrupt_lines(0), 0, "a level source follows its bit");
+    }
+
+    #[test]
+    fn a_periodic_alarm_sets_its_status_every_period_while_enabled() {
+        let mut p = Peripherals::new(
+            &parse_peripherals(MATRIX_AND_ALARM, "t").unwrap(),
+            10_000_000,
+        );
+        p.write(0x3000 + 4 * 5, 4, 3, 0); // source 5 -> CPU 0 interrupt 3
+        p.write(0x4014, 4, 1, 0); // ENA
+        p.write(0x400C, 4, (1 << 30) | 100, 0); // periodic, 100 ticks = 1000 cycles
+        p.write(0x4010, 4, 1, 0); // LOAD at cycle 0
+        p.write(0x4000, 4, 1, 0); // enable
+        assert_eq!(p.next_event(), Some(1000));
+        p.advance(999);
+        assert_eq!(p.interrupt_lines(0), 0, "not yet due");
+        p.advance(1000);
+        assert_eq!(p.interrupt_lines(0), 1 << 3, "fired at its period");
+        assert_eq!(p.read(0x4020, 4, 1000), Some(1), "ST = RAW & ENA");
+        assert_eq!(p.next_event(), Some(2000), "re-armed for the next period");
+        p.write(0x401C, 4, 1, 1500);
+        assert_eq!(p.interrupt_lines(0), 0, "CLR clears RAW");
+        p.write(0x4000, 4, 0, 1600); // disabled: the firing at 2000 is missed
+        p.advance(2000);
+        assert_eq!(p.read(0x4018, 4, 2000), Some(0));
+    }
+
+    #[test]
+    fn a_one_shot_alarm_fires_at_its_target_once() {
+        let mut p = Peripherals::new(
+            &parse_peripherals(MATRIX_AND_ALARM, "t").unwrap(),
+            10_000_000,
+        );
+        p.write(0x4000, 4, 1, 0);
+        p.write(0x4008, 4, 50, 0); // target 50 ticks = 500 cycles
+        p.write(0x4010, 4, 1, 0);
+        assert_eq!(p.next_event(), Some(500));
+        p.advance(700);
+        assert_eq!(p.read(0x4018, 4, 700), Some(1));
+        assert_eq!(p.next_event(), None, "a one-shot alarm is spent");
     }
 }

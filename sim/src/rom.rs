@@ -20,7 +20,7 @@ use goblin::elf::{
     program_header::PT_LOAD, section_header::SHF_WRITE, section_header::SHT_PROGBITS, Elf,
 };
 use std::path::{Path, PathBuf};
-use tigris_targets::Board;
+use tigris_targets::{Board, RomTable};
 
 use crate::elf::Symbol;
 
@@ -158,6 +158,27 @@ pub fn find(
 }
 
 /// Read the ROM ELF at `path` for `board`: what to write where, and its function symbols.
+/// The words of table `t` (`RomTable`) from the ROM ELF's symbols, and the pointer to it.
+fn rom_table(t: &RomTable, elf: &Elf, name: &str, board: &Board) -> Result<[(u32, Vec<u8>); 2]> {
+    let value = |field: &str| {
+        elf.syms
+            .iter()
+            .find(|s| elf.strtab.get_at(s.st_name) == Some(field))
+            .map(|s| s.st_value as u32)
+            .with_context(|| {
+                format!(
+                    "{name}: board `{}`, ROM table `{}`: the ROM ELF has no symbol `{field}` (a ROM of another revision?)",
+                    board.name, t.name
+                )
+            })
+    };
+    let mut words = Vec::with_capacity(4 * t.fields.len());
+    for f in &t.fields {
+        words.extend_from_slice(&value(f)?.to_le_bytes());
+    }
+    Ok([(t.at, words), (t.pointer, t.at.to_le_bytes().to_vec())])
+}
+
 pub fn read(path: &Path, board: &Board) -> Result<Rom> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).with_context(|| format!("cannot read the ROM ELF {name}"))?;
@@ -226,6 +247,9 @@ pub fn read(path: &Path, board: &Board) -> Result<Rom> {
             })
         })
         .collect();
+    for t in &board.rom_tables {
+        chunks.extend(rom_table(t, &elf, &name, board)?);
+    }
     let stack_top = elf
         .syms
         .iter()

@@ -139,21 +139,26 @@ fn esp_idf_s3_start_up_finds_its_quad_psram() {
     assert!(console.contains("PSRAM ID read error"), "{console}");
 }
 
-/// The esp-coredump test app on the ESP32, start to end: ESP-IDF start-up (heap regions, the flash
-/// chip's ID over SPI1, the UART core-dump set-up), FreeRTOS on both cores (tasks switch through
-/// the cross-core interrupt), `app_main`, whose console hook calls `abort()`: the panic handler's
-/// text and backtrace, the core dump on UART, and the software reset that ends the run. The PyPI
-/// `esp-coredump` loader must accept the dump (checksum and app SHA-256) and find the crashed task
-/// stopped in `panic_abort` with a StoreProhibited exception at address 0, as on the chip.
-#[test]
-fn esp_idf_esp32_panics_and_prints_a_core_dump_esp_coredump_accepts() {
-    let Some(elf) = inputs("esp32/idf-coredump-test.elf", "esp32_rev300_rom.elf") else {
-        return;
-    };
-    let (code, r, _) = run("esp32", &elf, &["--max-cycles", "100000000"]);
+/// The esp-coredump test app, start to end: ESP-IDF start-up (heap regions, the flash chip's ID
+/// over SPI1, the UART core-dump set-up), FreeRTOS on both cores (tasks switch through the
+/// cross-core interrupt; on the ESP32-S3 the tick comes from SYSTIMER alarms), `app_main`, whose
+/// console hook calls `abort()`: the panic handler's text and backtrace, the core dump on UART and
+/// the software reset that ends the run. The PyPI `esp-coredump` loader must accept the dump
+/// (checksum and app SHA-256) and find the crashed task `main` stopped in `panic_abort` and the
+/// system's tasks beside it, as on the chip (`tasks`: the ones the app has besides `main`).
+fn panics_and_prints_a_core_dump(
+    board: &str,
+    elf: &str,
+    extra: &[&str],
+    lines: &[&str],
+    tasks: &[&str],
+) {
+    let mut args = vec!["--max-cycles", "1000000000"];
+    args.extend_from_slice(extra);
+    let (code, r, _) = run(board, elf, &args);
     assert_eq!(
         code, 123,
-        "the run ends at the software reset: {}",
+        "{board}: the run ends at the software reset: {}",
         r["outcome"]
     );
     assert_eq!(r["outcome"]["kind"], "reset", "{}", r["outcome"]);
@@ -166,18 +171,16 @@ fn esp_idf_esp32_panics_and_prints_a_core_dump_esp_coredump_accepts() {
         r["outcome"]
     );
     let console = r["console"].as_str().unwrap();
-    for line in [
-        "cpu_start: Pro cpu start user code",
-        "heap_init: At 3FFB2D60 len 0002D2A0 (180 KiB): DRAM",
-        "spi_flash: detected chip: gd",
-        "esp_core_dump_uart: Init core dump to UART",
-        "main_task: Started on CPU0",
+    for line in lines.iter().chain(&[
         "main_task: Calling app_main()",
         "Backtrace: 0x",
         "================= CORE DUMP START =================",
         "================= CORE DUMP END =================",
-    ] {
-        assert!(console.contains(line), "{line:?} missing from {console}");
+    ]) {
+        assert!(
+            console.contains(line),
+            "{board}: {line:?} missing from {console}"
+        );
     }
     let function = |name: &str| {
         r["functions"]
@@ -207,32 +210,22 @@ fn esp_idf_esp32_panics_and_prints_a_core_dump_esp_coredump_accepts() {
         "{notes}"
     );
 
-    let Some(tasks) = common::esp_coredump_tasks(console, &elf) else {
+    let Some(dump) = common::esp_coredump_tasks(console, elf) else {
         return;
     };
-    let field = |key: &str| {
-        tasks
-            .lines()
-            .find_map(|l| l.strip_prefix(key))
-            .unwrap_or_else(|| panic!("no {key} in {tasks}"))
-            .trim()
-            .to_string()
-    };
-    assert_eq!(field("exccause "), "29", "StoreProhibited: {tasks}");
-    assert_eq!(field("excvaddr "), "0x00000000", "{tasks}");
     let task = |name: &str| {
-        tasks
-            .lines()
+        dump.lines()
             .find(|l| l.split_whitespace().nth(2) == Some(name))
-            .unwrap_or_else(|| panic!("no task {name} in {tasks}"))
+            .unwrap_or_else(|| panic!("{board}: no task {name} in {dump}"))
             .to_string()
     };
-    for name in ["IDLE0", "IDLE1", "ipc0", "ipc1", "esp_timer"] {
+    for name in ["IDLE0", "IDLE1", "ipc0", "ipc1", "esp_timer"]
+        .iter()
+        .chain(tasks)
+    {
         task(name);
     }
-    let main = task("main");
-    assert!(main.contains(&field("crashed ")), "main crashed: {tasks}");
-    let pc = main
+    let pc = task("main")
         .split("pc=0x")
         .nth(1)
         .and_then(|t| u64::from_str_radix(&t[..8], 16).ok())
@@ -240,6 +233,48 @@ fn esp_idf_esp32_panics_and_prints_a_core_dump_esp_coredump_accepts() {
     let abort_at = function("panic_abort");
     assert!(
         (abort_at..abort_at + 0x40).contains(&pc),
-        "main stopped in panic_abort (0x{abort_at:x}): {tasks}"
+        "{board}: main stopped in panic_abort (0x{abort_at:x}): {dump}"
     );
+    // The ELF-format dump (ESP32) also names the crashed task and its exception.
+    if let Some(crashed) = dump.lines().find_map(|l| l.strip_prefix("crashed ")) {
+        assert!(
+            task("main").contains(crashed.trim()),
+            "main crashed: {dump}"
+        );
+        assert!(dump.contains("exccause 29"), "StoreProhibited: {dump}");
+        assert!(dump.contains("excvaddr 0x00000000"), "{dump}");
+    }
+}
+
+#[test]
+fn esp_idf_esp32_panics_and_prints_a_core_dump_esp_coredump_accepts() {
+    let Some(elf) = inputs("esp32/idf-coredump-test.elf", "esp32_rev300_rom.elf") else {
+        return;
+    };
+    let lines = [
+        "cpu_start: Pro cpu start user code",
+        "heap_init: At 3FFB2D60 len 0002D2A0 (180 KiB): DRAM",
+        "spi_flash: detected chip: gd",
+        "esp_core_dump_uart: Init core dump to UART",
+        "main_task: Started on CPU0",
+    ];
+    panics_and_prints_a_core_dump("esp32", &elf, &[], &lines, &[]);
+}
+
+/// The ESP32-S3 build keeps its stack in external RAM and uses RTC fast memory as heap: PSRAM is
+/// found, tested and added to the heap, and the dump holds the tasks on both.
+#[test]
+fn esp_idf_s3_panics_and_prints_a_core_dump_esp_coredump_accepts() {
+    let Some(elf) = inputs("esp32s3/idf-coredump-test.elf", "esp32s3_rev0_rom.elf") else {
+        return;
+    };
+    let lines = [
+        "esp_psram: Found 8MB PSRAM device",
+        "esp_psram: SPI SRAM memory test OK",
+        "heap_init: At 600FE010 len 00001FD8 (7 KiB): RTCRAM",
+        "esp_psram: Adding pool of 8192K of PSRAM memory to heap allocator",
+        "app_start: Starting scheduler on CPU1",
+    ];
+    let quad = ["--set", "psram.mode=quad"];
+    panics_and_prints_a_core_dump("esp32s3", &elf, &quad, &lines, &["rtc_fast", "ext_ram"]);
 }

@@ -17,6 +17,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "peripherals",
     "rom",
     "rom_init",
+    "rom_tables",
     "unmapped_writes",
     "second_core",
     "mmu",
@@ -76,6 +77,9 @@ struct BoardFile {
     /// ROM functions the chip's boot code calls before it hands over: `name` or `name(arg)`.
     #[serde(default)]
     rom_init: Vec<String>,
+    /// Tables of the ROM's read-only data that its ELF lacks, built from the ELF's symbols.
+    #[serde(default)]
+    rom_tables: Vec<crate::RomTable>,
     /// `"fault"` (default) or `"drop"`: what a store to an address no region covers does.
     #[serde(default)]
     unmapped_writes: UnmappedWrites,
@@ -379,6 +383,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         peripherals,
         rom: file.rom,
         rom_init: file.rom_init,
+        rom_tables: file.rom_tables,
         unmapped_writes: file.unmapped_writes,
         second_core: file.second_core,
         mmu,

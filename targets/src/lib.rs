@@ -373,6 +373,9 @@ pub struct Board {
     /// core when the ROM is loaded: `name` or `name(arg)`, the argument a number or `cpu_mhz`
     /// (the core clock in MHz).
     pub rom_init: Vec<String>,
+    /// Tables of the mask ROM's read-only data that the ROM ELF does not contain, written when the
+    /// ROM is loaded.
+    pub rom_tables: Vec<RomTable>,
     pub unmapped_writes: UnmappedWrites,
     /// A second core of the chip that the firmware starts (the ESP32-S3's and ESP32's APP CPU).
     pub second_core: Option<SecondCore>,
@@ -402,6 +405,19 @@ pub struct MmuSpec {
 pub struct RegisterBit {
     pub register: u32,
     pub bit: u32,
+}
+
+/// A table in the mask ROM's read-only data that the published ROM ELF leaves out (it holds the
+/// ROM's code and initialised RAM data, not every constant): one word per field, each the value
+/// of the ROM ELF symbol of that name (a linker-script address), placed at `at`, with a pointer
+/// to it at `pointer` (the ROM's own pointer variable, whose address ESP-IDF's `*.rom.ld` gives).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RomTable {
+    pub name: String,
+    pub pointer: u32,
+    pub at: u32,
+    pub fields: Vec<String>,
 }
 
 /// A second core held in reset at power-on: it runs from its reset vector once its clock is on,

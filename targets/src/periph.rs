@@ -34,6 +34,10 @@
 //! - `countdown = { hz, bits, load, control, enable_bit, reload_bit, divider_shift, divider_bits,
 //!   divider_base, status_bit, clear }`: a down-counter timer with reload and an expiry flag
 //!   (`CountdownSpec`, the ESP8266 FRC1).
+//! - `alarm = { hz, target_hi, target_lo, target_bits, load, enable, enable_bit, status,
+//!   status_bit, period_bits, period_mode_bit }`: a comparator of a free-running counter that sets
+//!   a status bit at its target or every period (`AlarmSpec`, the ESP32-S3 SYSTIMER's COMPn).
+//! - `masked = { value = "RAW", mask = "ENA" }`: reads RAW & ENA (an interrupt status register).
 //! - `sets = "REG"` / `clears = "REG"`: a write sets (clears) the written 1-bits of REG and the
 //!   register reads 0 (GPIO OUT_W1TS / OUT_W1TC).
 //! - `pin_levels = { output = "OUT", enable = "ENABLE" }`: GPIO input levels, the driven level of
@@ -123,12 +127,14 @@ pub enum RegisterKind {
     /// A hardware spinlock: a read of the free lock claims it and gives this value (0 once claimed);
     /// a write frees it.
     Spinlock(u32),
-    /// GPIO input levels: the value of register `output` where register `enable` has the pin
-    /// driven, 0 elsewhere (indices in the block).
-    PinLevels {
-        output: usize,
-        enable: usize,
+    /// Register `value` masked by register `mask` (indices in the block): GPIO input levels (the
+    /// output where the pin is driven), an interrupt status (raw bits where enabled).
+    Masked {
+        value: usize,
+        mask: usize,
     },
+    /// A comparator of a free-running counter (see `AlarmSpec`); the register is its config.
+    Alarm(AlarmSpec),
     /// `1 << field`, the field `mask` of register `from` (an index in the block).
     OneHot {
         from: usize,
@@ -162,6 +168,28 @@ impl RegisterKind {
             q
         }
     }
+}
+
+/// A comparator that raises a status bit when a free-running counter of `hz` (ticks since reset)
+/// reaches its target: the ESP32-S3 SYSTIMER's COMPn. The register holding it is the comparator's
+/// config: bits `period_bits` the period, bit `period_mode_bit` periodic instead of one-shot. A
+/// write of bit 0 to `load` takes the config in: a one-shot alarm then fires when the counter
+/// reaches the `target_hi:target_lo` value (`target_bits` wide), a periodic one a period after the
+/// load and every period on. It fires only while bit `enable_bit` of `enable` is set; firing sets
+/// bit `status_bit` of `status`. Registers are indices in the block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AlarmSpec {
+    pub hz: u64,
+    pub target_hi: usize,
+    pub target_lo: usize,
+    pub target_bits: u32,
+    pub load: usize,
+    pub enable: usize,
+    pub enable_bit: u32,
+    pub status: usize,
+    pub status_bit: u32,
+    pub period_bits: u32,
+    pub period_mode_bit: u32,
 }
 
 /// A down-counter timer (the ESP8266 FRC1): while bit `enable_bit` of `control` is set it counts
@@ -450,6 +478,8 @@ struct RegisterFile {
     divide: Option<DivideFile>,
     one_hot: Option<OneHotFile>,
     pin_levels: Option<PinLevelsFile>,
+    masked: Option<MaskedFile>,
+    alarm: Option<AlarmFile>,
     counter: Option<CounterFile>,
     latch: Option<LatchFile>,
     countdown: Option<CountdownFile>,
@@ -488,6 +518,29 @@ fn full_width() -> u32 {
 struct OneHotFile {
     from: String,
     mask: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MaskedFile {
+    value: String,
+    mask: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AlarmFile {
+    hz: u64,
+    target_hi: String,
+    target_lo: String,
+    target_bits: u32,
+    load: String,
+    enable: String,
+    enable_bit: u32,
+    status: String,
+    status_bit: u32,
+    period_bits: u32,
+    period_mode_bit: u32,
 }
 
 #[derive(Deserialize)]
@@ -640,6 +693,8 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             r.spinlock.is_some(),
             r.countdown.is_some(),
             r.pin_levels.is_some(),
+            r.masked.is_some(),
+            r.alarm.is_some(),
             r.sets.is_some(),
             r.clears.is_some(),
         ]
@@ -648,7 +703,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
         .count();
         if kinds > 1 {
             return Err(at(
-                "at most one of console, counter, latch, countdown, pin_levels, sets, clears, spinlock, divide and one_hot"
+                "at most one of console, counter, latch, countdown, alarm, pin_levels, masked, sets, clears, spinlock, divide and one_hot"
                     .into(),
             ));
         }
@@ -666,10 +721,41 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 mask: o.mask,
             }
         } else if let Some(l) = &r.pin_levels {
-            RegisterKind::PinLevels {
-                output: index_of(&l.output, "pin_levels.output").map_err(at)?,
-                enable: index_of(&l.enable, "pin_levels.enable").map_err(at)?,
+            RegisterKind::Masked {
+                value: index_of(&l.output, "pin_levels.output").map_err(at)?,
+                mask: index_of(&l.enable, "pin_levels.enable").map_err(at)?,
             }
+        } else if let Some(m) = &r.masked {
+            RegisterKind::Masked {
+                value: index_of(&m.value, "masked.value").map_err(at)?,
+                mask: index_of(&m.mask, "masked.mask").map_err(at)?,
+            }
+        } else if let Some(a) = &r.alarm {
+            if a.hz == 0
+                || !(1..=64).contains(&a.target_bits)
+                || !(1..=31).contains(&a.period_bits)
+                || [a.enable_bit, a.status_bit, a.period_mode_bit]
+                    .iter()
+                    .any(|&b| b > 31)
+            {
+                return Err(at(
+                    "alarm: hz above 0, target_bits 1-64, period_bits 1-31 and bit numbers 0-31"
+                        .into(),
+                ));
+            }
+            RegisterKind::Alarm(AlarmSpec {
+                hz: a.hz,
+                target_hi: index_of(&a.target_hi, "alarm.target_hi").map_err(at)?,
+                target_lo: index_of(&a.target_lo, "alarm.target_lo").map_err(at)?,
+                target_bits: a.target_bits,
+                load: index_of(&a.load, "alarm.load").map_err(at)?,
+                enable: index_of(&a.enable, "alarm.enable").map_err(at)?,
+                enable_bit: a.enable_bit,
+                status: index_of(&a.status, "alarm.status").map_err(at)?,
+                status_bit: a.status_bit,
+                period_bits: a.period_bits,
+                period_mode_bit: a.period_mode_bit,
+            })
         } else if let Some(d) = &r.divide {
             RegisterKind::Divide {
                 dividend: index_of(&d.dividend, "divide.dividend").map_err(at)?,

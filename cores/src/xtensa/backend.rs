@@ -1383,22 +1383,28 @@ impl Core for XtensaBackend {
         };
         let (mut insns_left, mut cycles_left) = (budget.instructions, budget.cycles);
         let stop = loop {
-            // Without a second core the first one runs its whole budget in one go.
+            // Without a second core the first one runs its whole budget in one go, or up to the
+            // next peripheral alarm, which must raise its interrupt on time.
             let slice = match &self.second {
                 None => cycles_left,
                 Some(_) if self.second_runs() => cycles_left.min(CORE_QUANTUM),
                 Some(_) => cycles_left.min(START_WATCH),
             };
+            let alarm = self.bus.periph.next_event();
+            let slice = alarm.map_or(slice, |due| {
+                slice.min(due.saturating_sub(self.iss.cpu.cycles).max(1))
+            });
             let (insns0, cycles0) = (self.iss.cpu.insns, self.iss.cpu.cycles);
             let stop = self.iss.run(&mut self.bus, &mut bridge, insns_left, slice);
             insns_left = insns_left.saturating_sub(self.iss.cpu.insns - insns0);
             cycles_left = cycles_left.saturating_sub(self.iss.cpu.cycles - cycles0);
-            if self.second.is_none() {
+            if self.second.is_none() && alarm.is_none() {
                 break stop;
             }
             if self.second_runs() {
                 self.run_second_core();
             }
+            self.bus.periph.advance(self.iss.cpu.cycles);
             self.watch_second_core();
             match stop {
                 StopReason::CycleLimit { .. } if cycles_left > 0 && insns_left > 0 => {}
