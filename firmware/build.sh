@@ -503,7 +503,7 @@ tg_mode_flags() {   # <mode>: include paths and the plan header
     echo "-I$TG_DIR -I$TG_GEN -DTIGRIS_PLAN_HEADER=\"tigris_$1_plan.h\""
 }
 
-tg_objs() {   # <target>: the runtime and kernel objects (+ windowed start file)
+tg_objs() {   # <target>: the runtime and kernel objects (+ windowed start files)
     local t=$1 out="$TG_GEN/obj/$1" f
     local XT_CFLAGS=("${XT_CFLAGS[@]}" -DBOARD_ESP32S3)   # Xtensa targets; seen by xt_windowed_obj
     mkdir -p "$out"
@@ -518,6 +518,7 @@ tg_objs() {   # <target>: the runtime and kernel objects (+ windowed start file)
     done
     if [[ $t == esp32s3-windowed ]]; then
         "$XT_CC" -c "-Wa,-I$XT_DIR" -o "$out/start.o" "$XT_DIR/start_windowed.S"
+        "$XT_CC" -c -DIDF_ENTRY "-Wa,-I$XT_DIR" -o "$out/start_idf.o" "$XT_DIR/start_windowed.S"
     fi
 }
 
@@ -553,6 +554,14 @@ tg_xt_windowed() {   # <mode>: build/esp32s3/tigris_<mode>-windowed.elf
     "$XT_CC" -nostdlib -L "$XT_DIR" -T "$XT_DIR/esp32s3.ld" -Wl,-Map="${elf%.elf}.map" \
         -Wl,--gc-sections "$lib/start.o" "$lib/main_$1.o" $(tg_lib_objs esp32s3-windowed) \
         -L "$XT_LIBDIR/windowed" -ltg -o "$elf"
+}
+
+tg_xt_idf() {   # <mode>: build/esp32s3/tigris_<mode>-idf.elf, the windowed build in ESP-IDF's layout
+    local elf="$BUILD/esp32s3/tigris_$1-idf.elf" lib="$TG_GEN/obj/esp32s3-windowed"
+    # shellcheck disable=SC2046
+    "$XT_CC" -nostdlib -L "$XT_DIR" -T "$XT_DIR/esp32s3-idf.ld" -Wl,-Map="${elf%.elf}.map" \
+        -Wl,--gc-sections -Wl,--defsym=ets_printf=0x400005d0 "$lib/start_idf.o" "$lib/main_$1.o" \
+        $(tg_lib_objs esp32s3-windowed) -L "$XT_LIBDIR/windowed" -ltg -o "$elf"
 }
 
 if command -v python3 >/dev/null 2>&1; then
@@ -591,6 +600,13 @@ if command -v python3 >/dev/null 2>&1; then
         fi
     done
     wait_jobs
+    if ((tg_xt)); then
+        for m in "${TG_MODES[@]}"; do   # after the windowed builds: they share main_<mode>.o
+            job "esp32s3 tigris_$m (windowed, ESP-IDF layout)" tg_xt_idf "$m"
+            tg_n=$((tg_n + 1))
+        done
+        wait_jobs
+    fi
     if [ "$tg_xt" = 1 ]; then
         xt_example "$BUILD/esp32s3/tigris_tiled-windowed.elf" "$ROOT/examples/esp32s3-tigris.elf"
     fi

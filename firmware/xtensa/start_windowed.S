@@ -78,6 +78,20 @@ _vectors:
     .org 0x400
 
     .section .text.start, "ax"
+#ifdef IDF_ENTRY
+/* -DIDF_ENTRY: entered as an ESP-IDF app is, at `call_start_cpu0` on the stack the boot loader hands
+ * over (a1), on the chip's mask ROM: a banner through the ROM's own ets_printf (its address comes
+ * from the link, --defsym), then the program. */
+    .section .rodata.banner, "a"
+banner:
+    .asciz "tigris: ESP-IDF layout, call_start_cpu0, printing through the ROM's ets_printf\n"
+    .section .text.start, "ax"
+    .global call_start_cpu0
+    .type   call_start_cpu0, @function
+    .literal_position
+    .align 4
+call_start_cpu0:
+#endif
     .global _start
     .type   _start, @function
     .literal_position
@@ -87,13 +101,21 @@ _start:
     movi    a0, _vectors
     wsr     a0, vecbase
 #endif
+#ifdef IDF_ENTRY
+    addi    a2, a1, 48              /* "caller SP" slot of the bottom frame, for OF8/OF12 */
+#else
     movi    a1, _stack_top
     movi    a2, _stack_top + 48     /* "caller SP" slot of the bottom frame, for OF8/OF12 */
+#endif
     addi    a3, a1, -12
     s32i    a2, a3, 0
     movi    a0, 0x40000             /* PS.WOE = 1, EXCM = 0, INTLEVEL = 0 */
     wsr     a0, ps
     rsync
+#ifdef IDF_ENTRY
+    movi    a10, banner
+    call8   ets_printf
+#endif
     call8   run_all
     mov     a2, a10
     break   1, 15

@@ -4,13 +4,16 @@
 
 mod common;
 
-use common::{elf, host_output, run};
+use common::{elf, host_output, rom_available, run};
 use serde_json::Value;
 
-/// Where each reference build runs: (board, program suffix).
+/// Where each reference build runs: (board, program suffix). `-idf` is the windowed build in
+/// ESP-IDF's layout (code in flash behind the cache MMU, entry `call_start_cpu0`, a banner through
+/// the ROM's `ets_printf`), which needs the mask ROM.
 const BUILDS: &[(&str, &str)] = &[
     ("esp32s3", ""),
     ("esp32s3", "-windowed"),
+    ("esp32s3", "-idf"),
     ("stm32h753", ""),
     ("mps2-an386", ""),
 ];
@@ -113,13 +116,32 @@ fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
+/// The builds that can run here: `-idf` only when the ESP32-S3's mask ROM was found (said once).
+fn builds() -> Vec<(&'static str, &'static str)> {
+    let rom = rom_available("esp32s3_rev0_rom.elf");
+    if !rom {
+        eprintln!("skipped the ESP-IDF-layout builds: the mask-ROM ELF esp32s3_rev0_rom.elf was not found");
+    }
+    BUILDS
+        .iter()
+        .copied()
+        .filter(|&(_, suffix)| rom || suffix != "-idf")
+        .collect()
+}
+
+/// The console the ESP-IDF-layout build prints before the program's own output (the ROM's
+/// `ets_printf` sends `\n` as CR LF).
+const IDF_BANNER: &str =
+    "tigris: ESP-IDF layout, call_start_cpu0, printing through the ROM's ets_printf\r\n";
+
 fn profile(board: &str, suffix: &str, mode: &str) -> Value {
     let fw = elf(board, &format!("tigris_{mode}{suffix}"));
     let (code, report, _) = run(board, &fw, &[]);
     assert_eq!(code, 0, "{board} {mode}{suffix}: {}", report["console"]);
+    let banner = if suffix == "-idf" { IDF_BANNER } else { "" };
     assert_eq!(
-        report["console"],
-        host_output(&format!("tigris_{mode}")),
+        report["console"].as_str().unwrap(),
+        format!("{banner}{}", host_output(&format!("tigris_{mode}"))),
         "{board} {mode}{suffix}: console"
     );
     report["tigris"].clone()
@@ -127,7 +149,7 @@ fn profile(board: &str, suffix: &str, mode: &str) -> Value {
 
 #[test]
 fn every_mode_breaks_down_as_the_tiling_formulas_predict() {
-    for &(board, suffix) in BUILDS {
+    for (board, suffix) in builds() {
         for x in MODES {
             let t = profile(board, suffix, x.mode);
             let what = format!("{board} {}{suffix}", x.mode);
@@ -226,7 +248,7 @@ fn every_mode_breaks_down_as_the_tiling_formulas_predict() {
 /// the halo costs time: recomputing rows costs what line buffering saves.
 #[test]
 fn tile_cycles_are_consistent_and_the_halo_costs_time() {
-    for &(board, suffix) in BUILDS {
+    for (board, suffix) in builds() {
         let chain = profile(board, suffix, "chain");
         let lb = profile(board, suffix, "chain_lb");
         let tiles = |t: &Value| -> Vec<u64> {
