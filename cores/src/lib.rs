@@ -52,6 +52,10 @@ pub struct NoObserver;
 
 impl ExecObserver for NoObserver {
     fn block(&mut self, _: u32, _: Flow, _: u64, _: u64) {}
+    /// Nothing is watched: no plain jump needs reporting.
+    fn quiet_jumps(&self) -> (u32, u32) {
+        (0, u32::MAX)
+    }
 }
 
 /// Where execution starts.

@@ -90,6 +90,8 @@ struct Reference {
     instructions: u64,
     console: String,
     exit_code: Option<i32>,
+    /// What `tigris-sim run` exits with for this run (the firmware's code, or the limit's, ...).
+    process_code: u8,
 }
 
 /// The real run path (`tigris-sim run`: timing, memory models, profiler, report), fastest of `repeat`
@@ -118,6 +120,7 @@ fn timed_report_runs(path: &str, board: &str, repeat: u32) -> Result<(f64, Refer
             instructions: report.totals.instructions,
             console: report.console,
             exit_code,
+            process_code: crate::exit_code(&report.outcome),
         });
     }
     Ok((best, reference.expect("at least one run")))
@@ -125,7 +128,7 @@ fn timed_report_runs(path: &str, board: &str, repeat: u32) -> Result<(f64, Refer
 
 /// The fastest of `repeat` runs of this very binary as `tigris-sim run --quiet`, timed from process
 /// start to exit like QEMU below.
-fn timed_process(path: &str, board: &str, repeat: u32) -> Option<f64> {
+fn timed_process(path: &str, board: &str, repeat: u32, code: u8) -> Option<f64> {
     let exe = std::env::current_exe().ok()?;
     let mut best = f64::MAX;
     for _ in 0..repeat {
@@ -138,7 +141,7 @@ fn timed_process(path: &str, board: &str, repeat: u32) -> Option<f64> {
             .status()
             .ok()?;
         let t = start.elapsed().as_secs_f64();
-        if !status.success() {
+        if status.code() != Some(code as i32) {
             return None;
         }
         best = best.min(t);
@@ -157,7 +160,7 @@ fn run_xtensa(path: &str, board: &str, repeat: u32) -> Result<()> {
     println!("{path} on {board}: {n} instructions per run ({exit}), fastest of {repeat} runs each");
     println!("  tigris-sim, timing + memory models + profiler (run loop, ELF loaded before):");
     println!("    {:>8.1} MIPS  ({:.1} ms)", mips(t_run), t_run * 1e3);
-    match timed_process(path, board, repeat) {
+    match timed_process(path, board, repeat, reference.process_code) {
         Some(t) => {
             println!("  tigris-sim run --quiet, process start to exit (loading, report):");
             println!("    {:>8.1} MIPS  ({:.1} ms)", mips(t), t * 1e3);

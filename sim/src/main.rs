@@ -299,12 +299,17 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         &mut std::io::stdout(),
         summary::text(&report, args.top).as_bytes(),
     );
-    Ok(match &report.outcome {
-        tigris_traces::Outcome::Exited { code } => ExitCode::from((*code & 0xFF) as u8),
-        tigris_traces::Outcome::Limit { .. } => ExitCode::from(EXIT_LIMIT),
-        tigris_traces::Outcome::Fault => ExitCode::from(EXIT_FAULT),
-        tigris_traces::Outcome::Reset { .. } => ExitCode::from(EXIT_RESET),
-    })
+    Ok(ExitCode::from(exit_code(&report.outcome)))
+}
+
+/// The process exit code of `run` for a run's outcome.
+pub(crate) fn exit_code(outcome: &tigris_traces::Outcome) -> u8 {
+    match outcome {
+        tigris_traces::Outcome::Exited { code } => (*code & 0xFF) as u8,
+        tigris_traces::Outcome::Limit { .. } => EXIT_LIMIT,
+        tigris_traces::Outcome::Fault => EXIT_FAULT,
+        tigris_traces::Outcome::Reset { .. } => EXIT_RESET,
+    }
 }
 
 /// A byte in decimal or 0x-prefixed hex.

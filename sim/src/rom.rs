@@ -160,11 +160,20 @@ pub fn find(
 /// Read the ROM ELF at `path` for `board`: what to write where, and its function symbols.
 /// The words of table `t` (`RomTable`) from the ROM ELF's symbols, and the pointer to it.
 fn rom_table(t: &RomTable, elf: &Elf, name: &str, board: &Board) -> Result<[(u32, Vec<u8>); 2]> {
+    // One pass over the ROM's symbols for all the fields.
+    let wanted: std::collections::HashSet<&str> = t.fields.iter().map(String::as_str).collect();
+    let values: std::collections::HashMap<&str, u32> = elf
+        .syms
+        .iter()
+        .filter_map(|s| {
+            let n = elf.strtab.get_at(s.st_name)?;
+            wanted.contains(n).then_some((n, s.st_value as u32))
+        })
+        .collect();
     let value = |field: &str| {
-        elf.syms
-            .iter()
-            .find(|s| elf.strtab.get_at(s.st_name) == Some(field))
-            .map(|s| s.st_value as u32)
+        values
+            .get(field)
+            .copied()
             .with_context(|| {
                 format!(
                     "{name}: board `{}`, ROM table `{}`: the ROM ELF has no symbol `{field}` (a ROM of another revision?)",

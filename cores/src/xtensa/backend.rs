@@ -865,8 +865,10 @@ struct EmulatedCall {
 }
 
 /// Hooks of the ISS turned into observer events.
-struct Bridge<'o> {
-    observer: &'o mut dyn ExecObserver,
+/// The core's hooks as the observer sees them: `O` is the profiler (`dyn ExecObserver`), or
+/// `NoObserver` where nothing is profiled, whose calls then compile to nothing.
+struct Bridge<'o, O: ExecObserver + ?Sized> {
+    observer: &'o mut O,
     flow: Option<Flow>,
     /// Last dispatched exception: (cause, raising PC, vector).
     last_exception: Option<(u32, u32, u32)>,
@@ -876,20 +878,20 @@ struct Bridge<'o> {
     owner: usize,
 }
 
-impl<'o> Bridge<'o> {
+impl<'o> Bridge<'o, crate::NoObserver> {
     /// A bridge to an observer that wants no events (runs outside the profile).
-    fn unobserved(observer: &'o mut crate::NoObserver) -> Bridge<'o> {
+    fn unobserved(observer: &'o mut crate::NoObserver) -> Self {
         Bridge {
+            quiet: observer.quiet_jumps(),
             observer,
             flow: None,
             last_exception: None,
-            quiet: (1, 0),
             owner: 0,
         }
     }
 }
 
-impl XtensaHooks for Bridge<'_> {
+impl<O: ExecObserver + ?Sized> XtensaHooks for Bridge<'_, O> {
     #[inline(always)]
     fn block_start(&mut self, pc: u32, cycles: u64, insns: u64) -> bool {
         // The common case, a plain jump or fall-through within the quiet range, only reads.

@@ -42,6 +42,8 @@ use super::decode::{decode, mac_fields, Insn, Op};
 
 /// Longest decoded block.
 const MAX_BLOCK: usize = 64;
+/// The CCOUNT special register's number (§3.1 special register table).
+const SR_CCOUNT: u32 = 234;
 const FAST_SLOTS: usize = 4096;
 
 /// Descriptor of a decoded block; its instructions are `BlockCache::insns[start..start + n]`, followed
@@ -310,11 +312,9 @@ impl Xtensa {
                     self.cache.generation = g;
                 }
                 if epoch != self.cpu.external_epoch {
-                    self.cpu.external_epoch = epoch;
-                    if bus.stop_requested() {
-                        return StopReason::BusRequest { pc: self.cpu.pc };
+                    if let Some(stop) = self.cpu.take_external_lines(bus, epoch) {
+                        return stop;
                     }
-                    self.cpu.drive_external_lines(bus.interrupt_lines());
                 }
                 match self.cpu.between_blocks(hooks, insn_end, cycle_end) {
                     Between::Go => near_insn_end = self.cpu.insns >= run.plain_insn_end,
@@ -469,6 +469,19 @@ impl Xtensa {
 }
 
 impl Cpu {
+    /// The bus's interrupt state changed (it is at `epoch`): drive the lines it gives, or stop
+    /// when it asks to.
+    #[cold]
+    #[inline(never)]
+    fn take_external_lines<B: XtensaBus>(&mut self, bus: &mut B, epoch: u64) -> Option<StopReason> {
+        self.external_epoch = epoch;
+        if bus.stop_requested() {
+            return Some(StopReason::BusRequest { pc: self.pc });
+        }
+        self.drive_external_lines(bus.interrupt_lines());
+        None
+    }
+
     /// The between-blocks work of the run loop, in its order: timers, interrupts, WAITI, budgets.
     #[cold]
     #[inline(never)]
@@ -1000,7 +1013,6 @@ impl Cpu {
         let insns = self.insns + insn.idx as u64 + 1;
         let cycles = self.cycles + insn.cum_cost as u64 + taken;
         let leave = (bus.code_generation() != lim.generation)
-            | (bus.interrupt_epoch() != self.external_epoch)
             | self.irq_check
             | self.waiting
             | (insns >= lim.run.plain_insn_end)
@@ -1707,6 +1719,12 @@ impl Cpu {
                                 lend_moved!(here!().lend_at::<LOOPS>(insn.imm));
                             }
                             Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => {}
+                            // CCOUNT at this instruction, without leaving the block: delay loops
+                            // (`ets_delay_us`) read it in a three-instruction loop.
+                            Rsr if insn.imm == SR_CCOUNT => {
+                                let at = self.cycles.wrapping_add(insn.cum_cost as u64);
+                                sa!(t, (at as u32).wrapping_add(self.ccount_off))
+                            }
                             Ee => out_of_line!(self.exec_pie(bus, hooks, insn, pc!())),
                             // Every other op by name, not `_`: an exhaustive match lets the dispatch table cover
                             // the whole enum with no range check per instruction.
