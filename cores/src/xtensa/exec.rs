@@ -1013,6 +1013,7 @@ impl Cpu {
         let insns = self.insns + insn.idx as u64 + 1;
         let cycles = self.cycles + insn.cum_cost as u64 + taken;
         let leave = (bus.code_generation() != lim.generation)
+            | (bus.interrupt_epoch() != self.external_epoch)
             | self.irq_check
             | self.waiting
             | (insns >= lim.run.plain_insn_end)
