@@ -6,6 +6,7 @@
 
 #[cfg(feature = "cortex-m")]
 pub mod cortex_m;
+pub mod flat;
 pub mod xtensa;
 
 use tigris_memmodels::MemorySystem;
@@ -45,6 +46,21 @@ pub trait ExecObserver {
     fn memory_owner(&self) -> usize {
         0
     }
+}
+
+/// A core of the chip besides the one the run's observer profiles.
+#[derive(Debug, Clone)]
+pub struct OtherCore {
+    /// Its PRID (processor ID register).
+    pub prid: u32,
+    pub cycles: u64,
+    pub instructions: u64,
+    /// Cycles it waited for an interrupt (WAITI).
+    pub idle_cycles: u64,
+    /// Where it is now.
+    pub pc: u32,
+    /// Its flat profile (`FlatProfile::counts`, by the functions given to `profile_other_cores`).
+    pub counts: Vec<(u64, u64)>,
 }
 
 /// An observer that ignores everything (used for raw-speed comparisons).
@@ -214,6 +230,13 @@ pub trait Core {
     }
     /// Notes on the whole run so far for the report (accesses the core let through, ...).
     fn run_notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Profile the chip's other cores (the run's observer sees the first) over the functions
+    /// starting at `starts` (sorted), their memory traffic charged to owner `owner`.
+    fn profile_other_cores(&mut self, _starts: &[u32], _owner: usize) {}
+    /// The other cores' profiles so far, if they ran.
+    fn other_cores(&self) -> Vec<OtherCore> {
         Vec::new()
     }
     /// Disassembly of the instruction at `addr`, if it can be read and decoded.

@@ -386,6 +386,10 @@ impl Machine<'_> {
         mut monitor: Option<&mut dyn RunMonitor>,
     ) -> Result<traces::Report> {
         let mut profiler = Profiler::new(&self.symbols);
+        let starts: Vec<u32> = (0..self.symbols.len())
+            .map(|i| self.symbols.get(i).addr)
+            .collect();
+        self.core.profile_other_cores(&starts, profiler.unknown());
         let mut semihosting = Semihosting::new(opts.allow_host_fs, self.board.core.clock_hz);
         let mut sampler = Sampler::new();
         let started = Instant::now();
@@ -907,9 +911,53 @@ impl Machine<'_> {
             stacks,
             timeline: Some(timeline),
             fault,
+            other_cores: self.other_cores(),
             panic: panic_message(console),
             notes: Vec::new(),
         }
+    }
+
+    /// The other cores' totals and flat profiles, by function name.
+    fn other_cores(&self) -> Vec<traces::CoreProfile> {
+        self.core
+            .other_cores()
+            .into_iter()
+            .map(|c| {
+                let mut functions: Vec<traces::FlatFunction> = c
+                    .counts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &(cycles, _))| cycles > 0)
+                    .map(|(i, &(self_cycles, self_instructions))| {
+                        let known = i < self.symbols.len();
+                        traces::FlatFunction {
+                            name: if known {
+                                self.symbols.get(i).name.clone()
+                            } else {
+                                "(unknown)".into()
+                            },
+                            address: if known { self.symbols.get(i).addr } else { 0 },
+                            self_cycles,
+                            self_instructions,
+                        }
+                    })
+                    .collect();
+                functions.sort_by(|a, b| {
+                    b.self_cycles
+                        .cmp(&a.self_cycles)
+                        .then(a.address.cmp(&b.address))
+                });
+                traces::CoreProfile {
+                    prid: c.prid,
+                    cycles: c.cycles,
+                    instructions: c.instructions,
+                    idle_cycles: c.idle_cycles,
+                    pc: c.pc,
+                    location: self.symbols.describe(c.pc),
+                    functions,
+                }
+            })
+            .collect()
     }
 
     /// Run with no observer work at all (for the speed benchmark's reference figure).

@@ -208,6 +208,9 @@ pub fn text(r: &Report, top: usize) -> String {
             f.name
         );
     }
+    for c in &r.other_cores {
+        other_core(&mut o, c, top);
+    }
     if let Some(t) = &r.tigris {
         tigris_table(&mut o, t, r.totals.cycles.max(1));
     }
@@ -251,6 +254,36 @@ fn tigris_row(o: &mut String, label: &str, f: &TigrisFigures, tiles: &str, run_c
 }
 
 /// The per-stage and per-tile table of a TiGrIS run.
+/// Another core's totals and its top functions (a flat profile: self figures only).
+fn other_core(o: &mut String, c: &tigris_traces::CoreProfile, top: usize) {
+    let _ = writeln!(
+        o,
+        "\ncore PRID 0x{:04X}: {} cycles, {} instructions, {} idle (WAITI), now at 0x{:08x} {}",
+        c.prid,
+        thousands(c.cycles),
+        thousands(c.instructions),
+        thousands(c.idle_cycles),
+        c.pc,
+        c.location.as_deref().unwrap_or("(no symbol)")
+    );
+    let _ = writeln!(
+        o,
+        "  {:>6} {:>14} {:>14}  function",
+        "self%", "self cycles", "self insns"
+    );
+    for f in c.functions.iter().take(top) {
+        let share = 100.0 * f.self_cycles as f64 / c.cycles.max(1) as f64;
+        let _ = writeln!(
+            o,
+            "  {:>5.1}% {:>14} {:>14}  {}",
+            share,
+            thousands(f.self_cycles),
+            thousands(f.self_instructions),
+            f.name
+        );
+    }
+}
+
 fn tigris_table(o: &mut String, t: &TigrisProfile, run_cycles: u64) {
     let _ = write!(
         o,

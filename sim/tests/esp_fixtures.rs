@@ -209,6 +209,31 @@ fn panics_and_prints_a_core_dump(
         notes.contains("the second core (PRID 0xABAB) ran"),
         "{notes}"
     );
+    // The APP CPU's own profile: it ran ESP-IDF's start-up for it and its idle task.
+    let app = &r["other_cores"][0];
+    assert_eq!(app["prid"], 0xABAB, "{app}");
+    let ran = |name: &str| {
+        app["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["name"] == name && f["self_cycles"].as_u64().unwrap() > 0)
+    };
+    assert!(
+        ran("call_start_cpu1") && ran("esp_cpu_wait_for_intr"),
+        "{app}"
+    );
+    let share: u64 = app["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["self_cycles"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        share,
+        app["cycles"].as_u64().unwrap(),
+        "every cycle is someone's: {app}"
+    );
 
     let Some(dump) = common::esp_coredump_tasks(console, elf) else {
         return;

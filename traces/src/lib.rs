@@ -42,12 +42,40 @@ pub struct Report {
     #[serde(default)]
     pub timeline: Option<Timeline>,
     pub fault: Option<FaultReport>,
+    /// The chip's other cores (the ESP32-S3's and ESP32's APP CPU), when they ran (added within
+    /// version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_cores: Vec<CoreProfile>,
     /// The firmware's own panic message, as its console printed it (ESP-IDF's panic handler, a
     /// Rust panic), when it printed one (added within version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub panic: Option<String>,
     /// Things the run refused or could not model (e.g. a semihosting file access without permission).
     pub notes: Vec<String>,
+}
+
+/// A core besides the profiled one: its totals and a flat profile (self figures per function, no
+/// call graph; a function spans from its symbol to the next one).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CoreProfile {
+    pub prid: u32,
+    pub cycles: u64,
+    pub instructions: u64,
+    /// Cycles spent waiting for an interrupt (WAITI).
+    pub idle_cycles: u64,
+    /// Where the core was at the end of the run.
+    pub pc: u32,
+    pub location: Option<String>,
+    /// By self cycles, highest first; code outside every function is `(unknown)`.
+    pub functions: Vec<FlatFunction>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FlatFunction {
+    pub name: String,
+    pub address: u32,
+    pub self_cycles: u64,
+    pub self_instructions: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -41,6 +41,7 @@ pub fn report(clock_hz: u64, cycles: u64) -> Report {
         stacks: Vec::new(),
         timeline: None,
         fault: None,
+        other_cores: Vec::new(),
         panic: None,
         notes: Vec::new(),
     }

@@ -878,15 +878,16 @@ struct Bridge<'o, O: ExecObserver + ?Sized> {
     owner: usize,
 }
 
-impl<'o> Bridge<'o, crate::NoObserver> {
-    /// A bridge to an observer that wants no events (runs outside the profile).
-    fn unobserved(observer: &'o mut crate::NoObserver) -> Self {
+impl<'o, O: ExecObserver + ?Sized> Bridge<'o, O> {
+    /// A bridge for a run outside the main profile: the second core's (`NoObserver` when it is not
+    /// profiled).
+    fn aside(observer: &'o mut O) -> Self {
         Bridge {
             quiet: observer.quiet_jumps(),
+            owner: observer.memory_owner(),
             observer,
             flow: None,
             last_exception: None,
-            owner: 0,
         }
     }
 }
@@ -993,7 +994,7 @@ const CORE_QUANTUM: u64 = 1_000;
 const START_WATCH: u64 = 100_000;
 
 /// The chip's second core (the APP CPU): its own architectural state and decoded blocks on the
-/// shared bus. It is not profiled: its cycles and instructions are reported in a note.
+/// shared bus, and its flat profile when the machine asked for one (`profile_other_cores`).
 struct SecondCpu {
     spec: SecondCore,
     iss: Xtensa,
@@ -1005,6 +1006,7 @@ struct SecondCpu {
     halted: Option<String>,
     /// The first core's cycle count when this one last left reset.
     started_at: u64,
+    profile: Option<crate::flat::FlatProfile>,
 }
 
 /// Xtensa core of an Espressif board (ESP32-S3 LX7, ESP32 LX6, ESP8266 LX106).
@@ -1051,6 +1053,7 @@ impl XtensaBackend {
             in_reset: true,
             halted: None,
             started_at: 0,
+            profile: None,
         });
         let bus = EspBus::new(board);
         let rom_regions = board
@@ -1091,6 +1094,9 @@ impl XtensaBackend {
             // It starts where the first core is in time, not at cycle 0.
             cpu.cycles = self.iss.cpu.cycles;
             s.started_at = cpu.cycles;
+            if let Some(p) = s.profile.as_mut() {
+                p.restart_at(cpu.cycles, cpu.insns);
+            }
             s.in_reset = false;
             s.halted = None;
         }
@@ -1113,15 +1119,19 @@ impl XtensaBackend {
         if s.iss.cpu.cycles >= target {
             return;
         }
-        let mut quiet = crate::NoObserver;
-        let mut bridge = Bridge::unobserved(&mut quiet);
         self.bus.active_core = 1;
-        let stop = s.iss.run(
-            &mut self.bus,
-            &mut bridge,
-            u64::MAX,
-            target - s.iss.cpu.cycles,
-        );
+        let budget = target - s.iss.cpu.cycles;
+        let stop = match s.profile.as_mut() {
+            Some(p) => s
+                .iss
+                .run(&mut self.bus, &mut Bridge::aside(p), u64::MAX, budget),
+            None => s.iss.run(
+                &mut self.bus,
+                &mut Bridge::aside(&mut crate::NoObserver),
+                u64::MAX,
+                budget,
+            ),
+        };
         self.bus.active_core = 0;
         match stop {
             StopReason::CycleLimit { .. }
@@ -1537,7 +1547,7 @@ impl Core for XtensaBackend {
         }
         self.iss.add_breakpoint(ret);
         let mut quiet = crate::NoObserver;
-        let mut bridge = Bridge::unobserved(&mut quiet);
+        let mut bridge = Bridge::aside(&mut quiet);
         let stop = self
             .iss
             .run(&mut self.bus, &mut bridge, max_instructions, u64::MAX);
@@ -1575,10 +1585,15 @@ impl Core for XtensaBackend {
         if let Some(s) = self.second.as_ref().filter(|s| s.iss.cpu.insns > 0) {
             let cpu = &s.iss.cpu;
             notes.push(format!(
-                "the second core (PRID 0x{:04X}) ran {} instructions in {} cycles (not profiled){}",
+                "the second core (PRID 0x{:04X}) ran {} instructions in {} cycles{}{}",
                 s.spec.prid,
                 cpu.insns,
                 cpu.cycles - s.started_at,
+                if s.profile.is_some() {
+                    ""
+                } else {
+                    " (not profiled)"
+                },
                 match &s.halted {
                     Some(why) => format!("; it stopped: {why}"),
                     None => format!("; it is at 0x{:08x}", cpu.pc),
@@ -1586,6 +1601,38 @@ impl Core for XtensaBackend {
             ));
         }
         notes
+    }
+
+    fn profile_other_cores(&mut self, starts: &[u32], owner: usize) {
+        if let Some(s) = self.second.as_mut() {
+            let cpu = &s.iss.cpu;
+            s.profile = Some(crate::flat::FlatProfile::new(
+                starts.to_vec(),
+                owner,
+                cpu.cycles,
+                cpu.insns,
+            ));
+        }
+    }
+
+    fn other_cores(&self) -> Vec<crate::OtherCore> {
+        let Some(s) = self.second.as_ref().filter(|s| s.iss.cpu.insns > 0) else {
+            return Vec::new();
+        };
+        let cpu = &s.iss.cpu;
+        let counts = s.profile.as_ref().map_or_else(Vec::new, |p| {
+            let mut p = p.clone();
+            p.charge(cpu.cycles, cpu.insns);
+            p.counts
+        });
+        vec![crate::OtherCore {
+            prid: s.spec.prid,
+            cycles: cpu.cycles - s.started_at,
+            instructions: cpu.insns,
+            idle_cycles: cpu.idle_cycles,
+            pc: cpu.pc,
+            counts,
+        }]
     }
 
     fn disassemble(&self, addr: u32) -> Option<String> {
