@@ -385,7 +385,7 @@ xt_example() {   # <elf> <example>: the ELF without DWARF into examples/, rewrit
     fi
 }
 
-xt_rom_printf() {   # <elf>: ESP32-S3 program calling ets_printf at its ROM address (facts/xtensa.md §5.3)
+xt_rom_printf() {   # <elf>: ESP32-S3 program calling ets_printf at its ROM address (ESP-IDF esp32s3.rom.ld)
     XT_CFLAGS+=(-mlongcalls)
     XT_LDFLAGS=(-Wl,--defsym=ets_printf=0x400005d0)
     xt_windowed esp32s3 rom_printf "$1"

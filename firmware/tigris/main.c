@@ -385,7 +385,7 @@ int main(void)
            " reference=%s\n", out_t, n, crc, nonzero, sum,
            crc == TIGRIS_REFERENCE_OUTPUT_CRC32 ? "match" : "MISMATCH");
 
-    /* the invariants a TiGrIS trace keeps (facts/tigris.md section 1.3) */
+    /* the invariants a TiGrIS trace keeps (the TiGrIS runtime's documented counters) */
     int ok = sink.bytes[TIGRIS_TRACE_LOAD] == stats.loads_bytes &&
              sink.bytes[TIGRIS_TRACE_SPILL] == stats.spills_bytes &&
              sink.count[TIGRIS_TRACE_TILE_BEGIN] == stats.total_tiles &&

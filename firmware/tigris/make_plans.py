@@ -12,7 +12,7 @@ Standard library only; the output depends on nothing but this file (no time stam
 
 One model (MODEL) is planned for four budgets.  Each mode's description (MODES) names the budget
 and the stage partition; the chain membership and the LINE_BUFFERED flag come with it.  What the
-planner computes from them follows shared/facts/tigris.md section 5 (our own code):
+planner computes from them follows the planner rules tigris-ml 0.12.1 documents (our own code):
   * stage peak: bytes of every tensor the stage holds in the fast arena at once.  Our runtime
     frees nothing inside a stage (a bump allocator that is reset at the stage end), so the peak is
     the sum of the stage inputs and of every op output, each rounded up to ALIGN;

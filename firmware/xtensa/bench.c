@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #ifndef HOST
-/* The Debian LX106 libgcc has no integer division helpers (facts/xtensa.md, DESIGN.md). */
+/* The Debian LX106 libgcc has no integer division helpers (see firmware/xtensa/README.md). */
 static uint32_t udivmod(uint32_t n, uint32_t d, uint32_t *rem) {
     uint32_t q = 0, r = 0;
     for (int i = 31; i >= 0; i--) {

@@ -1,5 +1,6 @@
 /* Entry and window vectors for windowed-ABI test firmware (ESP32 / ESP32-S3 ISS configs).
- * Handlers follow the standard behaviour in facts/xtensa.md §3.3 ("Standard handlers"). */
+ * Handlers follow the Xtensa ISA Reference Manual's window overflow/underflow handlers
+ * (Windowed Register Option). */
     .include "windowed_prelude.S"
 
     .section .vectors, "ax"

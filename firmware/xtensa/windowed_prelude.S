@@ -1,5 +1,5 @@
 /* GNU as macros that emit the windowed-register instructions the LX106 assembler lacks, as raw
- * encodings (field layouts from facts/xtensa.md §2.3: ENTRY BRI12 op0=6 n=3 m=0; RETW.N narrow
+ * encodings (field layouts from the Xtensa ISA Reference Manual's opcode formats: ENTRY BRI12 op0=6 n=3 m=0; RETW.N narrow
  * op0=D r=F t=1; CALLX8 op0=0 t=E; L32E/S32E op1=9 op2=0/4 r=off/4+16; RFWO/RFWU op2=0 r=3 s=4/5).
  * CALL8 sym becomes `movi a8, sym; callx8 a8` (a8 receives the return address anyway). */
 

@@ -1,4 +1,4 @@
-/* Xtensa fault test (tigris-sim, GPL-2.0-or-later): executes ILL (encoding 0x000000, facts/xtensa.md §2.3). */
+/* Xtensa fault test (tigris-sim, GPL-2.0-or-later): executes ILL (encoding 0x000000, Xtensa ISA Reference Manual, ILL). */
 #include <stdio.h>
 
 __attribute__((noinline)) static void run_illegal(void)

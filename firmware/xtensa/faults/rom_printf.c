@@ -1,5 +1,5 @@
 /* ROM console test (tigris-sim, GPL-2.0-or-later): ets_printf at its ROM address (linked with
- * --defsym), which the simulator emulates (facts/xtensa.md §5.3). */
+ * --defsym), which the simulator emulates (docs/esp-idf.md). */
 int ets_printf(const char *fmt, ...);
 
 int main(void)
