@@ -112,6 +112,15 @@ struct Record {
 /// Changes of a recorded register kept in full for the report; later ones are only counted.
 const RECORD_KEPT: usize = 64;
 
+/// What `make` builds from each register (by index and kind) that it accepts.
+fn of_kind<T>(spec: &PeripheralSpec, make: impl Fn(usize, &RegisterKind) -> Option<T>) -> Vec<T> {
+    spec.registers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| make(i, &r.kind))
+        .collect()
+}
+
 struct Block {
     spec: PeripheralSpec,
     countdowns: Vec<Countdown>,
@@ -185,43 +194,33 @@ impl Block {
                 }
             }
         }
-        let countdowns = spec
-            .registers
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| match r.kind {
-                RegisterKind::Countdown(c) => Some(Countdown {
-                    spec: c,
-                    word: (spec.registers[i].offset / 4) as usize,
-                    load: 0,
-                    since: 0,
-                    cleared: 0,
-                    earlier: 0,
-                    expiries: 0,
-                    period_cycles: 0,
-                }),
-                _ => None,
-            })
-            .collect();
+        let countdowns = of_kind(&spec, |i, kind| match *kind {
+            RegisterKind::Countdown(c) => Some(Countdown {
+                spec: c,
+                word: (spec.registers[i].offset / 4) as usize,
+                load: 0,
+                since: 0,
+                cleared: 0,
+                earlier: 0,
+                expiries: 0,
+                period_cycles: 0,
+            }),
+            _ => None,
+        });
         let records = spec
             .registers
             .iter()
             .map(|r| r.record.then(Record::default))
             .collect();
-        let alarms = spec
-            .registers
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| match r.kind {
-                RegisterKind::Alarm(a) => Some(Alarm {
-                    spec: a,
-                    config: i,
-                    loaded: None,
-                    next: None,
-                }),
-                _ => None,
-            })
-            .collect();
+        let alarms = of_kind(&spec, |i, kind| match *kind {
+            RegisterKind::Alarm(a) => Some(Alarm {
+                spec: a,
+                config: i,
+                loaded: None,
+                next: None,
+            }),
+            _ => None,
+        });
         Block {
             spec,
             countdowns,
