@@ -1033,13 +1033,8 @@ impl XtensaBackend {
                 )))
             }
         };
-        let routes_interrupts = board
-            .peripherals
-            .iter()
-            .any(|p| p.interrupt_matrix.is_some());
         let new_core = || {
             let mut iss = Xtensa::new(cfg.clone());
-            iss.cpu.external_wake = routes_interrupts;
             iss.cpu.break_stops = true;
             iss.cpu.bus_fault_exceptions = false;
             iss.cpu.stop_on_double_exception = true;
@@ -1120,6 +1115,8 @@ impl XtensaBackend {
             return;
         }
         self.bus.active_core = 1;
+        // The first core runs on: it may interrupt this one.
+        s.iss.cpu.external_wake = self.bus.periph.routes_interrupts();
         let budget = target - s.iss.cpu.cycles;
         let stop = match s.profile.as_mut() {
             Some(p) => s
@@ -1406,6 +1403,9 @@ impl Core for XtensaBackend {
             let slice = alarm.map_or(slice, |due| {
                 slice.min(due.saturating_sub(self.iss.cpu.cycles).max(1))
             });
+            // A WAITI with no timer of the core's own can end only by the other core or an alarm.
+            self.iss.cpu.external_wake =
+                self.bus.periph.routes_interrupts() && (self.second_runs() || alarm.is_some());
             let (insns0, cycles0) = (self.iss.cpu.insns, self.iss.cpu.cycles);
             let stop = self.iss.run(&mut self.bus, &mut bridge, insns_left, slice);
             insns_left = insns_left.saturating_sub(self.iss.cpu.insns - insns0);

@@ -226,8 +226,9 @@ pub struct Cpu {
     /// The bus's interrupt epoch when its lines were last taken, and those lines.
     pub(crate) external_epoch: u64,
     pub(crate) external_lines: u32,
-    /// Something outside the core (a peripheral, the other core) may raise an interrupt line: a
-    /// WAITI with no timer to wake it idles to the end of the run instead of stopping it.
+    /// Something outside the core (a peripheral alarm, the other core) may raise an interrupt line
+    /// during this run: a WAITI with no timer to wake it idles to the end of the run instead of
+    /// stopping it (set by the machine before each run).
     pub external_wake: bool,
     /// Exception causes (bit n = EXCCAUSE n) that stop `run` instead of being dispatched.
     pub stop_on_exception: u64,

@@ -209,19 +209,17 @@ impl Xtensa {
     /// Reset the architectural state (keeps breakpoints and policies).
     pub fn reset(&mut self) {
         let cfg = self.cpu.cfg.clone();
-        let (soe, sode, bs, bfe, wake) = (
+        let (soe, sode, bs, bfe) = (
             self.cpu.stop_on_exception,
             self.cpu.stop_on_double_exception,
             self.cpu.break_stops,
             self.cpu.bus_fault_exceptions,
-            self.cpu.external_wake,
         );
         self.cpu = Cpu::new(cfg);
         self.cpu.stop_on_exception = soe;
         self.cpu.stop_on_double_exception = sode;
         self.cpu.break_stops = bs;
         self.cpu.bus_fault_exceptions = bfe;
-        self.cpu.external_wake = wake;
         self.cache.flush();
     }
 
