@@ -1360,12 +1360,16 @@ registers = [
 ]
 "#;
 
-    #[test]
-    fn sources_reach_the_cpu_lines_their_map_registers_name() {
-        let mut p = Peripherals::new(
+    fn matrix_engine() -> Peripherals {
+        Peripherals::new(
             &parse_peripherals(MATRIX_AND_ALARM, "t").unwrap(),
             10_000_000,
-        );
+        )
+    }
+
+    #[test]
+    fn sources_reach_the_cpu_lines_their_map_registers_name() {
+        let mut p = matrix_engine();
         assert!(p.routes_interrupts());
         p.write(0x3000 + 4, 4, 9, 0); // source 1 -> CPU 0 interrupt 9
         p.write(0x3020 + 4, 4, 6, 0); // source 1 -> CPU 1 interrupt 6 (internal: not routed)
@@ -1385,10 +1389,7 @@ registers = [
 
     #[test]
     fn a_periodic_alarm_sets_its_status_every_period_while_enabled() {
-        let mut p = Peripherals::new(
-            &parse_peripherals(MATRIX_AND_ALARM, "t").unwrap(),
-            10_000_000,
-        );
+        let mut p = matrix_engine();
         p.write(0x3000 + 4 * 5, 4, 3, 0); // source 5 -> CPU 0 interrupt 3
         p.write(0x4014, 4, 1, 0); // ENA
         p.write(0x400C, 4, (1 << 30) | 100, 0); // periodic, 100 ticks = 1000 cycles
@@ -1410,10 +1411,7 @@ registers = [
 
     #[test]
     fn a_one_shot_alarm_fires_at_its_target_once() {
-        let mut p = Peripherals::new(
-            &parse_peripherals(MATRIX_AND_ALARM, "t").unwrap(),
-            10_000_000,
-        );
+        let mut p = matrix_engine();
         p.write(0x4000, 4, 1, 0);
         p.write(0x4008, 4, 50, 0); // target 50 ticks = 500 cycles
         p.write(0x4010, 4, 1, 0);
