@@ -81,6 +81,8 @@ pub struct RegionModel {
     spi_ratio_q16: u64,
     /// Bytes per instruction-fetch unit: the I-cache line, else one bus read.
     fetch_unit: u32,
+    /// Line size of the D-cache in front of the region, if one is.
+    dcache_line: Option<u32>,
     /// Fetch unit last requested, for the sequential prefetch buffer.
     last_fetch_unit: Option<u32>,
     /// Stall of an uncached read and write of 1, 2 and 4 bytes (index `size / 2`).
@@ -108,6 +110,7 @@ impl RegionModel {
                 .map(|s| (core_hz << 16).div_ceil(s.clock_hz))
                 .unwrap_or(0),
             fetch_unit,
+            dcache_line: spec.dcache.map(|c| board.caches[c].line_bytes),
             last_fetch_unit: None,
             uncached_read: [0; 3],
             uncached_write: [0; 3],
@@ -116,17 +119,27 @@ impl RegionModel {
             writeback: 0,
             spec,
         };
-        for (i, size) in [1, 2, 4].into_iter().enumerate() {
-            m.uncached_read[i] = m.transfer_cycles(size, false) - 1;
-            m.uncached_write[i] = m.transfer_cycles(size, true) - 1;
-        }
-        if let Some(c) = m.spec.dcache {
-            let line = board.caches[c].line_bytes;
-            m.dcache_fill = m.transfer_cycles(line, false) - 1;
-            m.writeback = m.transfer_cycles(line, true);
-        }
-        m.icache_fill = m.transfer_cycles(fetch_unit, false) - 1;
+        m.price();
         m
+    }
+
+    /// Derive the stalls of uncached accesses, line fills and write-backs from the spec.
+    fn price(&mut self) {
+        for (i, size) in [1, 2, 4].into_iter().enumerate() {
+            self.uncached_read[i] = self.transfer_cycles(size, false) - 1;
+            self.uncached_write[i] = self.transfer_cycles(size, true) - 1;
+        }
+        if let Some(line) = self.dcache_line {
+            self.dcache_fill = self.transfer_cycles(line, false) - 1;
+            self.writeback = self.transfer_cycles(line, true);
+        }
+        self.icache_fill = self.transfer_cycles(self.fetch_unit, false) - 1;
+    }
+
+    /// Price the region's serial memory as `spi` from now on (another part fitted, same clock).
+    pub fn refit(&mut self, spi: tigris_targets::SpiSpec) {
+        self.spec.spi = Some(spi);
+        self.price();
     }
 
     /// Core cycles one read or write transaction of `bytes` bytes occupies the memory: a serial

@@ -8,7 +8,8 @@
 //! clock_hz`), so firmware that times itself by a peripheral timer agrees with the simulated time.
 
 use tigris_targets::periph::{
-    AlarmSpec, CountdownSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind, TimerConfig,
+    AlarmSpec, CountdownSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind, SpiDeviceSpec,
+    TimerConfig,
 };
 
 /// Reads of one address that return the same value, with no peripheral write in between, after
@@ -135,6 +136,17 @@ struct Block {
     register_of_word: Vec<Option<u16>>,
     /// Effects of a write to each register (by index in `spec.registers`).
     effects: Vec<Vec<Effect>>,
+    /// The state of each chip on the block's SPI bus (by index in `spi.devices`).
+    chips: Vec<Chip>,
+}
+
+/// What an SPI chip holds: its mode registers and the bytes user transactions wrote to its array.
+#[derive(Debug, Clone, Default)]
+struct Chip {
+    mode_registers: Vec<u8>,
+    /// The array as far as SPI transactions wrote it. ASSUMPTION: the cache's own path to the
+    /// memory is not this one (ESP-IDF writes only its connection-check word this way).
+    array: std::collections::BTreeMap<u32, u8>,
 }
 
 impl Block {
@@ -221,6 +233,19 @@ impl Block {
             }),
             _ => None,
         });
+        let chips = spec
+            .spi
+            .iter()
+            .flat_map(|c| &c.devices)
+            .map(|d| Chip {
+                mode_registers: d
+                    .mode_registers
+                    .as_ref()
+                    .map(|m| m.reset.clone())
+                    .unwrap_or_default(),
+                array: Default::default(),
+            })
+            .collect();
         Block {
             spec,
             countdowns,
@@ -230,6 +255,7 @@ impl Block {
             words,
             register_of_word,
             effects,
+            chips,
         }
     }
 }
@@ -276,6 +302,11 @@ pub struct Peripherals {
     polls: Vec<Poll>,
     /// Addresses already reported as polled (each is reported once).
     reported: Vec<u32>,
+    /// The PSRAM mode whose chip is on the SPI bus now.
+    psram_mode: Option<String>,
+    /// The mode of the PSRAM chip that took the fitted one's place (the firmware's driver spoke
+    /// its protocol), not yet taken by the machine.
+    psram_refit: Option<String>,
 }
 
 fn shifted(v: u32, shift: i32) -> u32 {
@@ -325,7 +356,22 @@ impl Peripherals {
             last_read: (u32::MAX, 0, 0),
             polls: Vec::new(),
             reported: Vec::new(),
+            psram_mode: specs
+                .iter()
+                .find_map(|s| s.spi.as_ref().and_then(|c| c.psram_mode.clone())),
+            psram_refit: None,
         }
+    }
+
+    /// A PSRAM mode the firmware's driver made the board fit since the last call (see
+    /// `SpiDeviceSpec::psram_mode`): the machine prices the PSRAM in that mode from now on.
+    pub fn take_psram_refit(&mut self) -> Option<String> {
+        self.psram_refit.take()
+    }
+
+    /// The PSRAM mode whose chip is on the bus now.
+    pub fn psram_mode(&self) -> Option<&str> {
+        self.psram_mode.as_deref()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -636,40 +682,127 @@ impl Peripherals {
     }
 
     /// Run the user-defined SPI transaction block `b`'s registers describe (its start bits are
-    /// self-clearing: the transaction completes at once). The chip selected answers the command
-    /// with its listed bytes, or its idle byte; no chip selected reads all ones (a floating bus
-    /// with pull-ups, ASSUMPTION).
+    /// self-clearing: the transaction completes at once). The chip selected that decodes commands
+    /// of the transaction's length answers: its mode registers or array when the command is theirs,
+    /// else its listed bytes or its idle byte. Nothing answering reads all ones (a floating bus
+    /// with pull-ups, ASSUMPTION; a quad PSRAM driver reading an octal chip's ID gets 0xFFFFFF on
+    /// the chip, as ESP-IDF users report).
     fn spi_transaction(&mut self, b: usize) {
         let block = &self.blocks[b];
         let c = block.spec.spi.as_ref().expect("an SPI controller");
         let reg = |i: usize| block.words[(block.spec.registers[i].offset / 4) as usize];
         let user = reg(c.user);
         // ESP32-S3 TRM §30 (SPI_MEM_USER_REG), the same bits on the ESP32: bit 31 command phase,
-        // bit 28 MISO phase.
-        if user & (1 << 28) == 0 {
+        // 30 address phase, 28 MISO phase, 27 MOSI phase. USER2: command value in bits 15:0, its
+        // length minus one in bits 31:28. MOSI_DLEN/MISO_DLEN: bit length minus one.
+        let (reads, writes) = (user & (1 << 28) != 0, user & (1 << 27) != 0);
+        if !reads && !writes {
             return;
         }
-        let command = if user & (1 << 31) != 0 {
-            reg(c.command) & 0xFFFF
+        let (command, command_bits) = if user & (1 << 31) != 0 {
+            (reg(c.command) & 0xFFFF, (reg(c.command) >> 28) + 1)
         } else {
-            u32::MAX
+            (u32::MAX, 0)
         };
-        let bytes = ((reg(c.miso_bits) as usize + 1).div_ceil(8)).min(4 * c.data_words as usize);
-        let disabled = reg(c.chip_select);
-        let device = c
-            .devices
-            .iter()
-            .find(|d| disabled & (1 << d.chip_select) == 0);
-        let mut data = vec![0xFFu8; bytes];
-        if let Some(d) = device {
-            let answer = d.answers.iter().find(|(cmd, _)| *cmd == command);
-            for (i, byte) in data.iter_mut().enumerate() {
-                *byte = answer
-                    .and_then(|(_, a)| a.get(i).copied())
-                    .unwrap_or(d.idle_byte);
+        let address = if user & (1 << 30) != 0 {
+            reg(c.address)
+        } else {
+            0
+        };
+        let buffer = 4 * c.data_words as usize;
+        let len =
+            |bits: Option<usize>| bits.map_or(0, |i| (reg(i) as usize + 1).div_ceil(8).min(buffer));
+        let first = (block.spec.registers[c.data].offset / 4) as usize;
+        let mosi: Vec<u8> = if writes {
+            block.words[first..first + buffer / 4]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .take(len(c.mosi_bits))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let miso_len = if reads { len(Some(c.miso_bits)) } else { 0 };
+        let Some(d) = self.spi_chip(b, command_bits) else {
+            self.fill_spi_buffer(b, &vec![0xFF; miso_len]);
+            return;
+        };
+        let block = &mut self.blocks[b];
+        let spec = &block.spec.spi.as_ref().expect("an SPI controller").devices[d];
+        let chip = &mut block.chips[d];
+        let mut data = vec![spec.idle_byte; miso_len];
+        match (&spec.mode_registers, spec.array) {
+            (Some(m), _) if command == m.read => {
+                for (i, byte) in data.iter_mut().enumerate() {
+                    *byte = chip
+                        .mode_registers
+                        .get(address as usize + i)
+                        .copied()
+                        .unwrap_or(0);
+                }
+            }
+            (Some(m), _) if command == m.write => {
+                for (i, byte) in mosi.iter().enumerate() {
+                    let r = address as usize + i;
+                    if let (Some(v), Some(&w)) = (chip.mode_registers.get_mut(r), m.writable.get(r))
+                    {
+                        *v = (*v & !w) | (byte & w);
+                    }
+                }
+            }
+            (_, Some((read, _))) if command == read => {
+                for (i, byte) in data.iter_mut().enumerate() {
+                    let a = address.wrapping_add(i as u32);
+                    *byte = chip.array.get(&a).copied().unwrap_or(0);
+                }
+            }
+            (_, Some((_, write))) if command == write => {
+                for (i, &byte) in mosi.iter().enumerate() {
+                    chip.array.insert(address.wrapping_add(i as u32), byte);
+                }
+            }
+            _ => {
+                if let Some((_, a)) = spec.answers.iter().find(|(cmd, _)| *cmd == command) {
+                    for (byte, &v) in data.iter_mut().zip(a) {
+                        *byte = v;
+                    }
+                }
             }
         }
-        let first = (block.spec.registers[c.data].offset / 4) as usize;
+        self.fill_spi_buffer(b, &data);
+    }
+
+    /// The chip of block `b`'s SPI bus that the enabled chip select reaches and that decodes
+    /// `command_bits`-bit commands. A board whose PSRAM follows the driver fits the PSRAM chip of
+    /// another mode when only that one speaks the protocol (recorded for `take_psram_refit`).
+    fn spi_chip(&mut self, b: usize, command_bits: u32) -> Option<usize> {
+        let c = self.blocks[b].spec.spi.as_ref().expect("an SPI controller");
+        let disabled = self.blocks[b].words
+            [(self.blocks[b].spec.registers[c.chip_select].offset / 4) as usize];
+        let speaks = |d: &SpiDeviceSpec| command_bits == 0 || d.command_bits == command_bits;
+        let selected = |d: &SpiDeviceSpec| disabled & (1 << d.chip_select) == 0;
+        let fitted = |d: &SpiDeviceSpec| d.psram_mode.is_none() || d.psram_mode == self.psram_mode;
+        let on_bus = c.devices.iter().position(|d| selected(d) && fitted(d));
+        match on_bus {
+            Some(i) if speaks(&c.devices[i]) => Some(i),
+            Some(i) if c.devices[i].psram_mode.is_some() => {
+                let spare = c
+                    .devices
+                    .iter()
+                    .position(|d| selected(d) && !fitted(d) && speaks(d))?;
+                let mode = c.devices[spare].psram_mode.clone();
+                self.psram_refit = mode.clone();
+                self.psram_mode = mode;
+                Some(spare)
+            }
+            _ => None,
+        }
+    }
+
+    /// Write `data` into block `b`'s SPI data buffer, from its first word.
+    fn fill_spi_buffer(&mut self, b: usize, data: &[u8]) {
+        let c = self.blocks[b].spec.spi.as_ref().expect("an SPI controller");
+        let first = (self.blocks[b].spec.registers[c.data].offset / 4) as usize;
         let words = &mut self.blocks[b].words;
         for (i, chunk) in data.chunks(4).enumerate() {
             let mut w = words[first + i].to_le_bytes();
@@ -1182,6 +1315,104 @@ registers = [
             p.record_notes(),
             ["FRC.CTRL expired 2 times (latest period 1.600 ms)"]
         );
+    }
+
+    const SPI_BUS: &str = r#"
+chip = "t"
+[[block]]
+name = "SPI1"
+base = 0x4000
+size = 256
+source = "test"
+registers = [
+  { name = "CMD", offset = 0x00, self_clear = 0xFFFC_0000 },
+  { name = "ADDR", offset = 0x04 },
+  { name = "USER", offset = 0x18 },
+  { name = "USER2", offset = 0x20 },
+  { name = "MOSI_DLEN", offset = 0x24 },
+  { name = "MISO_DLEN", offset = 0x28 },
+  { name = "MISC", offset = 0x34 },
+  { name = "W0", offset = 0x58 },
+]
+[block.spi]
+start = "CMD"
+start_mask = 0x0004_0000
+user = "USER"
+command = "USER2"
+address = "ADDR"
+miso_bits = "MISO_DLEN"
+mosi_bits = "MOSI_DLEN"
+data = "W0"
+data_words = 16
+chip_select = "MISC"
+[[block.spi.devices]]
+name = "quad"
+chip_select = 1
+psram_mode = "quad"
+answers = [{ command = 0x9F, data = [0x0D, 0x5D, 0x40] }]
+[[block.spi.devices]]
+name = "octal"
+chip_select = 1
+psram_mode = "octal"
+command_bits = 16
+mode_registers = { read = 0x4040, write = 0xC0C0, reset = [0x01, 0x0D], writable = [0x3F, 0x00] }
+array = { read = 0x0000, write = 0x8080 }
+"#;
+
+    /// One user transaction on CS1: command of `bits` bits, address, MOSI bytes, MISO bytes;
+    /// returns the first data word.
+    fn transact(
+        p: &mut Peripherals,
+        bits: u32,
+        cmd: u32,
+        addr: u32,
+        mosi: &[u8],
+        miso: u32,
+    ) -> u32 {
+        let mut user = 1 << 31 | 1 << 30;
+        if !mosi.is_empty() {
+            user |= 1 << 27;
+            let mut w = [0u8; 4];
+            w[..mosi.len()].copy_from_slice(mosi);
+            p.write(0x4058, 4, u32::from_le_bytes(w), 0);
+            p.write(0x4024, 4, 8 * mosi.len() as u32 - 1, 0);
+        }
+        if miso > 0 {
+            user |= 1 << 28;
+            p.write(0x4028, 4, 8 * miso - 1, 0);
+        }
+        p.write(0x4018, 4, user, 0);
+        p.write(0x4020, 4, (bits - 1) << 28 | cmd, 0);
+        p.write(0x4004, 4, addr, 0);
+        p.write(0x4034, 4, 0b01, 0); // CS0 disabled, CS1 enabled
+        p.write(0x4000, 4, 1 << 18, 0);
+        p.read(0x4058, 4, 1).unwrap()
+    }
+
+    /// An OPI PSRAM chip: mode registers read in pairs and written through their writable bits,
+    /// its array written and read back; an SPI command finds it deaf (all ones). On a board whose
+    /// PSRAM follows the driver the quad chip answers that command instead and the refit is told
+    /// once; on a fixed board nothing answers.
+    #[test]
+    fn spi_chips_answer_their_protocol_and_a_following_psram_refits() {
+        let mut specs = parse_peripherals(SPI_BUS, "t").unwrap();
+        specs[0].spi.as_mut().unwrap().psram_mode = Some("octal".into());
+        let mut p = Peripherals::new(&specs, 100_000_000);
+        assert_eq!(transact(&mut p, 16, 0x4040, 0, &[], 2) & 0xFFFF, 0x0D01);
+        transact(&mut p, 16, 0xC0C0, 0, &[0xFF, 0xFF], 0);
+        assert_eq!(transact(&mut p, 16, 0x4040, 0, &[], 2) & 0xFFFF, 0x0D3F);
+        transact(&mut p, 16, 0x8080, 0x10, &0x5a6b7c8du32.to_le_bytes(), 0);
+        assert_eq!(transact(&mut p, 16, 0x0000, 0x10, &[], 4), 0x5a6b7c8d);
+        assert_eq!(p.take_psram_refit(), None);
+        assert_eq!(transact(&mut p, 8, 0x9F, 0, &[], 3) & 0xFF_FFFF, 0x40_5D0D);
+        assert_eq!(p.take_psram_refit().as_deref(), Some("quad"));
+        assert_eq!(p.take_psram_refit(), None);
+        assert_eq!(p.psram_mode(), Some("quad"));
+        // A fixed board: the other mode's chip is not on the bus.
+        specs[0].spi.as_mut().unwrap().devices.remove(0);
+        let mut p = Peripherals::new(&specs, 100_000_000);
+        assert_eq!(transact(&mut p, 8, 0x9F, 0, &[], 3) & 0xFF_FFFF, 0xFF_FFFF);
+        assert_eq!(p.take_psram_refit(), None);
     }
 
     /// A spinlock: the first read claims it, later reads see it taken, a write frees it.

@@ -105,17 +105,14 @@ fn esp8266_blinky_toggles_its_pin_on_the_frc1_period() {
 
 /// ESP-IDF start-up on the ESP32-S3 (the esp-coredump test app, built for quad PSRAM): through
 /// the ROM's cache routines, the flash and PSRAM ID reads over SPI1 and the PSRAM driver, to the
-/// APP CPU's start on the second core.
+/// APP CPU's start on the second core. The default board's PSRAM follows the driver: the quad
+/// driver's first command fits a quad chip in place of the octal one, and the report says so.
 #[test]
 fn esp_idf_s3_start_up_finds_its_quad_psram() {
     let Some(elf) = inputs("esp32s3/idf-coredump-test.elf", "esp32s3_rev0_rom.elf") else {
         return;
     };
-    let (_, r, _) = run(
-        "esp32s3",
-        &elf,
-        &["--set", "psram.mode=quad", "--max-cycles", "20000000"],
-    );
+    let (_, r, _) = run("esp32s3", &elf, &["--max-cycles", "20000000"]);
     let console = r["console"].as_str().unwrap();
     for line in [
         "cpu_start: Multicore app",
@@ -132,11 +129,37 @@ fn esp_idf_s3_start_up_finds_its_quad_psram() {
         notes.contains("the second core (PRID 0xABAB) ran"),
         "{notes}"
     );
+    assert!(
+        notes.contains("a quad PSRAM chip took the place of the board's octal one"),
+        "{notes}"
+    );
     assert!(!console.contains("RTC_XTAL_FREQ_REG"), "{console}");
-    // The default board's octal PSRAM does not answer the quad driver's ID read, as on a chip.
-    let (_, r, _) = run("esp32s3", &elf, &["--max-cycles", "20000000"]);
+    // With the octal part fixed, the quad driver's ID read gets no answer (0xFFFFFF), as on a
+    // chip with octal PSRAM; naming the quad part fits it without a note.
+    let (_, r, _) = run(
+        "esp32s3",
+        &elf,
+        &["--set", "psram.mode=octal", "--max-cycles", "20000000"],
+    );
     let console = r["console"].as_str().unwrap();
-    assert!(console.contains("PSRAM ID read error"), "{console}");
+    assert!(
+        console.contains("PSRAM ID read error: 0x00ffffff"),
+        "{console}"
+    );
+    let (_, r, _) = run(
+        "esp32s3",
+        &elf,
+        &["--set", "psram.mode=quad", "--max-cycles", "20000000"],
+    );
+    assert!(r["console"]
+        .as_str()
+        .unwrap()
+        .contains("esp_psram: Found 8MB PSRAM device"));
+    assert!(
+        !r["notes"].to_string().contains("took the place"),
+        "{}",
+        r["notes"]
+    );
 }
 
 /// The esp-coredump test app, start to end: ESP-IDF start-up (heap regions, the flash chip's ID
@@ -300,6 +323,5 @@ fn esp_idf_s3_panics_and_prints_a_core_dump_esp_coredump_accepts() {
         "esp_psram: Adding pool of 8192K of PSRAM memory to heap allocator",
         "app_start: Starting scheduler on CPU1",
     ];
-    let quad = ["--set", "psram.mode=quad"];
-    panics_and_prints_a_core_dump("esp32s3", &elf, &quad, &lines, &["rtc_fast", "ext_ram"]);
+    panics_and_prints_a_core_dump("esp32s3", &elf, &[], &lines, &["rtc_fast", "ext_ram"]);
 }

@@ -46,6 +46,7 @@ pub(crate) const REGION_KEYS: &[&str] = &[
     "dummy_clocks",
     "write_dummy_clocks",
     "cs_clocks",
+    "follows_driver",
 ];
 pub(crate) const CACHE_KEYS: &[&str] = &[
     "size",
@@ -138,6 +139,8 @@ struct RegionFile {
     dummy_clocks: Option<u32>,
     write_dummy_clocks: Option<u32>,
     cs_clocks: Option<u32>,
+    #[serde(default)]
+    follows_driver: bool,
 }
 
 #[derive(Deserialize)]
@@ -356,15 +359,20 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
             })
         }
     };
-    // The PSRAM chip on the memory bus is the one of the board's PSRAM mode.
-    let psram_mode = regions
+    // The PSRAM chip on the memory bus is the one of the board's PSRAM mode; the chips of the
+    // other modes stay as spares when the PSRAM follows the firmware's driver.
+    let psram = regions
         .iter()
         .find(|(_, r)| r.kind == RegionKind::Psram)
-        .and_then(|(_, r)| r.spi)
-        .map(|s| s.mode.name());
+        .map(|(_, r)| r);
+    let psram_mode = psram.and_then(|r| r.spi).map(|s| s.mode.name());
+    let follows_driver = psram.is_some_and(|r| r.follows_driver);
     for spi in peripherals.iter_mut().filter_map(|b| b.spi.as_mut()) {
-        spi.devices
-            .retain(|d| d.psram_mode.is_none() || d.psram_mode.as_deref() == psram_mode);
+        if !follows_driver {
+            spi.devices
+                .retain(|d| d.psram_mode.is_none() || d.psram_mode.as_deref() == psram_mode);
+        }
+        spi.psram_mode = psram_mode.map(String::from);
     }
     Ok(Board {
         name: file.name,
@@ -599,6 +607,13 @@ fn build_region(
     if icache.is_some() && !access.execute {
         return Err("has an icache but is not executable (access lacks x)".into());
     }
+    let spi = build_spi(r)?;
+    if r.follows_driver && (r.kind != RegionKind::Psram || spi.is_none()) {
+        return Err(
+            "follows_driver applies only to a PSRAM with a serial interface (mode, clock_mhz)"
+                .into(),
+        );
+    }
     Ok(Region {
         name: r.name.clone(),
         kind: r.kind,
@@ -613,7 +628,8 @@ fn build_region(
         prefetch: r.prefetch,
         icache,
         dcache,
-        spi: build_spi(r)?,
+        spi,
+        follows_driver: r.follows_driver,
     })
 }
 

@@ -219,6 +219,18 @@ impl SpiMode {
         }
     }
 
+    /// The mode of a name as board and chip files write it (`"quad"`).
+    pub fn from_name(name: &str) -> Option<SpiMode> {
+        [
+            SpiMode::Single,
+            SpiMode::Dual,
+            SpiMode::Quad,
+            SpiMode::Octal,
+        ]
+        .into_iter()
+        .find(|m| m.name() == name)
+    }
+
     pub fn lines(self) -> u32 {
         match self {
             SpiMode::Single => 1,
@@ -246,6 +258,21 @@ pub struct SpiSpec {
 }
 
 impl SpiSpec {
+    /// The interface with a `kind` part of `mode` fitted instead: that mode's default phases
+    /// (`spi::protocol`) at the same clock and chip-select time.
+    pub fn refitted(&self, kind: RegionKind, mode: SpiMode) -> SpiSpec {
+        let d = spi::protocol(kind, mode);
+        SpiSpec {
+            mode,
+            ddr: d.ddr,
+            command_clocks: d.command,
+            address_clocks: d.address,
+            read_dummy_clocks: d.read_dummy,
+            write_dummy_clocks: d.write_dummy,
+            ..*self
+        }
+    }
+
     /// Clocks of the data phase of `bytes` bytes.
     pub fn data_clocks(&self, bytes: u32) -> u32 {
         let bits_per_clock = self.mode.lines() * if self.ddr { 2 } else { 1 };
@@ -311,6 +338,9 @@ pub struct Region {
     pub dcache: Option<usize>,
     /// Serial interface of external flash or PSRAM (its line fills are SPI transactions).
     pub spi: Option<SpiSpec>,
+    /// A PSRAM whose part follows the firmware's driver: when the driver speaks another mode's
+    /// protocol to it, a chip of that mode takes its place (the module a user of that build owns).
+    pub follows_driver: bool,
 }
 
 impl Region {
@@ -683,6 +713,21 @@ mod tests {
         );
         assert_eq!(spi.transaction_clocks(32, false), 2 + 6 + 6 + 64);
         assert_eq!(b.caches[psram.dcache.unwrap()].size, 16 * 1024);
+        // Naming the mode fixes the part; the board's own PSRAM follows the firmware's driver,
+        // and a refitted quad interface keeps the clock with the quad phases.
+        assert!(!psram.follows_driver);
+        let default = load("esp32s3").unwrap();
+        let own = default.regions.iter().find(|r| r.name == "psram").unwrap();
+        assert!(own.follows_driver);
+        let refit = own.spi.unwrap().refitted(RegionKind::Psram, SpiMode::Quad);
+        assert_eq!(
+            (refit.clock_hz, refit.transaction_clocks(32, false)),
+            (80_000_000, 2 + 6 + 6 + 64)
+        );
+        let e = set("esp32s3", &["flash_irom.follows_driver=true"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("follows_driver applies only to a PSRAM"), "{e}");
         let e = set("esp32s3", &["psram.mode=hex"]).unwrap_err().to_string();
         assert!(
             e.contains("psram.mode=hex") && e.contains("unknown variant `hex`"),

@@ -74,6 +74,10 @@ pub(crate) fn apply_override(doc: &mut toml::Table, setting: &str) -> Result<(),
                 .and_then(|a| a.as_array_mut())
                 .and_then(|a| a.iter_mut().filter_map(|e| e.as_table_mut()).find(|e| e.get("name").and_then(|n| n.as_str()) == Some(name)))
                 .expect("the entry was found by name above");
+            // Naming a PSRAM's mode fits that part: it no longer follows the firmware's driver.
+            if *field == "mode" {
+                entry.remove("follows_driver");
+            }
             entry.insert(field.to_string(), value);
         }
         _ => return Err(fail(format!("unknown key `{key}`: keys have the form SECTION.KEY (core.clock_hz, REGION.wait_states, CACHE.size)"))),

@@ -56,7 +56,11 @@
 //! A block may also be an SPI memory controller (`[block.spi]`, see `SpiControllerSpec`): a write
 //! of its start bit runs one transaction on the chip its chip-select register enables, and the
 //! chip's listed answer to the command (a flash or PSRAM ID, a status register) fills the data
-//! buffer. A chip with `psram_mode` is on the bus only when the board's PSRAM runs in that mode.
+//! buffer. A chip answers only commands of its `command_bits` (8: SPI/QPI, 16: OPI); a chip may
+//! hold mode registers that commands read and write, and a memory array (`mode_registers`,
+//! `array`). A chip with `psram_mode` is on the bus only when the board's PSRAM runs in that mode;
+//! on a board whose PSRAM follows the driver (`follows_driver`), the chip of another mode that
+//! speaks the firmware's protocol takes its place at the first transaction that needs it.
 //!
 //! A block may answer at other bases as well (`aliases = [0x6000_0000]`: the same registers on a
 //! second bus, as the ESP32's UART FIFOs on AHB).
@@ -352,12 +356,16 @@ pub struct SpiControllerSpec {
     pub address: usize,
     /// MISO bit length minus one.
     pub miso_bits: usize,
+    /// MOSI bit length minus one (writes to a chip's registers or array), if the controller has one.
+    pub mosi_bits: Option<usize>,
     /// The first of the data buffer's consecutive words.
     pub data: usize,
     pub data_words: u32,
     /// Bit n set: chip select n disabled.
     pub chip_select: usize,
     pub devices: Vec<SpiDeviceSpec>,
+    /// The board's PSRAM mode: of the chips with a `psram_mode`, the one of this mode is on the bus.
+    pub psram_mode: Option<String>,
 }
 
 /// A chip on an SPI memory bus, as far as its commands' answers go.
@@ -371,6 +379,22 @@ pub struct SpiDeviceSpec {
     pub idle_byte: u8,
     /// Command value → bytes its MISO phase returns, first byte first.
     pub answers: Vec<(u32, Vec<u8>)>,
+    /// Length of the commands it decodes: 8 (SPI and QPI chips) or 16 (OPI chips); a command of
+    /// another length finds nothing listening (reads the bus's all ones).
+    pub command_bits: u32,
+    pub mode_registers: Option<ModeRegistersSpec>,
+    /// Its memory array: (read command, write command) at the transaction's address.
+    pub array: Option<(u32, u32)>,
+}
+
+/// A chip's mode registers: a read command returns MR[address], MR[address + 1], ...; a write
+/// command stores its data there, through each register's writable bits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModeRegistersSpec {
+    pub read: u32,
+    pub write: u32,
+    pub reset: Vec<u8>,
+    pub writable: Vec<u8>,
 }
 
 impl PeripheralSpec {
@@ -434,6 +458,7 @@ struct SpiControllerFile {
     command: String,
     address: String,
     miso_bits: String,
+    mosi_bits: Option<String>,
     data: String,
     data_words: u32,
     chip_select: String,
@@ -450,6 +475,30 @@ struct SpiDeviceFile {
     idle_byte: u8,
     #[serde(default)]
     answers: Vec<SpiAnswerFile>,
+    #[serde(default = "spi_command_bits")]
+    command_bits: u32,
+    mode_registers: Option<ModeRegistersFile>,
+    array: Option<ArrayFile>,
+}
+
+fn spi_command_bits() -> u32 {
+    8
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModeRegistersFile {
+    read: u32,
+    write: u32,
+    reset: Vec<u8>,
+    writable: Vec<u8>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArrayFile {
+    read: u32,
+    write: u32,
 }
 
 #[derive(Deserialize)]
@@ -918,6 +967,25 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                             d.name, d.chip_select
                         )));
                     }
+                    if !matches!(d.command_bits, 8 | 16) {
+                        return Err(at(format!(
+                            "device `{}`: command_bits {} must be 8 or 16",
+                            d.name, d.command_bits
+                        )));
+                    }
+                    let mode_registers = match &d.mode_registers {
+                        Some(m) if m.reset.len() != m.writable.len() => return Err(at(format!(
+                            "device `{}`: mode_registers needs one writable mask per reset value",
+                            d.name
+                        ))),
+                        Some(m) => Some(ModeRegistersSpec {
+                            read: m.read,
+                            write: m.write,
+                            reset: m.reset.clone(),
+                            writable: m.writable.clone(),
+                        }),
+                        None => None,
+                    };
                     Ok(SpiDeviceSpec {
                         name: d.name.clone(),
                         chip_select: d.chip_select,
@@ -928,6 +996,9 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                             .iter()
                             .map(|a| (a.command, a.data.clone()))
                             .collect(),
+                        command_bits: d.command_bits,
+                        mode_registers,
+                        array: d.array.as_ref().map(|a| (a.read, a.write)),
                     })
                 })
                 .collect::<Result<Vec<_>, String>>()?;
@@ -938,10 +1009,15 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 command: index_of(&c.command, "spi.command").map_err(at)?,
                 address: index_of(&c.address, "spi.address").map_err(at)?,
                 miso_bits: index_of(&c.miso_bits, "spi.miso_bits").map_err(at)?,
+                mosi_bits: match &c.mosi_bits {
+                    Some(name) => Some(index_of(name, "spi.mosi_bits").map_err(at)?),
+                    None => None,
+                },
                 data,
                 data_words: c.data_words,
                 chip_select: index_of(&c.chip_select, "spi.chip_select").map_err(at)?,
                 devices,
+                psram_mode: None,
             })
         }
     };

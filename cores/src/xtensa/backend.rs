@@ -16,7 +16,7 @@ use crate::{
 };
 use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::{MemorySystem, Traffic};
-use tigris_targets::{Board, CoreKind, MmuSpec, RegionKind, SecondCore, UnmappedWrites};
+use tigris_targets::{Board, CoreKind, MmuSpec, RegionKind, SecondCore, SpiMode, UnmappedWrites};
 
 /// Distinct addresses of dropped stores kept for the report.
 const DROPPED_KEPT: usize = 8;
@@ -134,6 +134,9 @@ pub struct EspBus {
     drop_unmapped_writes: bool,
     /// Where dropped stores went: the first addresses (at most `DROPPED_KEPT`) and their count.
     pub dropped_writes: (Vec<u32>, u64),
+    /// The PSRAM region, the mode the board had and the one the firmware's driver made it fit,
+    /// if it did.
+    pub psram_refitted: Option<(String, String, String)>,
     /// Cycles spent in the current fetch unit of a priced region (for the prefetch model).
     fetch_run: u32,
     /// `maps[..static_maps]` are the board's; the MMU's follow.
@@ -292,6 +295,7 @@ impl EspBus {
             trace_mmio: false,
             drop_unmapped_writes: board.unmapped_writes == UnmappedWrites::Drop,
             dropped_writes: (Vec::new(), 0),
+            psram_refitted: None,
             fetch_run: 0,
             static_maps,
             mmu,
@@ -555,6 +559,25 @@ impl EspBus {
         Ok(value)
     }
 
+    /// The firmware's driver made the board fit a PSRAM chip of `mode`: its cache line fills and
+    /// write-backs are transactions of that mode from now on.
+    #[cold]
+    fn refit_psram(&mut self, mode: String) {
+        let Some(spi_mode) = SpiMode::from_name(&mode) else {
+            return;
+        };
+        for r in self.mem.regions.iter_mut() {
+            match r.spec.spi {
+                Some(spi) if r.spec.kind == RegionKind::Psram => {
+                    let was = spi.mode.name().to_string();
+                    r.refit(spi.refitted(RegionKind::Psram, spi_mode));
+                    self.psram_refitted = Some((r.spec.name.clone(), was, mode.clone()));
+                }
+                _ => {}
+            }
+        }
+    }
+
     #[cold]
     fn mmio_write(&mut self, mi: usize, off: usize, addr: u32, size: u32, value: u32, now: u64) {
         if self.trace_mmio {
@@ -562,6 +585,9 @@ impl EspBus {
         }
         if self.periph.write(addr, size, value, now) {
             self.console.append(&mut self.periph.console);
+            if let Some(mode) = self.periph.take_psram_refit() {
+                self.refit_psram(mode);
+            }
             return;
         }
         if Some(addr) == self.uart_data {
@@ -1573,6 +1599,12 @@ impl Core for XtensaBackend {
                 format!("{name} also received {n} console bytes (the console shows {shown}, the device that received the most, the first written on a tie)")
             })
             .collect();
+        if let Some((region, was, now)) = &self.bus.psram_refitted {
+            notes.push(format!(
+                "the firmware's PSRAM driver speaks the {now} protocol: a {now} PSRAM chip took the place of the board's {was} one \
+                 and PSRAM is priced in {now} mode from then on (--set {region}.mode={was} keeps the {was} chip)"
+            ));
+        }
         let (kept, count) = &self.bus.dropped_writes;
         if *count > 0 {
             let addrs: Vec<String> = kept.iter().map(|a| format!("0x{a:08x}")).collect();
