@@ -229,6 +229,11 @@ pub trait Core {
         )))
     }
     /// Notes on the whole run so far for the report (accesses the core let through, ...).
+    /// Each switch of the core clock the firmware made: (core cycle, new clock in Hz).
+    fn clock_changes(&self) -> Vec<(u64, u64)> {
+        Vec::new()
+    }
+
     fn run_notes(&self) -> Vec<String> {
         Vec::new()
     }

@@ -104,11 +104,8 @@ impl RegionModel {
         let mut m = RegionModel {
             counters: RegionCounters::default(),
             traffic_counted: true,
-            bus_ratio: core_hz.div_ceil(spec.bus_clock_hz).max(1) as u32,
-            spi_ratio_q16: spec
-                .spi
-                .map(|s| (core_hz << 16).div_ceil(s.clock_hz))
-                .unwrap_or(0),
+            bus_ratio: 0,
+            spi_ratio_q16: 0,
             fetch_unit,
             dcache_line: spec.dcache.map(|c| board.caches[c].line_bytes),
             last_fetch_unit: None,
@@ -119,8 +116,19 @@ impl RegionModel {
             writeback: 0,
             spec,
         };
-        m.price();
+        m.set_core_clock(core_hz);
         m
+    }
+
+    /// Price the region for a core running at `core_hz`: its memory's clocks in core cycles.
+    pub fn set_core_clock(&mut self, core_hz: u64) {
+        self.bus_ratio = core_hz.div_ceil(self.spec.bus_clock_hz).max(1) as u32;
+        self.spi_ratio_q16 = self
+            .spec
+            .spi
+            .map(|s| (core_hz << 16).div_ceil(s.clock_hz))
+            .unwrap_or(0);
+        self.price();
     }
 
     /// Derive the stalls of uncached accesses, line fills and write-backs from the spec.

@@ -8,8 +8,8 @@
 //! clock_hz`), so firmware that times itself by a peripheral timer agrees with the simulated time.
 
 use tigris_targets::periph::{
-    AlarmSpec, CountdownSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind, SpiDeviceSpec,
-    TimerConfig,
+    AlarmSpec, CountdownSpec, CpuClockSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind,
+    SpiDeviceSpec, TimerConfig,
 };
 
 /// Reads of one address that return the same value, with no peripheral write in between, after
@@ -278,6 +278,45 @@ struct Matrix {
     lines: Vec<SourceLine>,
 }
 
+/// The engine's time base: cycles of the board's core clock (`Peripherals::clock_hz`). Core cycles
+/// are those until the firmware switches the CPU clock; from then on one core cycle lasts
+/// `clock_hz / hz` of them.
+#[derive(Debug, Clone, Copy)]
+struct TimeBase {
+    /// The CPU clock now.
+    hz: u64,
+    /// The core cycle of the last switch and the time-base cycle it happened at.
+    since_core: u64,
+    since: u64,
+    /// Time-base cycles per core cycle, scaled by 2^16.
+    ratio_q16: u64,
+}
+
+impl TimeBase {
+    fn fixed(hz: u64) -> TimeBase {
+        TimeBase {
+            hz,
+            since_core: 0,
+            since: 0,
+            ratio_q16: 1 << 16,
+        }
+    }
+
+    /// The time-base cycle at core cycle `core` (a core a little behind the last switch, as the
+    /// second core can be, is taken at the new rate).
+    fn reference(&self, core: u64) -> u64 {
+        let d = core as i128 - self.since_core as i128;
+        (self.since as i128 + ((d * self.ratio_q16 as i128) >> 16)).max(0) as u64
+    }
+
+    /// The first core cycle at or after time-base cycle `at`.
+    fn core(&self, at: u64) -> u64 {
+        let d = (at as i128 - self.since as i128).max(0);
+        let ratio = self.ratio_q16 as i128;
+        (self.since_core as i128 + ((d << 16) + ratio - 1) / ratio) as u64
+    }
+}
+
 /// The peripherals of one machine.
 pub struct Peripherals {
     blocks: Vec<Block>,
@@ -307,6 +346,12 @@ pub struct Peripherals {
     /// The mode of the PSRAM chip that took the fitted one's place (the firmware's driver spoke
     /// its protocol), not yet taken by the machine.
     psram_refit: Option<String>,
+    /// The chip's CPU clock selection, if the chip file gives one.
+    cpu_clock: Option<CpuClockSpec>,
+    time: TimeBase,
+    /// Each switch of the CPU clock: (core cycle, new clock); the last not yet taken, if any.
+    clock_changes: Vec<(u64, u64)>,
+    clock_change: Option<u64>,
 }
 
 fn shifted(v: u32, shift: i32) -> u32 {
@@ -339,7 +384,7 @@ impl Peripherals {
                 .collect();
             Some(Matrix { block, spec, lines })
         });
-        Peripherals {
+        let mut p = Peripherals {
             blocks: specs
                 .iter()
                 .cloned()
@@ -360,7 +405,64 @@ impl Peripherals {
                 .iter()
                 .find_map(|s| s.spi.as_ref().and_then(|c| c.psram_mode.clone())),
             psram_refit: None,
+            cpu_clock: None,
+            time: TimeBase::fixed(clock_hz.max(1)),
+            clock_changes: Vec::new(),
+            clock_change: None,
+        };
+        p.start_cpu_clock(specs);
+        p
+    }
+
+    /// Set the clock-select fields to give the board's clock, as a boot loader leaves them (the
+    /// first source of the chip file that can).
+    fn start_cpu_clock(&mut self, specs: &[PeripheralSpec]) {
+        self.cpu_clock = specs.iter().find_map(|s| s.cpu_clock.clone());
+        let settings = self
+            .cpu_clock
+            .as_ref()
+            .and_then(|c| c.settings_for(self.clock_hz));
+        for (field, value) in settings.into_iter().flatten() {
+            let Some(b) = self.block_of(field.addr) else {
+                continue;
+            };
+            let w = ((field.addr - self.blocks[b].spec.base) / 4) as usize;
+            let word = &mut self.blocks[b].words[w];
+            *word = field.put(*word, value);
         }
+    }
+
+    /// After a write to a clock-select register at core cycle `now`: when the fields select
+    /// another CPU clock, time runs at that clock's rate from `now` on.
+    fn follow_cpu_clock(&mut self, now: u64) {
+        let Some(c) = &self.cpu_clock else {
+            return;
+        };
+        let Some(hz) = c.hz(|addr| self.peek(addr).unwrap_or(0)) else {
+            return;
+        };
+        if hz == self.time.hz {
+            return;
+        }
+        self.time = TimeBase {
+            hz,
+            since_core: now,
+            since: self.time.reference(now),
+            ratio_q16: ((self.clock_hz as u128) << 16).div_ceil(hz as u128) as u64,
+        };
+        self.clock_changes.push((now, hz));
+        self.clock_change = Some(hz);
+    }
+
+    /// A CPU clock the firmware switched to since the last call: the machine prices memory in
+    /// core cycles of that clock from now on.
+    pub fn take_clock_change(&mut self) -> Option<u64> {
+        self.clock_change.take()
+    }
+
+    /// Every switch of the CPU clock the firmware made: (core cycle, new clock in Hz).
+    pub fn clock_changes(&self) -> &[(u64, u64)] {
+        &self.clock_changes
     }
 
     /// A PSRAM mode the firmware's driver made the board fit since the last call (see
@@ -472,10 +574,16 @@ impl Peripherals {
 
     /// Data read of `size` bytes at `addr` (inside a block) at core cycle `now`.
     pub fn read(&mut self, addr: u32, size: u32, now: u64) -> Option<u32> {
+        let now = self.time.reference(now);
+        self.read_at(addr, size, now)
+    }
+
+    /// `read` at `now` in cycles of the time base.
+    fn read_at(&mut self, addr: u32, size: u32, now: u64) -> Option<u32> {
         let addr = self.canonical(addr);
         let b = self.block_of(addr)?;
         self.apply_due(now);
-        self.advance(now);
+        self.advance_to(now);
         self.update_countdowns(b, now);
         let off = addr - self.blocks[b].spec.base;
         let w = (off / 4) as usize;
@@ -549,12 +657,23 @@ impl Peripherals {
     /// Data write of the low `size` bytes of `value` at `addr` (inside a block) at cycle `now`.
     /// Returns false when no block holds `addr`.
     pub fn write(&mut self, addr: u32, size: u32, value: u32, now: u64) -> bool {
+        let reference = self.time.reference(now);
+        let handled = self.write_at(addr, size, value, reference);
+        let clock = self.cpu_clock.as_ref();
+        if handled && clock.is_some_and(|c| c.reads(self.canonical(addr) & !3)) {
+            self.follow_cpu_clock(now);
+        }
+        handled
+    }
+
+    /// `write` at `now` in cycles of the time base.
+    fn write_at(&mut self, addr: u32, size: u32, value: u32, now: u64) -> bool {
         let addr = self.canonical(addr);
         let Some(b) = self.block_of(addr) else {
             return false;
         };
         self.apply_due(now);
-        self.advance(now);
+        self.advance_to(now);
         self.last_read.2 = 0;
         self.interrupt_epoch += 1;
         let off = addr - self.blocks[b].spec.base;
@@ -1108,7 +1227,7 @@ impl Peripherals {
                 ..a
             };
         }
-        self.advance(now);
+        self.advance_to(now);
     }
 
     /// The core cycle at which the next armed alarm fires, if any: a core runs no further than
@@ -1123,12 +1242,19 @@ impl Peripherals {
                 Some((tick * self.clock_hz as u128).div_ceil(hz) as u64)
             })
             .min()
+            .map(|at| self.time.core(at))
     }
 
     /// Fire the alarms due at cycle `now`: set their status bits (if enabled then; ASSUMPTION: a
     /// comparator whose enable bit is off when it is due misses that firing) and re-arm the
     /// periodic ones for their next period.
     pub fn advance(&mut self, now: u64) {
+        let now = self.time.reference(now);
+        self.advance_to(now);
+    }
+
+    /// `advance` to `now` in cycles of the time base.
+    fn advance_to(&mut self, now: u64) {
         for b in 0..self.blocks.len() {
             for i in 0..self.blocks[b].alarms.len() {
                 let a = self.blocks[b].alarms[i];
@@ -1413,6 +1539,48 @@ array = { read = 0x0000, write = 0x8080 }
         let mut p = Peripherals::new(&specs, 100_000_000);
         assert_eq!(transact(&mut p, 8, 0x9F, 0, &[], 3) & 0xFF_FFFF, 0xFF_FFFF);
         assert_eq!(p.take_psram_refit(), None);
+    }
+
+    const CLOCKED: &str = r#"
+chip = "t"
+[cpu_clock]
+select = { register = "SYS.SYSCLK", shift = 10, bits = 2 }
+sources = [
+  { select = 1, hz = [80_000_000, 160_000_000, 240_000_000, 0], by = { register = "SYS.PER", shift = 0, bits = 2 } },
+  { select = 0, hz = [40_000_000], divider = { register = "SYS.SYSCLK", shift = 0, bits = 10 } },
+]
+[[block]]
+name = "SYS"
+base = 0x5000
+size = 64
+source = "test"
+registers = [
+  { name = "PER", offset = 0 },
+  { name = "SYSCLK", offset = 4, reset = 0x1 },
+  { name = "US", offset = 8, counter = { hz = 1_000_000 } },
+]
+"#;
+
+    /// The clock registers start as a boot loader leaves them for the board's clock; a switch
+    /// the firmware makes changes how fast time runs per core cycle from then on, and is told.
+    #[test]
+    fn the_cpu_clock_follows_its_select_registers() {
+        let mut p = Peripherals::new(&parse_peripherals(CLOCKED, "t").unwrap(), 240_000_000);
+        assert_eq!((p.peek(0x5000), p.peek(0x5004)), (Some(2), Some(0x401)));
+        assert_eq!(p.read(0x5008, 4, 240), Some(1));
+        p.write(0x5004, 4, 0x000, 240); // XTAL / 1
+        assert_eq!(p.take_clock_change(), Some(40_000_000));
+        assert_eq!(p.read(0x5008, 4, 280), Some(2));
+        p.write(0x5004, 4, 0x003, 280); // XTAL / 4: 10 MHz
+        p.write(0x5004, 4, 0x400, 290); // PLL, 240 MHz again
+        assert_eq!(p.read(0x5008, 4, 290 + 240), Some(4));
+        assert_eq!(
+            p.clock_changes(),
+            [(240, 40_000_000), (280, 10_000_000), (290, 240_000_000)]
+        );
+        // Writes that keep the clock are no switch.
+        p.write(0x5000, 4, 2, 600);
+        assert_eq!(p.clock_changes().len(), 3);
     }
 
     /// A spinlock: the first read claims it, later reads see it taken, a write frees it.

@@ -776,6 +776,17 @@ impl Machine<'_> {
     ) -> traces::Report {
         let cycles = self.core.cycles();
         let instructions = self.core.instructions();
+        let board = traces::BoardInfo {
+            name: self.board.name.clone(),
+            core: self.board.core.kind.name().into(),
+            clock_hz: self.board.core.clock_hz,
+            clock_changes: self
+                .core
+                .clock_changes()
+                .into_iter()
+                .map(|(cycle, hz)| traces::ClockChange { cycle, hz })
+                .collect(),
+        };
         let memory = self.core.memory();
         let mut function_memory: Vec<Vec<traces::FunctionMemory>> =
             vec![Vec::new(); profiler.stats.len()];
@@ -886,11 +897,7 @@ impl Machine<'_> {
                 entry: self.entry.pc,
                 initial_sp: self.entry.sp,
             },
-            board: traces::BoardInfo {
-                name: self.board.name.clone(),
-                core: self.board.core.kind.name().into(),
-                clock_hz: self.board.core.clock_hz,
-            },
+            board: board.clone(),
             outcome,
             totals: traces::Totals {
                 cycles,
@@ -900,7 +907,7 @@ impl Machine<'_> {
                 } else {
                     0.0
                 },
-                seconds: cycles as f64 / self.board.core.clock_hz as f64,
+                seconds: board.seconds(cycles),
                 stall_cycles,
             },
             console: String::from_utf8_lossy(console).into_owned(),

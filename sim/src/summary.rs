@@ -66,16 +66,45 @@ pub fn text(r: &Report, top: usize) -> String {
             location.as_deref().unwrap_or("(no symbol)")
         ),
     };
+    let mhz = |hz: u64| hz as f64 / 1e6;
+    let clocks = if r.board.clock_changes.is_empty() {
+        format!("at {} MHz", mhz(r.board.clock_hz))
+    } else {
+        let last = r
+            .board
+            .clock_changes
+            .last()
+            .map_or(r.board.clock_hz, |c| c.hz);
+        format!(
+            "at {} MHz first, {} MHz last ({} clock switches)",
+            mhz(r.board.clock_hz),
+            mhz(last),
+            r.board.clock_changes.len()
+        )
+    };
     let _ = writeln!(
         o,
-        "{end}: {} cycles = {} at {} MHz, {} instructions, CPI {:.3}, {} memory stall cycles",
+        "{end}: {} cycles = {} {clocks}, {} instructions, CPI {:.3}, {} memory stall cycles",
         thousands(t.cycles),
         duration(t.seconds),
-        r.board.clock_hz as f64 / 1e6,
         thousands(t.instructions),
         t.cpi,
         thousands(t.stall_cycles)
     );
+    if !r.board.clock_changes.is_empty() {
+        let steps: Vec<String> = r
+            .board
+            .clock_changes
+            .iter()
+            .map(|c| format!("{} MHz at cycle {}", mhz(c.hz), thousands(c.cycle)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "core clock (the firmware's clock registers): {} MHz, then {}",
+            mhz(r.board.clock_hz),
+            steps.join(", ")
+        );
+    }
     let shown = match &r.outcome {
         Outcome::Limit {
             backtrace, limit, ..

@@ -339,6 +339,85 @@ pub struct PeripheralSpec {
     pub interrupt_matrix: Option<InterruptMatrixSpec>,
     /// Other base addresses the block also answers at (a second bus to the same registers).
     pub aliases: Vec<u32>,
+    /// The chip's CPU clock selection, on the block of its select register (one per chip).
+    pub cpu_clock: Option<CpuClockSpec>,
+}
+
+/// A bit field of a register, by the register's address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldSpec {
+    pub addr: u32,
+    pub shift: u32,
+    pub bits: u32,
+}
+
+impl FieldSpec {
+    pub fn mask(&self) -> u32 {
+        (((1u64 << self.bits) - 1) as u32) << self.shift
+    }
+
+    pub fn get(&self, word: u32) -> u32 {
+        (word & self.mask()) >> self.shift
+    }
+
+    pub fn put(&self, word: u32, value: u32) -> u32 {
+        (word & !self.mask()) | ((value << self.shift) & self.mask())
+    }
+}
+
+/// The CPU clock as the firmware selects it: the source `select` names, its frequency (by a
+/// field's value, for a PLL with several outputs) divided by the divider field + 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuClockSpec {
+    pub select: FieldSpec,
+    /// In order of preference for the clock a boot loader leaves running.
+    pub sources: Vec<ClockSourceSpec>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockSourceSpec {
+    pub select: u32,
+    /// Frequency by the value of `by` (0: reserved), or the one frequency when `by` is `None`.
+    pub hz: Vec<u64>,
+    pub by: Option<FieldSpec>,
+    pub divider: Option<FieldSpec>,
+}
+
+impl CpuClockSpec {
+    /// Whether the register at `addr` holds one of the fields.
+    pub fn reads(&self, addr: u32) -> bool {
+        std::iter::once(&self.select)
+            .chain(
+                self.sources
+                    .iter()
+                    .flat_map(|s| s.by.iter().chain(&s.divider)),
+            )
+            .any(|f| f.addr == addr)
+    }
+
+    /// The CPU clock the fields' values select (`word` reads a register), if they name one.
+    pub fn hz(&self, word: impl Fn(u32) -> u32) -> Option<u64> {
+        let field = |f: &FieldSpec| f.get(word(f.addr));
+        let selected = field(&self.select);
+        let source = self.sources.iter().find(|s| s.select == selected)?;
+        let index = source.by.as_ref().map_or(0, field) as usize;
+        let hz = *source.hz.get(index).filter(|&&hz| hz > 0)?;
+        Some(hz / (source.divider.as_ref().map_or(0, field) as u64 + 1))
+    }
+
+    /// The field values that select `hz` (the first source, in file order, that gives it).
+    pub fn settings_for(&self, hz: u64) -> Option<Vec<(FieldSpec, u32)>> {
+        self.sources.iter().find_map(|s| {
+            let (index, divide) = s.hz.iter().enumerate().find_map(|(i, &f)| {
+                let max = s.divider.map_or(1, |d| 1u64 << d.bits);
+                (f > 0 && f % hz == 0 && f / hz <= max).then(|| (i as u32, (f / hz - 1) as u32))
+            })?;
+            let mut out = vec![(self.select, s.select)];
+            out.extend(s.by.map(|b| (b, index)));
+            out.extend(s.divider.map(|d| (d, divide)));
+            Some(out)
+        })
+    }
 }
 
 /// An SPI memory controller's user-defined transaction (the ESP chips' SPI0/SPI1 "user command"):
@@ -415,6 +494,93 @@ struct ChipFile {
     chip: String,
     #[serde(rename = "block")]
     blocks: Vec<Spanned<BlockFile>>,
+    cpu_clock: Option<Spanned<CpuClockFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FieldFile {
+    /// `BLOCK.REGISTER`.
+    register: String,
+    shift: u32,
+    bits: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CpuClockFile {
+    select: FieldFile,
+    sources: Vec<ClockSourceFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClockSourceFile {
+    select: u32,
+    hz: Vec<u64>,
+    by: Option<FieldFile>,
+    divider: Option<FieldFile>,
+}
+
+/// Resolve the clock file's fields to register addresses among `blocks`.
+fn build_cpu_clock(
+    c: &CpuClockFile,
+    blocks: &[PeripheralSpec],
+) -> Result<(usize, CpuClockSpec), String> {
+    let field = |f: &FieldFile| -> Result<(usize, FieldSpec), String> {
+        let found = f.register.split_once('.').and_then(|(block, reg)| {
+            blocks.iter().enumerate().find_map(|(i, b)| {
+                let r = b
+                    .registers
+                    .iter()
+                    .find(|r| b.name == block && r.name == reg)?;
+                Some((i, b.base + r.offset))
+            })
+        });
+        let Some((block, addr)) = found else {
+            return Err(format!(
+                "no register `{}` (write BLOCK.REGISTER)",
+                f.register
+            ));
+        };
+        if f.bits == 0 || f.shift + f.bits > 32 {
+            return Err(format!(
+                "field of `{}`: shift + bits must be 1-32",
+                f.register
+            ));
+        }
+        Ok((
+            block,
+            FieldSpec {
+                addr,
+                shift: f.shift,
+                bits: f.bits,
+            },
+        ))
+    };
+    let (block, select) = field(&c.select)?;
+    let sources = c
+        .sources
+        .iter()
+        .map(|s| {
+            let by = s.by.as_ref().map(field).transpose()?.map(|f| f.1);
+            let divider = s.divider.as_ref().map(field).transpose()?.map(|f| f.1);
+            let needed = by.map_or(1, |b| 1usize << b.bits);
+            if s.hz.len() != needed {
+                return Err(format!(
+                    "source {}: hz needs {needed} entries (one per value of `by`, else one)",
+                    s.select
+                ));
+            }
+            Ok(ClockSourceSpec {
+                select: s.select,
+                hz: s.hz.clone(),
+                by,
+                divider,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok((block, CpuClockSpec { select, sources }))
 }
 
 #[derive(Deserialize)]
@@ -974,10 +1140,12 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                         )));
                     }
                     let mode_registers = match &d.mode_registers {
-                        Some(m) if m.reset.len() != m.writable.len() => return Err(at(format!(
+                        Some(m) if m.reset.len() != m.writable.len() => {
+                            return Err(at(format!(
                             "device `{}`: mode_registers needs one writable mask per reset value",
                             d.name
-                        ))),
+                        )))
+                        }
                         Some(m) => Some(ModeRegistersSpec {
                             read: m.read,
                             write: m.write,
@@ -1062,6 +1230,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
         spi,
         interrupt_matrix,
         aliases: b.aliases.clone(),
+        cpu_clock: None,
     })
 }
 
@@ -1115,6 +1284,15 @@ pub fn parse_peripherals(text: &str, origin: &str) -> Result<Vec<PeripheralSpec>
     })?;
     let mut out: Vec<PeripheralSpec> = blocks.into_iter().map(|(_, b)| b).collect();
     out.sort_by_key(|b| b.base);
+    if let Some(c) = &file.cpu_clock {
+        let (block, spec) =
+            build_cpu_clock(c.get_ref(), &out).map_err(|message| BoardError::Invalid {
+                origin: origin.to_string(),
+                line: line_of(text, c.span().start),
+                message: format!("cpu_clock: {message}"),
+            })?;
+        out[block].cpu_clock = Some(spec);
+    }
     Ok(out)
 }
 

@@ -97,7 +97,32 @@ pub struct Firmware {
 pub struct BoardInfo {
     pub name: String,
     pub core: String,
+    /// The core clock at the start (the board's).
     pub clock_hz: u64,
+    /// Each switch of the core clock the firmware made through the chip's clock registers (added
+    /// within version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clock_changes: Vec<ClockChange>,
+}
+
+/// From core cycle `cycle` on, the core ran at `hz`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ClockChange {
+    pub cycle: u64,
+    pub hz: u64,
+}
+
+impl BoardInfo {
+    /// Seconds that `cycles` core cycles from the start took, at the clocks the core ran at.
+    pub fn seconds(&self, cycles: u64) -> f64 {
+        let mut t = 0.0;
+        let (mut at, mut hz) = (0u64, self.clock_hz);
+        for c in self.clock_changes.iter().filter(|c| c.cycle < cycles) {
+            t += c.cycle.saturating_sub(at) as f64 / hz as f64;
+            (at, hz) = (c.cycle.max(at), c.hz);
+        }
+        t + cycles.saturating_sub(at) as f64 / hz as f64
+    }
 }
 
 /// How the run ended.
@@ -132,7 +157,7 @@ pub struct Totals {
     pub instructions: u64,
     /// Cycles per instruction.
     pub cpi: f64,
-    /// Simulated time at the board clock, in seconds.
+    /// Simulated time at the core's clocks, in seconds.
     pub seconds: f64,
     /// Cycles the core waited on memory (all regions).
     pub stall_cycles: u64,

@@ -34,18 +34,19 @@ impl Track {
     ];
 }
 
-/// Simulated microseconds of a cycle count.
-struct Clock(f64);
+/// Simulated microseconds at a core cycle, at the clocks the core ran at.
+struct Clock<'a>(&'a crate::BoardInfo);
 
-impl Clock {
-    fn us(&self, cycles: u64) -> f64 {
-        cycles as f64 * self.0
+impl Clock<'_> {
+    fn us(&self, cycle: u64) -> f64 {
+        self.0.seconds(cycle) * 1e6
     }
 }
 
 fn slice(track: Track, name: String, clock: &Clock, start: u64, cycles: u64, args: Value) -> Value {
-    json!({"ph": "X", "pid": PID, "tid": track as u32, "name": name, "ts": clock.us(start),
-           "dur": clock.us(cycles), "args": args})
+    let ts = clock.us(start);
+    json!({"ph": "X", "pid": PID, "tid": track as u32, "name": name, "ts": ts,
+           "dur": clock.us(start + cycles) - ts, "args": args})
 }
 
 fn counter(name: &str, clock: &Clock, at: u64, values: Value) -> Value {
@@ -64,7 +65,7 @@ fn figures_args(f: &TigrisFigures) -> Value {
 
 /// The trace of a report, as JSON text.
 pub fn trace_json(report: &Report) -> String {
-    let clock = Clock(1e6 / report.board.clock_hz.max(1) as f64);
+    let clock = Clock(&report.board);
     let mut events = vec![json!({"ph": "M", "pid": PID, "name": "process_name",
         "args": {"name": format!("{} on {}", report.firmware.file, report.board.name)}})];
     for (track, name) in Track::ALL {

@@ -24,6 +24,7 @@ pub fn report(clock_hz: u64, cycles: u64) -> Report {
             name: "testboard".into(),
             core: "cortex-m4".into(),
             clock_hz,
+            clock_changes: Vec::new(),
         },
         outcome: Outcome::Exited { code: 0 },
         totals: Totals {

@@ -588,6 +588,11 @@ impl EspBus {
             if let Some(mode) = self.periph.take_psram_refit() {
                 self.refit_psram(mode);
             }
+            if let Some(hz) = self.periph.take_clock_change() {
+                for r in &mut self.mem.regions {
+                    r.set_core_clock(hz);
+                }
+            }
             return;
         }
         if Some(addr) == self.uart_data {
@@ -1586,6 +1591,10 @@ impl Core for XtensaBackend {
                 self.iss.cpu.pc
             ))),
         }
+    }
+
+    fn clock_changes(&self) -> Vec<(u64, u64)> {
+        self.bus.periph.clock_changes().to_vec()
     }
 
     fn run_notes(&self) -> Vec<String> {
