@@ -205,6 +205,25 @@ fn panics_and_prints_a_core_dump(
             "{board}: {line:?} missing from {console}"
         );
     }
+    // ESP-IDF selects 160 MHz (esp_clk_init) and the core follows; its log's millisecond stamps
+    // (CCOUNT, then esp_timer on the timer peripheral) agree with simulated time: the last one,
+    // just before the reset, is within a few milliseconds of the run's end.
+    let changes = r["board"]["clock_changes"].as_array().unwrap();
+    assert!(
+        changes.iter().any(|c| c["hz"] == 160_000_000),
+        "{board}: {changes:?}"
+    );
+    let last_stamp: f64 = console
+        .rsplit("I (")
+        .next()
+        .and_then(|t| t.split(')').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{board}: no log stamp in {console}"));
+    let ms = r["totals"]["seconds"].as_f64().unwrap() * 1e3;
+    assert!(
+        (last_stamp..last_stamp + 5.0).contains(&ms),
+        "{board}: the log says {last_stamp} ms, the run ended at {ms} ms"
+    );
     let function = |name: &str| {
         r["functions"]
             .as_array()

@@ -1353,6 +1353,38 @@ pub fn load_peripherals(name_or_path: &str) -> Result<Vec<PeripheralSpec>, Board
 mod tests {
     use super::*;
 
+    /// The CPU clock's fields resolve to register addresses; a bad register or table is refused.
+    #[test]
+    fn cpu_clock_fields_resolve_and_bad_ones_are_named() {
+        let file = |sources: &str| {
+            format!(
+                "chip = \"t\"\n[cpu_clock]\nselect = {{ register = \"SYS.CLK\", shift = 10, bits = 2 }}\nsources = [{sources}]\n\
+                 [[block]]\nname = \"SYS\"\nbase = 0x100\nsize = 16\nsource = \"t\"\n\
+                 registers = [{{ name = \"CLK\", offset = 4 }}, {{ name = \"PER\", offset = 8 }}]\n"
+            )
+        };
+        let ok = "{ select = 1, hz = [80, 160], by = { register = \"SYS.PER\", shift = 0, bits = 1 } }, { select = 0, hz = [40], divider = { register = \"SYS.CLK\", shift = 0, bits = 4 } }";
+        let blocks = parse_peripherals(&file(ok), "t.toml").unwrap();
+        let c = blocks[0].cpu_clock.as_ref().unwrap();
+        assert_eq!(
+            (c.select.addr, c.sources[0].by.unwrap().addr),
+            (0x104, 0x108)
+        );
+        let words = |clk: u32, per: u32| move |a: u32| if a == 0x104 { clk } else { per };
+        assert_eq!(c.hz(words(0x400, 1)), Some(160));
+        assert_eq!(c.hz(words(0x003, 0)), Some(10));
+        assert_eq!(c.settings_for(20).unwrap().last().map(|s| s.1), Some(1));
+        assert!(c.settings_for(30).is_none());
+        let e = parse_peripherals(&file(&ok.replace("SYS.PER", "SYS.PRE")), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cpu_clock: no register `SYS.PRE`"), "{e}");
+        let e = parse_peripherals(&file(&ok.replace("[80, 160]", "[80]")), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("hz needs 2 entries"), "{e}");
+    }
+
     #[test]
     fn builtin_files_parse() {
         for name in builtin_peripheral_files() {
