@@ -9,7 +9,7 @@
 
 use tigris_targets::periph::{
     AlarmSpec, CountdownSpec, CpuClockSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind,
-    SpiDeviceSpec, TimerConfig,
+    SpiDeviceSpec, TimerAlarmSpec, TimerConfig,
 };
 
 /// Reads of one address that return the same value, with no peripheral write in between, after
@@ -62,6 +62,8 @@ enum Effect {
 struct Timer {
     config: TimerConfig,
     config_word: usize,
+    /// Its load and alarm, when the config register has them.
+    alarm: Option<TimerAlarmSpec>,
     hz: u64,
     ticks: u64,
     since: u64,
@@ -197,6 +199,7 @@ impl Block {
                         Timer {
                             config: *c,
                             config_word,
+                            alarm: spec.registers[c.register].timer,
                             hz: counter.hz,
                             ticks: 0,
                             since: 0,
@@ -738,6 +741,7 @@ impl Peripherals {
             {
                 self.reconfigure_timers(b, w, now);
             }
+            self.load_timers(b, r, now);
             if !self.blocks[b].alarms.is_empty() {
                 self.alarm_written(b, r, value & bytes, now);
             }
@@ -1140,6 +1144,67 @@ impl Peripherals {
         }
     }
 
+    /// Register `r` of block `b` was written: the timers it is the load register of take their
+    /// load value as their count.
+    fn load_timers(&mut self, b: usize, r: usize, now: u64) {
+        for i in 0..self.blocks[b].timers.len() {
+            let Some(a) = self.blocks[b].timers[i].1.alarm.filter(|a| a.load == r) else {
+                continue;
+            };
+            let ticks = self.pair(b, a.load_hi, a.load_lo);
+            let t = &mut self.blocks[b].timers[i].1;
+            (t.ticks, t.since) = (ticks, now);
+        }
+    }
+
+    /// The 64-bit value of registers `hi:lo` of block `b`.
+    fn pair(&self, b: usize, hi: usize, lo: usize) -> u64 {
+        let block = &self.blocks[b];
+        let word = |r: usize| block.words[(block.spec.registers[r].offset / 4) as usize] as u64;
+        word(hi) << 32 | word(lo)
+    }
+
+    /// The armed timer alarms of block `b`: (index in `timers`, alarm, target count).
+    fn armed_timer_alarms(
+        &self,
+        b: usize,
+    ) -> impl Iterator<Item = (usize, TimerAlarmSpec, u64)> + '_ {
+        let block = &self.blocks[b];
+        block
+            .timers
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, (_, t))| {
+                let a = t.alarm?;
+                let armed = block.words[t.config_word] >> a.alarm_bit & 1 != 0;
+                armed.then(|| (i, a, self.pair(b, a.alarm_hi, a.alarm_lo)))
+            })
+    }
+
+    /// Fire block `b`'s timer alarms whose count reached the target by cycle `now`.
+    fn fire_timer_alarms(&mut self, b: usize, now: u64) {
+        let due: Vec<(usize, TimerAlarmSpec)> = self
+            .armed_timer_alarms(b)
+            .filter(|&(i, _, target)| {
+                self.timer_ticks(b, self.blocks[b].timers[i].0, now) >= target
+            })
+            .map(|(i, a, _)| (i, a))
+            .collect();
+        for (i, a) in due {
+            let reload = self.pair(b, a.load_hi, a.load_lo);
+            let block = &mut self.blocks[b];
+            let status = (block.spec.registers[a.status].offset / 4) as usize;
+            block.words[status] |= 1 << a.status_bit;
+            let t = &mut block.timers[i].1;
+            let config = &mut block.words[t.config_word];
+            *config &= !(1 << a.alarm_bit);
+            if *config >> a.reload_bit & 1 != 0 {
+                (t.ticks, t.since) = (reload, now);
+            }
+            self.interrupt_epoch += 1;
+        }
+    }
+
     /// Set and clear bits of a word at cycle `due`; an effect with no delay applies at once.
     fn schedule(&mut self, due: u64, now: u64, block: usize, word: usize, set: u32, clear: u32) {
         self.pending.push(Pending {
@@ -1233,16 +1298,23 @@ impl Peripherals {
     /// The core cycle at which the next armed alarm fires, if any: a core runs no further than
     /// this before calling `advance`, so that the alarm's interrupt is taken on time.
     pub fn next_event(&self) -> Option<u64> {
-        self.blocks
-            .iter()
-            .flat_map(|b| &b.alarms)
-            .filter_map(|a| {
-                let tick = a.next? as u128;
-                let hz = a.spec.hz as u128;
-                Some((tick * self.clock_hz as u128).div_ceil(hz) as u64)
-            })
-            .min()
-            .map(|at| self.time.core(at))
+        let clock = self.clock_hz as u128;
+        let comparators = self.blocks.iter().flat_map(|b| &b.alarms).filter_map(|a| {
+            let tick = a.next? as u128;
+            Some((tick * clock).div_ceil(a.spec.hz as u128) as u64)
+        });
+        // A timer's alarm: when its count, `ticks` at `since` and one per `divider` counter
+        // clocks after, reaches the target.
+        let timers = (0..self.blocks.len()).flat_map(|b| {
+            self.armed_timer_alarms(b)
+                .filter_map(move |(i, _, target)| {
+                    let t = &self.blocks[b].timers[i].1;
+                    let left = target.saturating_sub(t.ticks) as u128;
+                    let cycles = (left * t.divider? as u128 * clock).div_ceil(t.hz as u128);
+                    Some(t.since + cycles as u64)
+                })
+        });
+        comparators.chain(timers).min().map(|at| self.time.core(at))
     }
 
     /// Fire the alarms due at cycle `now`: set their status bits (if enabled then; ASSUMPTION: a
@@ -1256,6 +1328,9 @@ impl Peripherals {
     /// `advance` to `now` in cycles of the time base.
     fn advance_to(&mut self, now: u64) {
         for b in 0..self.blocks.len() {
+            if self.blocks[b].timers.iter().any(|(_, t)| t.alarm.is_some()) {
+                self.fire_timer_alarms(b, now);
+            }
             for i in 0..self.blocks[b].alarms.len() {
                 let a = self.blocks[b].alarms[i];
                 let Some(next) = a.next else {
@@ -1581,6 +1656,56 @@ registers = [
         // Writes that keep the clock are no switch.
         p.write(0x5000, 4, 2, 600);
         assert_eq!(p.clock_changes().len(), 3);
+    }
+
+    const TIMER_GROUP: &str = r#"
+chip = "t"
+[[block]]
+name = "TIMG"
+base = 0x6000
+size = 256
+source = "test"
+registers = [
+  { name = "T0CONFIG", offset = 0x00, timer = { load = "T0LOAD", load_lo = "T0LOADLO", load_hi = "T0LOADHI", alarm_lo = "T0ALARMLO", alarm_hi = "T0ALARMHI", alarm_bit = 10, reload_bit = 29, status = "INT_RAW", status_bit = 0 } },
+  { name = "T0LO", offset = 0x04, read_only = 0xFFFF_FFFF, latch = { on = "T0UPDATE", mask = 0xFFFF_FFFF, hz = 80_000_000, config = { register = "T0CONFIG", enable_bit = 31, divider_shift = 13, divider_bits = 16 } } },
+  { name = "T0UPDATE", offset = 0x0C, self_clear = 0xFFFF_FFFF },
+  { name = "T0ALARMLO", offset = 0x10 },
+  { name = "T0ALARMHI", offset = 0x14 },
+  { name = "T0LOADLO", offset = 0x18 },
+  { name = "T0LOADHI", offset = 0x1C },
+  { name = "T0LOAD", offset = 0x20, self_clear = 0xFFFF_FFFF },
+  { name = "INT_RAW", offset = 0x9C, read_only = 0xF },
+  { name = "INT_CLR", offset = 0xA4, clears = "INT_RAW" },
+]
+"#;
+
+    /// A timer-group timer: the alarm fires when the count reaches it (not before), sets the raw
+    /// status, disarms itself and reloads the count; a load sets the count; the core is told the
+    /// cycle of the next firing.
+    #[test]
+    fn timer_alarms_fire_at_their_count_and_reload() {
+        let mut p = Peripherals::new(&parse_peripherals(TIMER_GROUP, "t").unwrap(), 80_000_000);
+        let (en, reload, alarm) = (1u32 << 31, 1u32 << 29, 1u32 << 10);
+        let config = en | reload | 80 << 13; // 1 MHz count
+        p.write(0x6010, 4, 1000, 0);
+        p.write(0x6000, 4, config | alarm, 0);
+        assert_eq!(p.next_event(), Some(80_000));
+        p.advance(79_999);
+        assert_eq!(p.peek(0x609C), Some(0));
+        p.advance(80_000);
+        assert_eq!((p.peek(0x609C), p.peek(0x6000)), (Some(1), Some(config)));
+        assert_eq!(p.next_event(), None);
+        p.write(0x60A4, 4, 1, 80_001);
+        assert_eq!(p.peek(0x609C), Some(0));
+        // Re-armed 250 counts after the reload: 750 counts to go.
+        p.write(0x6000, 4, config | alarm, 100_000);
+        assert_eq!(p.next_event(), Some(160_000));
+        // A load of 500: 500 to go.
+        p.write(0x6018, 4, 500, 100_000);
+        p.write(0x6020, 4, 1, 100_000);
+        assert_eq!(p.next_event(), Some(140_000));
+        p.write(0x600C, 4, 1, 120_000);
+        assert_eq!(p.read(0x6004, 4, 120_000), Some(750));
     }
 
     /// A spinlock: the first read claims it, later reads see it taken, a write frees it.

@@ -297,6 +297,26 @@ pub struct RegisterSpec {
     pub interrupts: Vec<InterruptSource>,
     /// Bits a write of 1 to resets the chip or a core with (software reset): the run ends there.
     pub resets: u32,
+    /// This register configures a timer (the `config` of latches) that has a load and an alarm.
+    pub timer: Option<TimerAlarmSpec>,
+}
+
+/// The load and alarm of a configured up-counting timer (the ESP timer groups' T0/T1/LACT): a
+/// write to `load` sets the count to `load_hi:load_lo`; while bit `alarm_bit` of the config
+/// register is set, the count reaching `alarm_hi:alarm_lo` sets bit `status_bit` of `status`,
+/// clears `alarm_bit` and, with `reload_bit` set, reloads the count. Registers are indices in the
+/// block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimerAlarmSpec {
+    pub load: usize,
+    pub load_lo: usize,
+    pub load_hi: usize,
+    pub alarm_lo: usize,
+    pub alarm_hi: usize,
+    pub alarm_bit: u32,
+    pub reload_bit: u32,
+    pub status: usize,
+    pub status_bit: u32,
 }
 
 /// An interrupt source of the chip's interrupt matrix, asserted while the register's bits `mask`
@@ -609,6 +629,20 @@ struct InterruptMatrixFile {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct TimerAlarmFile {
+    load: String,
+    load_lo: String,
+    load_hi: String,
+    alarm_lo: String,
+    alarm_hi: String,
+    alarm_bit: u32,
+    reload_bit: u32,
+    status: String,
+    status_bit: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct InterruptFile {
     source: u32,
     mask: u32,
@@ -704,6 +738,7 @@ struct RegisterFile {
     record: bool,
     #[serde(default)]
     interrupt: Vec<InterruptFile>,
+    timer: Option<TimerAlarmFile>,
     #[serde(default)]
     resets: u32,
     #[serde(default)]
@@ -1092,6 +1127,28 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 enable,
             });
         }
+        let timer = match &r.timer {
+            None => None,
+            Some(t) => {
+                let field = |name: &str, what: &str| index_of(name, what).map_err(at);
+                if t.alarm_bit > 31 || t.reload_bit > 31 || t.status_bit > 31 {
+                    return Err(at(
+                        "timer: alarm_bit, reload_bit and status_bit must be 0-31".into(),
+                    ));
+                }
+                Some(TimerAlarmSpec {
+                    load: field(&t.load, "timer.load")?,
+                    load_lo: field(&t.load_lo, "timer.load_lo")?,
+                    load_hi: field(&t.load_hi, "timer.load_hi")?,
+                    alarm_lo: field(&t.alarm_lo, "timer.alarm_lo")?,
+                    alarm_hi: field(&t.alarm_hi, "timer.alarm_hi")?,
+                    alarm_bit: t.alarm_bit,
+                    reload_bit: t.reload_bit,
+                    status: field(&t.status, "timer.status")?,
+                    status_bit: t.status_bit,
+                })
+            }
+        };
         registers.push(RegisterSpec {
             name: r.name.clone(),
             offset: r.offset,
@@ -1106,7 +1163,19 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             record: r.record,
             interrupts,
             resets: r.resets,
+            timer,
         });
+    }
+    let counted = |i: usize| {
+        registers.iter().any(
+            |r| matches!(&r.kind, RegisterKind::Latch { config: Some(c), .. } if c.register == i),
+        )
+    };
+    if let Some(r) = (0..registers.len()).find(|&i| registers[i].timer.is_some() && !counted(i)) {
+        return Err(format!(
+            "register `{}`: a timer's load and alarm need a latch whose config is this register",
+            registers[r].name
+        ));
     }
     let spi = match &b.spi {
         None => None,
