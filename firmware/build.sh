@@ -391,10 +391,16 @@ xt_rom_printf() {   # <elf>: ESP32-S3 program calling ets_printf at its ROM addr
     xt_windowed esp32s3 rom_printf "$1"
 }
 
-xt_source() {   # <program, check or fault name>: its C file
+xt_source() {   # <program, check, device test or fault name>: its C file
     if [[ -e $FW_DIR/programs/$1.c ]]; then echo "$FW_DIR/programs/$1.c"
     elif [[ -e $XT_DIR/checks/$1.c ]]; then echo "$XT_DIR/checks/$1.c"
+    elif [[ -e $XT_DIR/devices/$1.c ]]; then echo "$XT_DIR/devices/$1.c"
     else echo "$XT_DIR/faults/$1.c"; fi
+}
+
+xt_timer_alarm() {   # <board> <elf>: timer-group alarm interrupts, taken through the kernel vector
+    XT_CFLAGS+=("$(board_define "$1")")
+    xt_windowed "$1" timer_alarm "$2" -DKERNEL_HANDLER=tg_level1_interrupt
 }
 
 xt_host_check() {   # <check>: build/host/<check>(.out, .rc), as build_host does for programs/
@@ -472,6 +478,9 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
         job "$b fault_window (windowed)" xt_windowed "$b" fault_window "$BUILD/$b/fault_window-windowed.elf" -DNO_VECBASE
     done
     job "esp32s3 rom_printf (windowed)" xt_rom_printf "$BUILD/esp32s3/rom_printf-windowed.elf"
+    for b in "${XT_WINDOWED_BOARDS[@]}"; do
+        job "$b timer_alarm (windowed)" xt_timer_alarm "$b" "$BUILD/$b/timer_alarm-windowed.elf"
+    done
     for b in "${XT_MEMBENCH_BOARDS[@]}"; do
         job "$b membench (call0)" xt_membench "$b"
     done

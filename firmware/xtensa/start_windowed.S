@@ -71,7 +71,11 @@ _vectors:
     l32e a11, a11, -20
     rfwu
     .org 0x300              /* Kernel / user / double exception vectors: stop */
+#ifdef KERNEL_HANDLER       /* -DKERNEL_HANDLER=symbol: the program takes level-1 interrupts there */
+    j       KERNEL_HANDLER
+#else
     break 15, 15
+#endif
     .org 0x340
     break 15, 15
     .org 0x3C0

@@ -23,7 +23,7 @@ const PRINTF_BYTE_CYCLES: u64 = 30;
 /// Default ROM addresses of `ets_printf` per core, used when the ELF does not name the symbol.
 fn default_printf(kind: CoreKind) -> Option<u32> {
     match kind {
-        // facts/xtensa.md §5.3: esp32s3.rom.ld ets_printf = 0x400005d0 (alias esp_rom_printf).
+        // ESP-IDF components/esp_rom/esp32s3/ld/esp32s3.rom.ld: ets_printf = 0x400005d0 (alias esp_rom_printf).
         CoreKind::XtensaLx7 => Some(0x4000_05d0),
         // ESP-IDF components/esp_rom/esp32/ld/esp32.rom.ld: ets_printf = 0x40007d54 [R].
         CoreKind::XtensaLx6 => Some(0x4000_7d54),

@@ -71,7 +71,7 @@ fn assert_benches(board: &str, expected: &[(&str, i64, i64)]) {
     }
 }
 
-/// Cortex-M4 TRM (facts/cortex-m.md §2a): pipelined loads 1 cycle after the first (2), dependent
+/// Cortex-M4 TRM r0p1 §3.3.1 Table 3-1 and §3.3.2: pipelined loads 1 cycle after the first (2), dependent
 /// loads 2, taken branch 1+P with P=2, untaken conditional 1, UDIV 2 + one per 3.2 quotient bits
 /// (100/7: 4, 0xFFFFFFFF/3: 12), NOP 1, MUL 1. Tolerance: 2 cycles per 32 instructions, for the
 /// frame around each sequence.
@@ -95,7 +95,7 @@ fn cortex_m4_microbenchmarks_follow_the_trm() {
     }
 }
 
-/// Cortex-M0+ (facts §2c): loads 2 cycles, no pipelining; B 2; B<cc> 2 taken, 1 untaken.
+/// Cortex-M0+ TRM (Arm DDI 0484) cycle counts: loads 2 cycles, no pipelining; B 2; B<cc> 2 taken, 1 untaken.
 #[test]
 fn cortex_m0plus_microbenchmarks_follow_the_facts() {
     assert_benches(

@@ -203,3 +203,32 @@ fn rom_ets_printf_is_emulated_or_runs_in_the_rom() {
         "the ROM's printf ran: {rom}"
     );
 }
+
+/// A timer-group alarm interrupts the core through the interrupt matrix: TIMG0 timer 0's alarm
+/// auto-reloads every 1 ms (1000 counts of APB / 80), its level source is routed to CPU interrupt
+/// 1, the firmware's kernel-vector handler counts and re-arms, and WAITI sleeps in between. Five
+/// interrupts take 5 ms of simulated time, on both chips.
+#[test]
+fn timer_group_alarms_interrupt_the_core_on_time() {
+    for board in ["esp32s3", "esp32"] {
+        let (code, r, _) = run(
+            board,
+            &elf(board, "timer_alarm-windowed"),
+            &["--max-cycles", "50000000"],
+        );
+        assert_eq!(
+            code, 5,
+            "{board}: five interrupts counted: {}",
+            r["outcome"]
+        );
+        let handler = r["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == "tg_level1_interrupt")
+            .unwrap_or_else(|| panic!("{board}: the handler is not in the profile"));
+        assert_eq!(handler["calls"], 5, "{board}: {handler}");
+        let ms = r["totals"]["seconds"].as_f64().unwrap() * 1e3;
+        assert!((5.0..5.01).contains(&ms), "{board}: {ms} ms");
+    }
+}

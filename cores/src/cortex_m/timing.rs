@@ -1,7 +1,8 @@
 //! Cycle model of the Cortex-M cores: a cost per instruction, computed once per basic block from its
 //! capstone decode, plus the dynamic terms the run loop adds (taken branches, divide operands, memory
-//! stalls). Figures come from /work/shared/facts/cortex-m.md (section named at each use); where no
-//! source gives a figure the value is marked ASSUMPTION. docs/cycle-model.md explains the model.
+//! stalls). Figures come from the primary source named at each use (Arm TRMs, vendor manuals, published
+//! measurements); where no source gives a figure the value is marked ASSUMPTION. docs/cycle-model.md
+//! explains the model.
 
 use capstone::arch::arm::{ArmOperandType, ArmReg};
 use capstone::arch::ArchOperand;
@@ -330,9 +331,10 @@ pub(crate) fn branch_to_next(d: &Decoded) -> bool {
 }
 
 /// Pipeline refill after a taken branch instruction (B, BL, BX, B<cc> taken, CBZ taken).
-/// Cortex-M4 TRM (facts §2a): P = 1..3 "depending on the alignment and width of the target
-/// instruction"; ASSUMPTION: 2, the middle of that range. M0+ (facts §2c): taken B<cc> = 2, so P = 1.
-/// M33 (facts §2e): taken branch 2 cycles, so P = 1.
+/// Cortex-M4 TRM r0p1 §3.3.1 Table 3-1: P = 1..3 "depending on the alignment and width of the target
+/// instruction"; ASSUMPTION: 2, the middle of that range. M0+ (Cortex-M0+ TRM,
+/// Arm DDI 0484): taken B<cc> = 2, so P = 1. M33 (jnk0le/random "pipeline cycle test" doc/cortex_m33.md,
+/// measured on an RP2350): taken branch 2 cycles, so P = 1.
 pub(crate) fn branch_refill(kind: CoreKind) -> u32 {
     match kind {
         CoreKind::CortexM0Plus | CoreKind::CortexM33 => 1,
@@ -341,21 +343,22 @@ pub(crate) fn branch_refill(kind: CoreKind) -> u32 {
 }
 
 /// Refill when the PC is loaded from memory or written by data processing: the address is known
-/// late, so no early speculation. M4 TRM §3.3.2 (facts §2a): "LDR PC,[any] ... >= 2 (load) + 3 (refill)".
+/// late, so no early speculation. M4 TRM §3.3.2: "LDR PC,[any] ... >= 2 (load) + 3 (refill)".
 fn late_refill(kind: CoreKind) -> u32 {
     match kind {
-        CoreKind::CortexM0Plus => 1, // facts §2c: POP {PC} 3+N on M0+ = (1+N) + 2, MOV PC 2
+        CoreKind::CortexM0Plus => 1, // Cortex-M0+ TRM (DDI 0484): POP {PC} 3+N on M0+ = (1+N) + 2, MOV PC 2
         CoreKind::CortexM33 => 1,
         _ => 3,
     }
 }
 
-/// Fixed cost of the branch mispredict on the M7 (facts §2d: "branch mispredict ~8 cycles").
+/// Fixed cost of the branch mispredict on the M7 (jnk0le/random "pipeline cycle test", measured on an
+/// STM32H743: "branch mispredict ~8 cycles").
 pub(crate) const M7_MISPREDICT: u32 = 8;
 
 /// Cycles of exception entry and return, charged by the exception model.
-/// ASSUMPTION (widely published Arm figures, not in the fact sheet yet): interrupt latency 12 cycles on
-/// M3/M4/M7/M33 and 15 on M0+; return 10 cycles (M0+: 12).
+/// ASSUMPTION (widely published Arm figures, not yet checked against an Arm TRM): interrupt latency 12
+/// cycles on M3/M4/M7/M33 and 15 on M0+; return 10 cycles (M0+: 12).
 pub(crate) fn exception_entry_cycles(kind: CoreKind) -> u32 {
     if kind == CoreKind::CortexM0Plus {
         15
@@ -383,8 +386,8 @@ pub(crate) fn tail_chain_cycles(_kind: CoreKind) -> u32 {
 /// ELF's executable segments). ASSUMPTION: 7, the middle of the TRM's 2-12 range.
 pub(crate) const DIV_UNKNOWN_OPERANDS: u32 = 7;
 
-/// Divide cost from its operands. M4 TRM (facts §2a): SDIV/UDIV take 2 to 12 cycles "depending on the
-/// operand values" (early termination). ASSUMPTION on the shape: 2 cycles plus one cycle per 3.2
+/// Divide cost from its operands. M4 TRM r0p1 §3.3.1 Table 3-1: SDIV/UDIV take 2 to 12 cycles
+/// "depending on the operand values" (early termination). ASSUMPTION on the shape: 2 cycles plus one cycle per 3.2
 /// quotient bits, so a 0-bit quotient (divisor > dividend, or divide by zero) costs 2 and a full
 /// 32-bit quotient costs 12.
 pub fn divide_cycles(dividend: u32, divisor: u32, signed: bool) -> u32 {
@@ -415,7 +418,8 @@ pub(crate) fn cost(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32
     }
 }
 
-/// Cortex-M0+ (facts §2c): two-stage pipeline, no load pipelining, single-cycle multiplier (RP2040).
+/// Cortex-M0+ (Cortex-M0+ TRM, Arm DDI 0484; TI MSPM0G TRM SLAU846A; RP2040 datasheet §2.4.3.3): two-stage
+/// pipeline, no load pipelining, single-cycle multiplier (RP2040).
 fn cost_m0plus(cur: &Decoded) -> u32 {
     let p = branch_refill(CoreKind::CortexM0Plus);
     match cur.class {
@@ -438,7 +442,8 @@ fn cost_m0plus(cur: &Decoded) -> u32 {
     }
 }
 
-/// Cortex-M3/M4 (facts §2a, §2b).
+/// Cortex-M3/M4 (Cortex-M4 TRM r0p1 §3.3.1 Table 3-1, §3.3.2, Table 7-1; Cortex-M3 TRM DDI 0337I p.3-9;
+/// jnk0le/random "pipeline cycle test" measurements on an STM32F103 and an STM32F407).
 fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
     let p = branch_refill(kind);
     let prev_is_single_load = prev.is_some_and(|q| q.class == Class::Load && !q.writes_pc);
@@ -457,11 +462,13 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
             // Neighbouring loads pipeline unless the address uses the previous load's result.
             let pipelined =
                 prev_is_single_load && prev.is_some_and(|q| q.writes & cur.addr_regs == 0);
-            // Stores cannot pipeline with a following load: +1 (facts §2b).
+            // Stores cannot pipeline with a following load: +1 (jnk0le/random "pipeline cycle test",
+            // measured on an STM32F103 and an STM32F407).
             (if pipelined { 1 } else { 2 }) + u32::from(prev_is_store) + addr_stall
         }
         Class::Store => {
-            // STR Rx,[Ry,#imm] is one cycle through the write buffer; register offset is 2 (§2a, §2b).
+            // STR Rx,[Ry,#imm] is one cycle through the write buffer; register offset is 2 (M4 TRM
+            // §3.3.2; jnk0le/random "pipeline cycle test" on an STM32F103 and an STM32F407).
             (if cur.reg_offset { 2 } else { 1 }) + addr_stall
         }
         Class::LoadStoreDouble => 3,
@@ -473,7 +480,7 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::Branch => 1 + p,
         Class::CondBranch => 1,
         Class::TableBranch => 2 + 1 + late_refill(kind), // M4 TRM §3.3.2: TBB/TBH >= 2 + 1 + 3
-        // IT folds onto a preceding 16-bit instruction (§2a).
+        // IT folds onto a preceding 16-bit instruction (M4 TRM §3.3.1 Table 3-1).
         Class::It => u32::from(prev.is_none_or(|q| q.len != 2)),
         Class::Barrier => 4, // 1 + B; ASSUMPTION B = 3 (no pending writes to drain)
         Class::SysReg => 2,  // "1 or 2": ASSUMPTION 2
@@ -495,7 +502,8 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
     }
 }
 
-/// Cortex-M33 (facts §2e): single-issue except that two 16-bit instructions can dual-issue;
+/// Cortex-M33 (jnk0le/random "pipeline cycle test" doc/cortex_m33.md, measured on an RP2350):
+/// single-issue except that two 16-bit instructions can dual-issue;
 /// load-to-use latency 2; LDRD/STRD 2; LDM/STM one cycle per register.
 fn cost_m33(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
     let load_use =
@@ -525,8 +533,9 @@ fn cost_m33(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
     }
 }
 
-/// Cortex-M7 (facts §2d): dual-issue of independent neighbours, word loads usable by the next
-/// instruction, LDM/STM in ceil(regs/2) cycles, branches predicted (mispredicts added at run time).
+/// Cortex-M7 (Arm publishes no cycle table; jnk0le/random "pipeline cycle test" measurements on an
+/// STM32H743, dual issue and branch prediction also in AnandTech's Cortex-M7 launch article): dual-issue
+/// of independent neighbours, word loads usable by the next instruction, LDM/STM in ceil(regs/2) cycles, branches predicted (mispredicts added at run time).
 fn cost_m7(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
     let base = match cur.class {
         Class::Load | Class::Store => 1,
@@ -539,8 +548,8 @@ fn cost_m7(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::SysReg => 2,
         Class::FpDiv => 16,
         Class::FpSqrt => 14,
-        // Double precision (facts §2d, measured on an STM32H743): vmul.f64 5, vfma.f64 7 (6 when
-        // chained, not modelled), vdiv.f64 30 cycles; vadd/vsub.f64 1 like single precision.
+        // Double precision (jnk0le/random "pipeline cycle test", measured on an STM32H743): vmul.f64 5,
+        // vfma.f64 7 (6 when chained, not modelled), vdiv.f64 30 cycles; vadd/vsub.f64 1 like single precision.
         // ASSUMPTION: vsqrt.f64 28, twice vsqrt.f32 as vdiv.f64 is about twice vdiv.f32.
         Class::FpDoubleMul => 5,
         Class::FpDoubleMac => 7,
@@ -577,7 +586,7 @@ fn dual_issues(prev: Option<&Decoded>, cur: &Decoded, only_16_bit: bool) -> bool
         return false;
     }
     if memory(prev) && memory(cur) && !(prev.class == Class::Load && cur.class == Class::Store) {
-        return false; // two loads need different banks; stores never pair with stores (facts §2d)
+        return false; // two loads need different banks; stores never pair with stores (jnk0le, STM32H743)
     }
     if prev.class == Class::Mul && cur.class == Class::Mul {
         return false;

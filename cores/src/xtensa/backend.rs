@@ -1012,7 +1012,7 @@ fn fault_kind_of_cause(code: u32) -> FaultKind {
     }
 }
 
-/// First byte of every ENTRY instruction (op0 = 6, n = 3, m = 0; fact sheet §2.3).
+/// First byte of every ENTRY instruction (op0 = 6, n = 3, m = 0; S2 libisa).
 const ENTRY_BYTE0: u8 = 0x36;
 
 /// Cycles the two cores of a dual-core chip run in turn while both run: each sees the other's
@@ -1220,7 +1220,7 @@ impl XtensaBackend {
         let vaddr_text = address
             .map(|v| format!(", EXCVADDR 0x{v:08x}"))
             .unwrap_or_default();
-        // Window exceptions and high-level interrupts have no EXCCAUSE (fact sheet §3.2/§3.3).
+        // Window exceptions and high-level interrupts have no EXCCAUSE (S3 QEMU exc_helper.c, win_helper.c).
         let cause_text = if code < 64 {
             format!(" (EXCCAUSE {code})")
         } else {
@@ -1384,7 +1384,7 @@ impl Core for XtensaBackend {
         // entry's ENTRY then sits above a live caller window, which an overflow spills through the
         // base save area below the entry's frame; that keeps the spill chain valid: the entry's
         // own CALL8/CALL12 spill reads its caller's stack pointer from there (the standard window
-        // overflow handlers, fact sheet §3.3). The entry's a0 stays 0, where backtraces end.
+        // overflow handlers of ESP-IDF, S11). The entry's a0 stays 0, where backtraces end.
         // CALL0-ABI code (no ENTRY) runs with PS.CALLINC 0, where it reads its arguments.
         let mut first = [0u8];
         let windowed_entry = self.bus.peek(entry.pc, &mut first).is_ok() && first[0] == ENTRY_BYTE0;
@@ -1441,7 +1441,13 @@ impl Core for XtensaBackend {
             let stop = self.iss.run(&mut self.bus, &mut bridge, insns_left, slice);
             insns_left = insns_left.saturating_sub(self.iss.cpu.insns - insns0);
             cycles_left = cycles_left.saturating_sub(self.iss.cpu.cycles - cycles0);
-            if self.second.is_none() && alarm.is_none() {
+            // A WAITI reached after the slice began with no alarm armed, but one is now: the
+            // core waits for it in the next slice.
+            let armed_since = matches!(stop, StopReason::WaitI { .. })
+                && !self.iss.cpu.external_wake
+                && self.bus.periph.routes_interrupts()
+                && self.bus.periph.next_event().is_some();
+            if self.second.is_none() && alarm.is_none() && !armed_since {
                 break stop;
             }
             if self.second_runs() {
@@ -1451,6 +1457,7 @@ impl Core for XtensaBackend {
             self.watch_second_core();
             match stop {
                 StopReason::CycleLimit { .. } if cycles_left > 0 && insns_left > 0 => {}
+                StopReason::WaitI { .. } if armed_since => {}
                 other => break other,
             }
         };

@@ -1,4 +1,4 @@
-//! Core configurations of the three Xtensa cores (fact sheet xtensa.md §1, source S1 core-isa.h).
+//! Core configurations of the three Xtensa cores (source S1 core-isa.h; tags in the `xtensa` module docs).
 
 /// Which Espressif core a configuration describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,7 +12,8 @@ pub enum XtensaCore {
 }
 
 /// Timing parameters of the simple cycle model. All values are named assumptions
-/// (fact sheet §5.1: "count 1 cycle per instruction, +1 load-use, +1 MUL, +2 taken branch [U]").
+/// (ASSUMPTION, no public LX6/LX7 cycle table: "count 1 cycle per instruction, +1 load-use, +1 MUL, +2
+/// taken branch [U]").
 #[derive(Clone, Debug)]
 pub struct XtensaTiming {
     /// Base cost of every instruction.
@@ -38,9 +39,9 @@ impl Default for XtensaTiming {
 }
 
 impl XtensaTiming {
-    /// The 5-stage pipeline (I R E M W; esp32s3.md §3a: XCHAL_DATA_PIPE_DELAY 1 on the ESP32-S3):
-    /// a load result is ready one cycle after the next instruction needs it (1 bubble), and a taken
-    /// branch resolved in E discards the two instructions fetched behind it [U].
+    /// The 5-stage pipeline (I R E M W; ESP-IDF components/xtensa/esp32s3 core-isa.h: XCHAL_DATA_PIPE_DELAY 1
+    /// on the ESP32-S3): a load result is ready one cycle after the next instruction needs it (1 bubble), and
+    /// a taken branch resolved in E discards the two instructions fetched behind it [U].
     pub fn five_stage() -> Self {
         XtensaTiming {
             base: 1,
@@ -53,9 +54,9 @@ impl XtensaTiming {
         }
     }
 
-    /// The 7-stage pipeline (esp32s3.md §3a: XCHAL_DATA_PIPE_DELAY 2 on the ESP32): one more memory
-    /// stage puts a load result one cycle later (2 bubbles), and one more fetch stage lengthens the
-    /// refill after a taken branch by one [U: derived from the stage count, not measured].
+    /// The 7-stage pipeline (ESP-IDF components/xtensa/esp32 core-isa.h: XCHAL_DATA_PIPE_DELAY 2 on the
+    /// ESP32): one more memory stage puts a load result one cycle later (2 bubbles), and one more fetch stage
+    /// lengthens the refill after a taken branch by one [U: derived from the stage count, not measured].
     pub fn seven_stage() -> Self {
         XtensaTiming {
             load_use: 2,
@@ -65,7 +66,7 @@ impl XtensaTiming {
     }
 }
 
-/// Option set and exception architecture parameters of one core (fact sheet §1).
+/// Option set and exception architecture parameters of one core (S1 core-isa.h).
 #[derive(Clone, Debug)]
 pub struct XtensaConfig {
     pub core: XtensaCore,
@@ -135,7 +136,7 @@ pub struct XtensaConfig {
     pub timing: XtensaTiming,
 }
 
-/// Vector offsets from VECBASE (fact sheet §1 "Vector offsets").
+/// Vector offsets from VECBASE (S1 core-isa.h).
 #[derive(Clone, Debug)]
 pub struct VectorOffsets {
     pub window_overflow4: u32,
@@ -151,7 +152,7 @@ pub struct VectorOffsets {
     pub double: u32,
 }
 
-// Interrupt line levels, S3/ESP32 (fact sheet §1 "Interrupt lines").
+// Interrupt line levels, S3/ESP32 (S1 core-isa.h interrupt tables).
 const LX_LEVELS: [u8; 32] = [
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1, 7, 3, 5, 1, 1, 2, 2, 2, 3, 3, 4, 4, 5, 3, 4, 3, 4, 5,
 ];
@@ -301,7 +302,7 @@ impl XtensaConfig {
             },
             num_ibreak: 1,
             num_dbreak: 1,
-            timing: XtensaTiming::five_stage(), // LX106 pipeline depth not stated (xtensa.md §1) [U]
+            timing: XtensaTiming::five_stage(), // LX106 pipeline depth not stated (S1 core-isa.h) [U]
         }
     }
 
@@ -321,7 +322,7 @@ impl XtensaConfig {
         m
     }
 
-    /// Whether special register `sr` exists in this configuration (fact sheet §2.5 SR table).
+    /// Whether special register `sr` exists in this configuration (S2 libisa SR table).
     pub fn has_sr(&self, sr: u32) -> bool {
         let lx = self.core != XtensaCore::Esp8266;
         let s3 = self.core == XtensaCore::Esp32s3;
@@ -357,13 +358,13 @@ impl XtensaConfig {
         }
     }
 
-    /// Whether user register `ur` exists (fact sheet §2.5 UR table; UR 0–18 are the S3 PIE state, §4.1).
+    /// Whether user register `ur` exists (S2 libisa UR table; UR 0–18 are the S3 PIE state, S5 tie.h).
     pub fn has_ur(&self, ur: u32) -> bool {
         match ur {
             0..=18 => self.core == XtensaCore::Esp32s3,
             231 => self.threadptr,
             232 | 233 => self.fpu,
-            // ESP32 vendor TIE state (fact sheet §2.5: EXPSTATE, F64R_LO, F64R_HI, F64S).
+            // ESP32 vendor TIE state (S2 libisa: EXPSTATE, F64R_LO, F64R_HI, F64S).
             230 | 234..=236 => self.core == XtensaCore::Esp32,
             _ => false,
         }

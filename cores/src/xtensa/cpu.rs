@@ -1,11 +1,12 @@
 //! Architectural state of an Xtensa core, special registers, exception and interrupt dispatch (XEA2).
 //!
-//! Behaviour follows fact sheet xtensa.md §2.5 (SR/UR numbers, PS layout), §2.7 (semantics),
-//! §3.2 (XEA2 dispatch) and §3.3 (register windows).
+//! Behaviour follows S2 libisa (SR/UR numbers), S3 QEMU cpu.h (PS layout), S3 QEMU translate.c
+//! (semantics), S3 exc_helper.c (XEA2 dispatch) and S3 win_helper.c / translate.c (register windows);
+//! the source tags are listed in the `xtensa` module docs.
 
 use super::config::XtensaConfig;
 
-/// PS fields (fact sheet §2.5 "PS layout").
+/// PS fields (S3 QEMU cpu.h).
 pub const PS_INTLEVEL: u32 = 0xF;
 pub const PS_EXCM: u32 = 1 << 4;
 pub const PS_UM: u32 = 1 << 5;
@@ -17,7 +18,7 @@ pub const PS_CALLINC: u32 = 3 << PS_CALLINC_SHIFT;
 pub const PS_WOE: u32 = 1 << 18;
 const PS_WRITABLE: u32 = PS_INTLEVEL | PS_EXCM | PS_UM | PS_RING | PS_OWB | PS_CALLINC | PS_WOE;
 
-/// EXCCAUSE values (fact sheet §3.1).
+/// EXCCAUSE values (S3 QEMU cpu.h).
 pub mod cause {
     pub const ILLEGAL: u32 = 0;
     pub const SYSCALL: u32 = 1;
@@ -158,7 +159,8 @@ pub struct Cpu {
     pub(crate) wb: u32,
     pub(crate) wbase: u32,
     pub(crate) ws: u32,
-    /// Highest pane (0..3) accessible without a window overflow (§3.3), 3 when checks are off.
+    /// Highest pane (0..3) accessible without a window overflow (S3 QEMU win_helper.c), 3 when checks
+    /// are off.
     pub(crate) win_limit: u8,
     pub sar: u32,
     pub lbeg: u32,
@@ -198,7 +200,7 @@ pub struct Cpu {
     /// MAC16 accumulator (40 bits) and M0..M3.
     pub acc: u64,
     pub m: [u32; 4],
-    /// ESP32-S3 PIE state (coprocessor 3, fact sheet §4.1); unused on the other cores.
+    /// ESP32-S3 PIE state (coprocessor 3; S2 libisa states, S5 tie.h, S4); unused on the other cores.
     pub pie: super::pie::PieState,
     pub misc: [u32; 4],
     pub ibreakenable: u32,
@@ -248,7 +250,7 @@ pub struct Cpu {
 }
 
 impl Cpu {
-    /// A core in its reset state (§3.3 "Reset state" [Q]: WB = 0, WS = 1, PS = 0x1F, VECBASE reset value).
+    /// A core in its reset state (S3 QEMU [Q]: WB = 0, WS = 1, PS = 0x1F, VECBASE reset value).
     pub fn new(cfg: XtensaConfig) -> Cpu {
         let esp8266 = cfg.core == super::config::XtensaCore::Esp8266;
         let mut c = Cpu {
@@ -389,14 +391,15 @@ impl Cpu {
     }
 
     /// Argument `i` of a call trapped at the callee's first instruction, before its ENTRY
-    /// (fact sheet §5.3): the caller's a(4n+2+i) with n = PS.CALLINC; a(2+i) for CALL0-ABI code.
+    /// (follows from the CALLn window semantics, S3 QEMU translate.c): the caller's a(4n+2+i) with
+    /// n = PS.CALLINC; a(2+i) for CALL0-ABI code.
     pub fn call_arg(&self, i: u32) -> u32 {
         self.ar(4 * self.hle_callinc() + 2 + i)
     }
 
-    /// Complete a trapped call without running it (high-level emulation, §5.3): the result goes to
-    /// a(4n+2) and PC = (PC & 0xC0000000) | (a(4n) & 0x3FFFFFFF); WINDOWBASE/WINDOWSTART unchanged.
-    /// For CALL0-ABI code this is a2 = value, PC = a0. Add the stub's cost to `cycles` yourself.
+    /// Complete a trapped call without running it (high-level emulation; CALLn/RETW window semantics, S3):
+    /// the result goes to a(4n+2) and PC = (PC & 0xC0000000) | (a(4n) & 0x3FFFFFFF); WINDOWBASE/WINDOWSTART
+    /// unchanged. For CALL0-ABI code this is a2 = value, PC = a0. Add the stub's cost to `cycles` yourself.
     pub fn hle_return(&mut self, value: u32) {
         let n = self.hle_callinc();
         self.set_ar(4 * n + 2, value);
@@ -476,7 +479,7 @@ impl Cpu {
         self.wbase = wbase;
     }
 
-    /// Recompute the window-overflow limit (§3.3 "Overflow check").
+    /// Recompute the window-overflow limit (S3 QEMU win_helper.c / translate.c).
     #[inline]
     pub(crate) fn update_win_limit(&mut self) {
         if !self.cfg.windowed || self.ps & PS_WOE == 0 || self.ps & PS_EXCM != 0 {
@@ -502,7 +505,7 @@ impl Cpu {
         self.irq_check |= self.interrupt != 0;
     }
 
-    /// CINTLEVEL = max(PS.INTLEVEL, PS.EXCM ? EXCM_LEVEL : 0) (§3.2).
+    /// CINTLEVEL = max(PS.INTLEVEL, PS.EXCM ? EXCM_LEVEL : 0) (S3 QEMU exc_helper.c).
     #[inline]
     pub fn cintlevel(&self) -> u32 {
         let il = self.ps & PS_INTLEVEL;
@@ -513,7 +516,7 @@ impl Cpu {
         }
     }
 
-    // ---- timers (§3.2 "Timers") ----
+    // ---- timers (S3 QEMU) ----
 
     /// Recompute when each CCOMPARE next matches CCOUNT.
     pub(crate) fn update_timers(&mut self) {
@@ -572,7 +575,7 @@ impl Cpu {
         best
     }
 
-    // ---- exceptions and interrupts (§3.2) ----
+    // ---- exceptions and interrupts (S3 QEMU exc_helper.c) ----
 
     /// Raise a general exception for the instruction at `pc`. Returns a stop reason when the cause is
     /// configured to stop.
@@ -618,7 +621,7 @@ impl Cpu {
         None
     }
 
-    /// Take the highest pending enabled interrupt if its level exceeds CINTLEVEL (§3.2).
+    /// Take the highest pending enabled interrupt if its level exceeds CINTLEVEL (S3 QEMU exc_helper.c).
     pub(crate) fn check_interrupts<H: XtensaHooks>(&mut self, hooks: &mut H) -> Option<StopReason> {
         self.irq_check = false;
         let nmi_mask = self.nmi_mask;
@@ -654,7 +657,7 @@ impl Cpu {
         None
     }
 
-    /// Window overflow exception for the instruction at `pc` (§3.3 "Overflow exception").
+    /// Window overflow exception for the instruction at `pc` (S3 QEMU win_helper.c).
     pub(crate) fn window_overflow<H: XtensaHooks>(&mut self, hooks: &mut H, pc: u32) {
         let bit = |ws: u32, k: u32| ws & (1 << (k & 15)) != 0;
         let mut d = 1;
@@ -680,7 +683,7 @@ impl Cpu {
         hooks.exception(96 + off, pc, self.pc);
     }
 
-    /// Window underflow exception raised by RETW at `pc` returning `n` panes (§3.3 "RETW").
+    /// Window underflow exception raised by RETW at `pc` returning `n` panes (S3 QEMU win_helper.c).
     pub(crate) fn window_underflow<H: XtensaHooks>(&mut self, hooks: &mut H, pc: u32, n: u32) {
         let off = match n {
             1 => self.cfg.vec.window_underflow4,
@@ -696,7 +699,7 @@ impl Cpu {
         hooks.exception(96 + off, pc, self.pc);
     }
 
-    // ---- special registers (§2.5) ----
+    // ---- special registers (S2 libisa) ----
 
     /// RSR semantics. Unknown numbers read 0 (the decoder rejects SRs the core lacks).
     pub fn read_sr(&self, sr: u32) -> u32 {
@@ -709,7 +712,7 @@ impl Cpu {
             5 => self.litbase,
             12 => self.scompare1,
             16 => self.acc as u32,
-            // ACCHI reads back sign-extended from 8 bits [Q] (§2.4)
+            // ACCHI reads back sign-extended from 8 bits [Q] (S3 QEMU)
             17 => ((self.acc >> 32) as u8 as i8) as i32 as u32,
             32..=35 => self.m[(sr - 32) as usize],
             72 => self.wb,
@@ -812,7 +815,7 @@ impl Cpu {
         }
     }
 
-    /// RUR semantics (§2.5 UR table; UR 0–18 are the PIE state, §4.1).
+    /// RUR semantics (S2 libisa UR table; UR 0–18 are the PIE state, S5 tie.h).
     pub fn read_ur(&self, ur: u32) -> u32 {
         match ur {
             0..=18 => self.pie.read_ur(ur),
@@ -825,7 +828,7 @@ impl Cpu {
         }
     }
 
-    /// WUR semantics. FCR keeps bits [6:0] and FSR the flag bits 0xF80 (§2.5 FCR/FSR [Q]).
+    /// WUR semantics. FCR keeps bits [6:0] and FSR the flag bits 0xF80 (S3 QEMU fpu_helper.c [Q]).
     pub fn write_ur(&mut self, ur: u32, v: u32) {
         match ur {
             0..=18 => self.pie.write_ur(ur, v),

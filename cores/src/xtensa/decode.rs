@@ -1,9 +1,9 @@
 //! Instruction decoder for the LX106 / LX6 / LX7 core ISA (24-bit and 16-bit narrow forms); the
 //! ESP32-S3 PIE opcodes (24-bit op0 0/4 and 32-bit format_32) are decoded through `pie::decode_pie`.
 //!
-//! Field layouts, opcode values and immediate decoders follow the fact sheet xtensa.md §2.1–§2.5
-//! (source S2, the GNU libisa tables). Targets of PC-relative instructions are resolved at decode time,
-//! so `decode` takes the instruction's address.
+//! Field layouts, opcode values and immediate decoders follow source S2, the GNU libisa tables
+//! (xtensa-modules.c; the source tags are listed in the `xtensa` module docs). Targets of PC-relative
+//! instructions are resolved at decode time, so `decode` takes the instruction's address.
 
 use super::config::{XtensaConfig, XtensaCore};
 
@@ -188,7 +188,7 @@ pub enum Op {
     Ssi,
     Lsip,
     Ssip,
-    // MAC16 (op0 = 4, fact sheet §2.4)
+    // MAC16 (op0 = 4, S2 libisa)
     UmulAa,
     MulAa,
     MulaAa,
@@ -258,7 +258,7 @@ pub enum Op {
     BreakN,
     NopN,
     IllN,
-    /// ESP32-S3 PIE (fact sheet §4.3): `r` = index into `pie::defs()`, `s`/`t` = the AR nibbles
+    /// ESP32-S3 PIE (S2 libisa): `r` = index into `pie::defs()`, `s`/`t` = the AR nibbles
     /// w[11:8]/w[7:4], `imm` = the whole instruction word.
     Ee,
 }
@@ -279,7 +279,8 @@ pub struct Insn {
     pub r: u8,
     pub s: u8,
     pub t: u8,
-    /// Highest 4-register pane of the AR operands named (for the window overflow check, §3.3).
+    /// Highest 4-register pane of the AR operands named (for the window overflow check, S3 QEMU
+    /// win_helper.c).
     pub pane: u8,
     /// Static cost in cycles (filled in by the block builder; 0 from `decode`).
     pub cost: u8,
@@ -300,13 +301,13 @@ pub(crate) const AR_R: u8 = 1;
 pub(crate) const AR_S: u8 = 2;
 pub(crate) const AR_T: u8 = 4;
 
-/// Branch offset constants B4CONST / B4CONSTU (fact sheet §2.2).
+/// Branch offset constants B4CONST / B4CONSTU (S2 libisa).
 pub const B4CONST: [i32; 16] = [-1, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 32, 64, 128, 256];
 pub const B4CONSTU: [u32; 16] = [
     32768, 65536, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 32, 64, 128, 256,
 ];
 
-/// Instruction length from the first byte (fact sheet §2.1): op0 0–7 → 3, 8–D → 2, E–F → 4 on S3 (PIE).
+/// Instruction length from the first byte (S2 libisa): op0 0–7 → 3, 8–D → 2, E–F → 4 on S3 (PIE).
 #[inline]
 pub fn insn_len(b0: u8, cfg: &XtensaConfig) -> u8 {
     match b0 & 0xF {
@@ -624,7 +625,7 @@ pub fn decode(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
     let op0 = w & 0xF;
     match op0 {
         8..=0xD => decode_narrow(w & 0xFFFF, pc, cfg),
-        // format_32 (§2.1, §4.4): PIE on the ESP32-S3 only.
+        // format_32 (S2 libisa): PIE on the ESP32-S3 only.
         0xE | 0xF if cfg.core == XtensaCore::Esp32s3 => {
             super::pie::decode_pie(w, 4).unwrap_or(Insn::illegal(4))
         }
@@ -641,7 +642,7 @@ fn decode_narrow(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
     let r = (w >> 12) & 0xF;
     let i = |op, r, s, t, arm, imm| Insn::new(op, 2, r, s, t, arm, imm);
     match op0 {
-        // RRRN (fact sheet §2.3 narrow rows)
+        // RRRN (S2 libisa narrow opcodes)
         8 => i(L32iN, r, s, t, AR_S | AR_T, r * 4),
         9 => i(S32iN, r, s, t, AR_S | AR_T, r * 4),
         0xA => i(AddN, r, s, t, AR_R | AR_S | AR_T, 0),
@@ -655,14 +656,14 @@ fn decode_narrow(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
         ),
         0xC => {
             if t & 8 == 0 {
-                // RI7: imm7 = {w[6:4], w[15:12]}, minus 128 if bits 6 and 5 are both set (§2.2).
+                // RI7: imm7 = {w[6:4], w[15:12]}, minus 128 if bits 6 and 5 are both set (S2 libisa).
                 let mut imm = ((t & 7) << 4) | r;
                 if imm & 0x60 == 0x60 {
                     imm = imm.wrapping_sub(128);
                 }
                 i(MoviN, r, s, t, AR_S, imm)
             } else {
-                // RI6: target = PC + 4 + {w[5:4], w[15:12]} (§2.2).
+                // RI6: target = PC + 4 + {w[5:4], w[15:12]} (S2 libisa).
                 let off = ((t & 3) << 4) | r;
                 let tgt = pc.wrapping_add(4).wrapping_add(off);
                 i(if t & 4 == 0 { BeqzN } else { BnezN }, r, s, t, AR_S, tgt)
@@ -756,7 +757,7 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
                     1 if t == 0 => i(Ssl, AR_S, 0),
                     2 if t == 0 => i(Ssa8l, AR_S, 0),
                     3 if t == 0 => i(Ssa8b, AR_S, 0),
-                    // SSAI: SAR = {t[0], s} (§2.2)
+                    // SSAI: SAR = {t[0], s} (S2 libisa)
                     4 if t & 0xE == 0 => i(Ssai, 0, ((t & 1) << 4) | s),
                     6 => i(Rer, AR_S | AR_T, 0),
                     7 => i(Wer, AR_S | AR_T, 0),
@@ -794,7 +795,7 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
                 _ => ill,
             },
             1 => match op2 {
-                // SLLI: shift = 32 − {op2[0], t}; SRAI: shift = {op2[0], s}; SRLI: shift = s (§2.2)
+                // SLLI: shift = 32 − {op2[0], t}; SRAI: shift = {op2[0], s}; SRLI: shift = s (S2 libisa)
                 0 | 1 => i(Slli, AR_R | AR_S, 32 - (((op2 & 1) << 4) | t)),
                 2 | 3 => i(Srai, AR_R | AR_T, ((op2 & 1) << 4) | s),
                 4 => i(Srli, AR_R | AR_T, s),
@@ -851,7 +852,7 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
                 0xB => rst(Movgez),
                 0xC => gate(cfg.booleans, i(Movf, AR_R | AR_S, 0)),
                 0xD => gate(cfg.booleans, i(Movt, AR_R | AR_S, 0)),
-                // RUR: ar = r, ur = {s, t}; WUR: ur = {r, s}, at = t (§2.5)
+                // RUR: ar = r, ur = {s, t}; WUR: ur = {r, s}, at = t (S2 libisa)
                 0xE => {
                     let ur = (s << 4) | t;
                     gate(cfg.has_ur(ur), i(Rur, AR_R, ur))
@@ -862,7 +863,7 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
                 }
                 _ => ill,
             },
-            // EXTUI: shift = {op1[0], s}, width = op2 + 1 (§2.2); imm = shift | width << 8
+            // EXTUI: shift = {op1[0], s}, width = op2 + 1 (S2 libisa); imm = shift | width << 8
             4 | 5 => i(
                 Extui,
                 AR_R | AR_T,
@@ -876,7 +877,7 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
                 _ => ill,
             },
             9 => match op2 {
-                // L32E/S32E offset = (r − 16)·4; S32NB offset = r·4 (§2.2)
+                // L32E/S32E offset = (r − 16)·4; S32NB offset = r·4 (S2 libisa)
                 0 => gate(
                     cfg.windowed,
                     i(L32e, AR_S | AR_T, ((r as i32 - 16) * 4) as u32),
@@ -890,11 +891,12 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
             },
             0xA => gate(cfg.fpu, decode_fp0(w, r, s, t, op2)),
             0xB => gate(cfg.fpu, decode_fp1(r, s, t, op2)),
-            // EE.LDF.64.XP / EE.STF.64.XP (op1 = 6 / 7, §4.3), S3 only.
+            // EE.LDF.64.XP / EE.STF.64.XP (op1 = 6 / 7, S2 libisa), S3 only.
             6 | 7 => pie24(w, cfg),
             _ => ill,
         },
-        // L32R (§2.2): offset = (0xFFFF0000 | imm16) << 2, relative to (PC + 3) & ~3 or LITBASE.
+        // L32R (S2 libisa; LITBASE: S3 QEMU): offset = (0xFFFF0000 | imm16) << 2, relative to
+        // (PC + 3) & ~3 or LITBASE.
         1 => Insn::new(L32r, 3, r, s, t, AR_T, (0xFFFF_0000 | (w >> 8)) << 2),
         2 => {
             let imm8 = w >> 16;
@@ -928,7 +930,7 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
             };
             gate(cfg.fpu, i(op, AR_S, off))
         }
-        // op0 = 4 holds both MAC16 (§2.4) and, on the S3, the 24-bit PIE opcodes (§4.3); they are disjoint.
+        // op0 = 4 holds both MAC16 and, on the S3, the 24-bit PIE opcodes (S2 libisa); they are disjoint.
         4 => {
             let m = gate(cfg.mac16, decode_mac16(w, r, s, t, op1, op2));
             if m.op == Illegal {
@@ -938,7 +940,7 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
             }
         }
         5 => {
-            // CALLn target = (PC & ~3) + 4 + sext18·4 (§2.2)
+            // CALLn target = (PC & ~3) + 4 + sext18·4 (S2 libisa)
             let n = t & 3;
             let tgt = (pc & !3)
                 .wrapping_add(4)
@@ -965,7 +967,7 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
                 2 => i([Beqi, Bnei, Blti, Bgei][m as usize], AR_S, b8),
                 _ => match m {
                     0 => {
-                        // ENTRY frame = imm12·8 (§2.2)
+                        // ENTRY frame = imm12·8 (S2 libisa)
                         let x = i(Entry, AR_S, (w >> 12) * 8);
                         gate(cfg.windowed, x)
                     }
@@ -1008,7 +1010,7 @@ fn decode24(w: u32, pc: u32, cfg: &XtensaConfig) -> Insn {
     }
 }
 
-/// A 24-bit PIE word (§4.3), or the illegal marker off the ESP32-S3.
+/// A 24-bit PIE word (S2 libisa), or the illegal marker off the ESP32-S3.
 fn pie24(w: u32, cfg: &XtensaConfig) -> Insn {
     if cfg.core == XtensaCore::Esp32s3 {
         super::pie::decode_pie(w, 3).unwrap_or(Insn::illegal(3))
@@ -1017,7 +1019,7 @@ fn pie24(w: u32, cfg: &XtensaConfig) -> Insn {
     }
 }
 
-/// FP0 group, op1 = A (fact sheet §2.3). MUL.S at op2 = 2 is not in the fact sheet table [U].
+/// FP0 group, op1 = A (S2 libisa). MUL.S at op2 = 2 is not in the S2 opcode listing we worked from [U].
 fn decode_fp0(_w: u32, r: u32, s: u32, t: u32, op2: u32) -> Insn {
     use Op::*;
     let i = |op, arm| Insn::new(op, 3, r, s, t, arm, 0);
@@ -1058,7 +1060,7 @@ fn decode_fp0(_w: u32, r: u32, s: u32, t: u32, op2: u32) -> Insn {
     }
 }
 
-/// FP1 group, op1 = B (fact sheet §2.3).
+/// FP1 group, op1 = B (S2 libisa).
 fn decode_fp1(r: u32, s: u32, t: u32, op2: u32) -> Insn {
     use Op::*;
     let i = |op, arm| Insn::new(op, 3, r, s, t, arm, 0);
@@ -1081,7 +1083,7 @@ fn decode_fp1(r: u32, s: u32, t: u32, op2: u32) -> Insn {
 }
 
 /// Packed MAC16 operand fields in `Insn::imm`: bits 1:0 half (0 LL, 1 HL, 2 LH, 3 HH),
-/// bits 5:4 mx (0/1), bits 9:8 my (2/3), bits 13:12 mw (fact sheet §2.4).
+/// bits 5:4 mx (0/1), bits 9:8 my (2/3), bits 13:12 mw (S2 libisa).
 pub fn mac_fields(imm: u32) -> (u32, usize, usize, usize) {
     (
         imm & 3,
@@ -1101,7 +1103,7 @@ fn decode_mac16(w: u32, r: u32, s: u32, t: u32, op1: u32, op2: u32) -> Insn {
     let i = |op, arm| Insn::new(op, 3, r, s, t, arm, imm);
     let kind = op1 >> 2; // 0 UMUL (AA only), 1 MUL, 2 MULA, 3 MULS
     let ill = Insn::illegal(3);
-    // Checks of the fixed zero nibbles named in §2.4.
+    // Checks of the fixed zero nibbles of the S2 libisa MAC16 opcodes.
     let r_mx_only = r & 0xB == 0; // r = {0, mx, 0, 0}
     let t_my_only = t & 0xB == 0; // t = {0, my, 0, 0}
     match op2 {
@@ -1151,8 +1153,9 @@ pub(crate) enum SrAccess {
     X,
 }
 
-/// Access restrictions on special registers (§2.5 notes): INTCLEAR (227) is write-only; read-only ones:
-/// PRID (235), CONFIGID0/1 (176/208). INTERRUPT (226) reads pending, writes INTSET; XSR is not allowed on it.
+/// Access restrictions on special registers (S2 libisa; INTERRUPT/INTCLEAR as in S3 QEMU [Q]):
+/// INTCLEAR (227) is write-only; read-only ones: PRID (235), CONFIGID0/1 (176/208). INTERRUPT (226)
+/// reads pending, writes INTSET; XSR is not allowed on it.
 pub(crate) fn sr_access_ok(sr: u32, acc: SrAccess) -> bool {
     match sr {
         227 => acc == SrAccess::W,

@@ -1,7 +1,9 @@
 //! Execution engine: decoded-block cache, run loop and instruction semantics.
 //!
-//! Semantics: fact sheet xtensa.md §2.7 (core), §2.4 (MAC16), §3.2 (dispatch), §3.3 (windows),
-//! §3.4 (zero-overhead loops). Timing: §5.1 suggestion (named parameters in `XtensaTiming`).
+//! Semantics: S3 QEMU translate.c (core; the ALU semantics are as QEMU implements them, no Xtensa ISA
+//! manual was checked), S2 libisa and S3 (MAC16), S3 exc_helper.c (dispatch), S3 win_helper.c /
+//! translate.c (windows), S3 translate.c (zero-overhead loops); source tags in the `xtensa` module docs.
+//! Timing: an ASSUMPTION, no public LX6/LX7 cycle table (named parameters in `XtensaTiming`).
 //!
 //! Speed notes (host instructions per guest instruction are what counts; docs/xtensa.md "Speed"):
 //! - Two paths run blocks. The plain path serves blocks that run whole with nothing else to do: no
@@ -42,7 +44,7 @@ use super::decode::{decode, mac_fields, Insn, Op};
 
 /// Longest decoded block.
 const MAX_BLOCK: usize = 64;
-/// The CCOUNT special register's number (§3.1 special register table).
+/// The CCOUNT special register's number (S2 libisa special register table).
 const SR_CCOUNT: u32 = 234;
 const FAST_SLOTS: usize = 4096;
 
@@ -771,7 +773,7 @@ fn decode_run<B: XtensaBus>(
             break;
         }
     }
-    // Load-use interlock: a load whose AR result the next instruction names (§5.1 / S8 model).
+    // Load-use interlock: a load whose AR result the next instruction names (S8 GCC model).
     let end = cache.insns.len();
     for i in start..end.saturating_sub(1) {
         let (a, b) = (cache.insns[i], cache.insns[i + 1]);
@@ -1056,8 +1058,8 @@ impl Cpu {
             & !(LOOPS && lend_within(blk.pc, blk.bytes as u32, self.lend))
     }
 
-    /// The literal address of L32R at `pc` with LITBASE enabled, from `imm`, its address without
-    /// (§2.2: ((PC + 3) & ~3) + offset, or (LITBASE & ~0xFFF) + offset when LITBASE[0] = 1). Out
+    /// The literal address of L32R at `pc` with LITBASE enabled, from `imm`, its address without (S2
+    /// libisa: ((PC + 3) & ~3) + offset; S3 QEMU: (LITBASE & ~0xFFF) + offset when LITBASE[0] = 1). Out
     /// of line: rare, and inline its arithmetic gets worked out ahead for every block.
     #[cold]
     #[inline(never)]
@@ -1080,7 +1082,7 @@ impl Cpu {
 
     #[inline(always)]
     fn mac(&mut self, x: u32, y: u32, h: u32, kind: u8) {
-        // h: 0 LL, 1 HL, 2 LH, 3 HH; first letter = first source (§2.4)
+        // h: 0 LL, 1 HL, 2 LH, 3 HH; first letter = first source (S2 libisa)
         let signed = kind != 0;
         let p = half(x, h & 1 != 0, signed) * half(y, h & 2 != 0, signed);
         let acc = self.acc as i64;
@@ -1413,7 +1415,7 @@ impl Cpu {
                             Minu => sa!(r, a!(s).min(a!(t))),
                             Maxu => sa!(r, a!(s).max(a!(t))),
                             Sext => {
-                                // sign-extend from bit b = t + 7 (§2.2, §2.7)
+                                // sign-extend from bit b = t + 7 (S2 libisa)
                                 let sh = 31 - ((insn.t as u32) + 7);
                                 sa!(r, (((a!(s) << sh) as i32) >> sh) as u32)
                             }
@@ -1424,13 +1426,13 @@ impl Cpu {
                                 sa!(r, ((a!(s) as i32 as i64).clamp(lo, hi)) as i32 as u32)
                             }
                             Nsa => {
-                                // redundant sign bits; 31 for 0 and −1 (§2.7)
+                                // redundant sign bits; 31 for 0 and −1 (S3 QEMU translate.c)
                                 let v = a!(s);
                                 let x = if (v as i32) < 0 { !v } else { v };
                                 sa!(t, if x == 0 { 31 } else { x.leading_zeros() - 1 })
                             }
                             Nsau => sa!(t, a!(s).leading_zeros()),
-                            // ---- shifts (§2.7 "Shifts and SAR") ----
+                            // ---- shifts (S3 QEMU translate.c) ----
                             Slli => sa!(r, ((a!(s) as u64) << insn.imm) as u32),
                             Srai => sa!(r, ((a!(t) as i32) >> insn.imm) as u32),
                             Srli => sa!(r, a!(t) >> insn.imm),
@@ -1467,7 +1469,7 @@ impl Cpu {
                                 if y == 0 {
                                     exc!(cause::DIVIDE_BY_ZERO);
                                 }
-                                // QUOS(−2^31, −1) = −2^31, REMS = 0 (§2.7) — wrapping ops give exactly that.
+                                // QUOS(−2^31, −1) = −2^31, REMS = 0 [U] — wrapping ops give exactly that.
                                 let v = match insn.op {
                                     Quou => x / y,
                                     Remu => x % y,
@@ -1513,7 +1515,7 @@ impl Cpu {
                                 sa!(t, v)
                             }
                             S32c1i => {
-                                // §2.7: old = mem; if old == SCOMPARE1 store at; at = old
+                                // S3 QEMU translate.c: old = mem; if old == SCOMPARE1 store at; at = old
                                 let addr = a!(s).wrapping_add(insn.imm);
                                 let old = mem!(self.try_load(bus, addr, 4));
                                 if old == self.scompare1 {
@@ -1596,7 +1598,7 @@ impl Cpu {
                                     // Never decoded without the windowed-register option (keeps the code out).
                                     exc!(cause::ILLEGAL);
                                 }
-                                // §3.3: target first; a[4n] = n<<30 | (PC+3)[29:0]; PS.CALLINC = n
+                                // S3 QEMU: target first; a[4n] = n<<30 | (PC+3)[29:0]; PS.CALLINC = n
                                 let (n, tgt) = match insn.op {
                                     Call4 => (1, insn.imm),
                                     Call8 => (2, insn.imm),
@@ -1642,7 +1644,7 @@ impl Cpu {
                                     // Never decoded without the windowed-register option (keeps the code out).
                                     exc!(cause::ILLEGAL);
                                 }
-                                // §3.3 ENTRY
+                                // ENTRY (S3 QEMU win_helper.c)
                                 if self.ps & PS_WOE == 0 || (insn.s as u32) > 3 {
                                     exc!(cause::ILLEGAL);
                                 }
@@ -1667,7 +1669,7 @@ impl Cpu {
                                     // Never decoded without the windowed-register option (keeps the code out).
                                     exc!(cause::ILLEGAL);
                                 }
-                                // Alloca if WS[WB−1..WB−3] are all clear (§3.3)
+                                // Alloca if WS[WB−1..WB−3] are all clear (S3 QEMU)
                                 let rot = ((self.ws | (self.ws << 16)) >> self.wb) & 0xFFFF;
                                 if self.cfg.windowed && rot & 0xE000 == 0 {
                                     exc!(cause::ALLOCA);
@@ -1701,7 +1703,7 @@ impl Cpu {
                                 hooks.exception_return(pc!(), self.pc);
                                 exit!(None);
                             }
-                            // ---- zero-overhead loops (§3.4) ----
+                            // ---- zero-overhead loops (S3 QEMU) ----
                             Loop | Loopnez | Loopgtz => {
                                 let v = a!(s);
                                 self.lbeg = next!();
@@ -1753,7 +1755,7 @@ impl Cpu {
                 if PLAIN {
                     break 'seg;
                 }
-                // Zero-overhead loop-back on fall-through (§3.4): `insns[to - 1]` is followed by LEND.
+                // Zero-overhead loop-back on fall-through (S3 QEMU): `insns[to - 1]` is followed by LEND.
                 if lend_idx as usize + 1 == to && self.loop_back() {
                     let insn = &insns[to - 1];
                     // The pass ends here: count it.
@@ -1877,7 +1879,7 @@ impl Cpu {
                 self.set_ar(t, old)
             }
             Rur | Wur => {
-                // FCR/FSR need CP0; the PIE URs CP3 except GPIO_OUT (§2.7, §4.1).
+                // FCR/FSR need CP0; the PIE URs CP3 except GPIO_OUT (S2 libisa, S5 tie.h).
                 if imm == 232 || imm == 233 {
                     fpchk!();
                 } else if super::pie::ur_is_cp3(imm) && self.cpenable & (1 << 3) == 0 {
@@ -1891,10 +1893,10 @@ impl Cpu {
                     self.write_ur(imm, v)
                 }
             }
-            // ---- ESP32-S3 PIE (§4) ----
+            // ---- ESP32-S3 PIE (pie.rs: S2 libisa, S4) ----
             Ee => return self.exec_pie(bus, hooks, insn, pc),
             Rsil => {
-                // §2.7: at = PS, then PS.INTLEVEL = n
+                // S3 QEMU translate.c: at = PS, then PS.INTLEVEL = n
                 let old = self.ps;
                 self.ps = (self.ps & !PS_INTLEVEL) | s;
                 self.set_ar(t, old);
@@ -1953,7 +1955,7 @@ impl Cpu {
                 }
                 let dl = self.cfg.debug_level;
                 if self.cintlevel() < dl {
-                    // §2.7: DEBUGCAUSE BI/BN, EPC/EPS[debug level], PS.INTLEVEL = level, EXCM = 1
+                    // S3 QEMU [Q]: DEBUGCAUSE BI/BN, EPC/EPS[debug level], PS.INTLEVEL = level, EXCM = 1
                     self.debugcause = if insn.op == Break { 0x8 } else { 0x10 };
                     self.epc[dl as usize] = pc;
                     self.eps[dl as usize] = self.ps;
@@ -1997,7 +1999,7 @@ impl Cpu {
             All4 => self.setb(insn.t, (self.br >> s) & 0xF == 0xF),
             Any8 => self.setb(insn.t, (self.br >> s) & 0xFF != 0),
             All8 => self.setb(insn.t, (self.br >> s) & 0xFF == 0xFF),
-            // ---- MAC16 (§2.4) ----
+            // ---- MAC16 (S2 libisa; semantics as in S3 QEMU) ----
             UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa
             | MulsDa | MulDd | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc
             | MulaDdLddec | Ldinc | Lddec => {
@@ -2036,7 +2038,7 @@ impl Cpu {
                     _ => {}
                 }
             }
-            // ---- FPU (coprocessor 0, §2.7 "FP") ----
+            // ---- FPU (coprocessor 0, S3 QEMU [Q]) ----
             Lsi | Lsip | Lsx | Lsxp => {
                 fpchk!();
                 let (addr, upd, fr) = match insn.op {
@@ -2082,7 +2084,7 @@ impl Cpu {
                 self.fr[r as usize] = v.to_bits();
             }
             MaddnS | DivnS | Div0S | Nexp01S | Sqrt0S | AddexpS => {
-                // no-ops as in QEMU [Q] (§2.7 "division and square-root helpers")
+                // no-ops as in QEMU [Q] (S3: the division and square-root helpers)
                 fpchk!();
             }
             AddexpmS | MovS => {

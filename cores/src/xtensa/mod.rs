@@ -8,7 +8,21 @@
 //! - [`pie`]: the ESP32-S3 PIE SIMD extension (coprocessor 3): state, decoder table, semantics.
 //! - [`bus`]: the memory trait the simulator implements ([`XtensaBus`]) and a flat test memory.
 //!
-//! Facts (encodings, semantics, timing assumptions) come from `facts/xtensa.md`; comments cite its sections.
+//! Facts (encodings, semantics, timing assumptions) come from these primary sources; comments name them
+//! by tag. [Q] marks behaviour taken from QEMU rather than a hardware specification, [U] a fact that is
+//! unverified or inferred.
+//! - S1: Tensilica `core-isa.h` of each core, espressif/xtensa-overlays @dd1cf19
+//!   (`xtensa_{esp32s3,esp32,esp8266}/newlib/newlib/libc/sys/xtensa/include/xtensa/config/core-isa.h`).
+//! - S2: the GNU binutils libisa tables of the same overlays (`xtensa_<chip>/binutils/bfd/xtensa-modules.c`).
+//! - S3: QEMU `target/xtensa/` (translate.c, win_helper.c, exc_helper.c, fpu_helper.c, cpu.h) [Q].
+//! - S4: the ESP32-S3 PIE translator of Espressif's QEMU (`tie_ops[]`, with `cpu_esp32s3.h`) [Q].
+//! - S5: ESP-IDF `components/esp_rom/esp32s3/ld/*.ld`, `components/soc/esp32s3/include/soc/soc.h`,
+//!   `components/xtensa/esp32s3/include/xtensa/config/tie.h`.
+//! - S7: espressif/esp-nn @d45b843, `src/**/*_esp32s3.S`.
+//! - S8: GCC `gcc/config/xtensa/xtensa.md` pipeline reservations (the compiler's latency model).
+//! - S9: espressif/llvm-project `llvm/lib/Target/Xtensa/XtensaS3DSPInstrInfo.td`, `XtensaInstrInfo.td`.
+//! - S10: ESP32-S3 Technical Reference Manual, ESP32 Technical Reference Manual, esp8266-wiki "Memory Map".
+//! - S11: ESP-IDF's standard window vector handlers (`_WindowOverflow4` … `_WindowUnderflow12`).
 //!
 //! ```ignore
 //! let mut mem = FlatMemory::new();                 // or the simulator's own `XtensaBus`

@@ -1,10 +1,13 @@
 //! ESP32-S3 PIE ("cop_ai", coprocessor 3): state, decoder table, disassembly and execution.
 //!
-//! Everything here follows fact sheet xtensa.md §4: state §4.1, semantics §4.2, encodings §4.3
-//! (the table below is §4.3 verbatim and is parsed once), format_32 layout §4.4. Gating by
-//! CPENABLE bit 3 (cause 35) and the ungated GPIO opcodes are §2.7 / §4.1.
+//! Sources (tags in the `xtensa` module docs): state from S2 libisa (states, regfiles), S5 tie.h and S4;
+//! semantics from S4, the ESP32-S3 PIE translator of Espressif's QEMU [Q]; encodings from S2 libisa, the
+//! ESP32-S3 xtensa-modules.c (the table below is a mechanical dump of its PIE opcodes and is parsed
+//! once), cross-checked against S9; format_32 slot layout from S2. Gating by CPENABLE bit 3 (cause 35)
+//! and the ungated GPIO opcodes: S2 libisa state lists, S5 tie.h.
 //!
-//! Choices where the sheet marks behaviour [Q]/[U] (all named in the code where they apply):
+//! Choices where the sources give QEMU-only [Q] or unverified [U] behaviour (all named in the code where
+//! they apply):
 //! - VADDS/VSUBS saturate to the full two's-complement range [−2^(n−1), 2^(n−1)−1], not QEMU's ±(2^(n−1)−1).
 //! - QACC lanes and ACCX saturate: signed ops to the signed 20/40-bit range, unsigned ops read the lane
 //!   unsigned and saturate to [0, 2^w − 1].
@@ -13,10 +16,10 @@
 //! - Shift counts taken from an AR (VRELU/VPRELU `ay`) use `ay & 63`; SLCXXP/SRCXXP shift by `(as & 15) + 1` bytes.
 //! - ST.ACCX stores ACCX sign-extended to 64 bits; RUR.ACCX_1 reads bits [39:32] zero-extended.
 //! - `.QUP` / `SRC.Q.LD`: all sources are read first; qs0 is written, then qu (the load wins if they alias).
-//! - RUR/WUR of GPIO_OUT are not gated (it is not part of the CP3 state, §4.1).
+//! - RUR/WUR of GPIO_OUT are not gated (it is not part of the CP3 state, S5 tie.h).
 //!
 //! All 220 opcodes are executed. LDXQ.32, STXQ.32, the FFT.* family (R2BF, CMUL, AMS, VST.R32) and BITREV,
-//! which the sheet leaves open or marks [U], follow the operation pseudo-code of the ESP32-S3 Technical
+//! which S4 leaves open or our sources mark [U], follow the operation pseudo-code of the ESP32-S3 Technical
 //! Reference Manual v1.8, chapter 1 "Processor Instruction Extensions", §1.8.2 (BITREV), §1.8.7–1.8.15
 //! (FFT), §1.8.37 (LDXQ.32) and §1.8.69 (STXQ.32); QEMU's ESP32-S3 translator (S4) was read as a second
 //! opinion only. Choices where the TRM is silent (assumptions):
@@ -28,7 +31,7 @@
 //!   sel8 >> 1, x·conj(y) when sel8 is even and x·y when odd (LD.XP writes that pair of qz, ST.XP always
 //!   stores the product in lanes 6–7). ST.XP upd4 = 3 (not in the TRM) stores like upd4 = 0.
 //! - LDXQ/STXQ read the index lane of qs unsigned.
-//! - BITREV (§1.8.2, operand `as`, the sheet's `ax`): FFT_BIT_WIDTH is the bit width w itself, as the
+//! - BITREV (§1.8.2, operand `as`, S2 libisa's `ax`): FFT_BIT_WIDTH is the bit width w itself, as the
 //!   pseudo-code compares it with 3..10 (Espressif's own ESP32-S3 FFT code writes log2 N into it). The TRM
 //!   spells out w = 3, 4 and 10 and elides 5–9 with "..."; those follow the w = 4/10 rows. For w = 3 the TRM
 //!   writes only lanes 0–5 and zeroes qa[127:96] (lanes 6–7), which is followed as written. For
@@ -37,7 +40,7 @@
 //! - Register aliasing: all sources are read first; R2BF writes qa0 then qa1; the AMS loads write qz, qz1,
 //!   then qu; AMS.ST writes at (as0) before as, so as wins if they are the same register.
 
-// Lane loops index several arrays in step; indices read closer to the sheet's lane formulas.
+// Lane loops index several arrays in step; indices read closer to the lane formulas of S4 and the TRM.
 #![allow(clippy::needless_range_loop)]
 
 use std::sync::OnceLock;
@@ -47,7 +50,8 @@ use super::cpu::*;
 use super::decode::{Insn, Op, AR_S, AR_T};
 use super::exec::Flow;
 
-/// The rows of fact sheet §4.3, verbatim: `operands|len|mask|mnemonic match, ...`.
+/// The PIE opcode rows dumped from S2 libisa (ESP32-S3 xtensa-modules.c): `operands|len|mask|mnemonic
+/// match, ...`.
 const ROWS: &str = "\
 q[21:20,15] as[7:4] imm[11:8]=s4*16|3|cf700f|st.qr cd6004\n\
 q>[21:20,15] as[7:4] imm[11:8]=s4*16|3|cf700f|ld.qr cd2004\n\
@@ -133,7 +137,7 @@ qv[21:20,15] as*[7:4] sar2[10]|3|cf7b0f|fft.vst.r32.decp cd3304\n\
 ";
 
 // ---------------------------------------------------------------------------------------------
-// State (§4.1)
+// State (S2 libisa states and regfiles, S5 tie.h, S4)
 
 /// PIE architectural state: q0–q7, QACC_H/QACC_L (160 bits each), ACCX (40 bits) and user state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -201,7 +205,7 @@ fn set_bits(h: &mut [u32; 5], lo: u32, w: u32, val: u64) {
 
 impl PieState {
     /// QACC lane `i` of `n` (16 × 20-bit for 8-bit ops, 8 × 40-bit for 16-bit ops); QACC_L holds
-    /// the low half of the lanes (§4.1).
+    /// the low half of the lanes (S4 [Q]).
     pub fn qacc_lane(&self, i: usize, n: usize, signed: bool) -> i64 {
         let w = if n == 16 { 20 } else { 40 };
         let (half, j) = if i < n / 2 {
@@ -241,7 +245,7 @@ impl PieState {
         }
     }
 
-    /// RUR of a PIE user register (§2.5 UR table, §4.1).
+    /// RUR of a PIE user register (S2 libisa UR table).
     pub fn read_ur(&self, ur: u32) -> u32 {
         match ur {
             0 => self.accx as u32,
@@ -272,12 +276,12 @@ impl PieState {
     }
 }
 
-/// Whether `ur` is a PIE user register gated by CPENABLE bit 3 (all but GPIO_OUT, §4.1).
+/// Whether `ur` is a PIE user register gated by CPENABLE bit 3 (all but GPIO_OUT; S2 libisa, S5 tie.h).
 pub fn ur_is_cp3(ur: u32) -> bool {
     matches!(ur, 0..=11 | 13..=18)
 }
 
-/// Names of the PIE user registers (§2.5 UR table), as objdump prints them after `rur.`/`wur.`.
+/// Names of the PIE user registers (S2 libisa UR table), as objdump prints them after `rur.`/`wur.`.
 pub fn ur_name(ur: u32) -> Option<&'static str> {
     const N: [&str; 19] = [
         "accx_0",
@@ -303,7 +307,7 @@ pub fn ur_name(ur: u32) -> Option<&'static str> {
     N.get(ur as usize).copied()
 }
 
-// Lane helpers: lane i of width `ew` bytes, little-endian (§4.1).
+// Lane helpers: lane i of width `ew` bytes, little-endian (S4).
 fn lanes(q: &[u8; 16], ew: usize, signed: bool) -> [i64; 16] {
     let mut out = [0i64; 16];
     for i in 0..16 / ew {
@@ -331,7 +335,7 @@ fn pack(vals: &[i64; 16], ew: usize) -> [u8; 16] {
 }
 
 /// `conj(a)·b` (if `conj_a`) or `a·b` for complex (re, im) pairs, each part shifted right arithmetically
-/// by `sh` at full precision: the product of CMUL.S16 (§4.2) and of the FFT.CMUL / FFT.AMS twiddle step
+/// by `sh` at full precision: the product of CMUL.S16 (S4) and of the FFT.CMUL / FFT.AMS twiddle step
 /// (ESP32-S3 TRM v1.8 §1.8.4, §1.8.7–1.8.12).
 fn cmul(a: (i64, i64), b: (i64, i64), conj_a: bool, sh: u32) -> (i64, i64) {
     let ((ar, ai), (br, bi)) = (a, b);
@@ -397,7 +401,7 @@ fn rev_words(q: &[u8; 16]) -> [u8; 16] {
     r
 }
 
-/// The 16 bytes of `lo‖hi` (lo = low bytes) starting at byte `sh` (SAR_BYTE, §4.2 SRC.Q / §4.1 .QUP).
+/// The 16 bytes of `lo‖hi` (lo = low bytes) starting at byte `sh` (SAR_BYTE; S4 SRC.Q and .QUP).
 fn byte_shift(lo: &[u8; 16], hi: &[u8; 16], sh: usize) -> [u8; 16] {
     let mut cat = [0u8; 32];
     cat[..16].copy_from_slice(lo);
@@ -408,9 +412,9 @@ fn byte_shift(lo: &[u8; 16], hi: &[u8; 16], sh: usize) -> [u8; 16] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Decoder table (§4.3)
+// Decoder table (S2 libisa)
 
-/// Operand roles of §4.3 (q*/f* registers, AR operands, immediates).
+/// Operand roles of the S2 libisa rows (q*/f* registers, AR operands, immediates).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Key {
@@ -502,7 +506,7 @@ impl Key {
     }
 }
 
-/// Immediate decoders of §4.3 ("s8*16" etc.).
+/// Immediate decoders of the S2 libisa rows ("s8*16" etc.).
 #[derive(Clone, Copy, Debug)]
 enum Dec {
     Raw,
@@ -651,7 +655,7 @@ pub enum Fam {
     FftVstR32,
 }
 
-/// Address update suffix (§4.1 "Update suffixes").
+/// Address update suffix (S4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Upd {
     None,
@@ -661,10 +665,10 @@ pub enum Upd {
     Decp,
 }
 
-/// One of the 220 opcodes of §4.3.
+/// One of the 220 opcodes of the S2 libisa table.
 #[derive(Clone, Debug)]
 pub struct PieDef {
-    /// Mnemonic without the `ee.` prefix, as in §4.3.
+    /// Mnemonic without the `ee.` prefix, as in the S2 libisa table.
     pub name: &'static str,
     pub len: u8,
     pub mask: u32,
@@ -680,7 +684,7 @@ pub struct PieDef {
     pub st: bool,
     pub ldbc: bool,
     pub qup: bool,
-    /// Reads CPENABLE bit 3 (all but the four GPIO opcodes, §4.1).
+    /// Reads CPENABLE bit 3 (all but the four GPIO opcodes; S2 libisa state lists).
     pub gated: bool,
     /// AR operand fields (AR_S for bits [11:8], AR_T for bits [7:4]).
     arm: u8,
@@ -689,7 +693,7 @@ pub struct PieDef {
 }
 
 impl PieDef {
-    /// Full mnemonic: `ee.` + name, except LD.QR/ST.QR/MV.QR (§4.1, §4.5 lists them as non-EE).
+    /// Full mnemonic: `ee.` + name, except LD.QR/ST.QR/MV.QR (S2 libisa; S7 esp-nn counts them as non-EE).
     pub fn full_name(&self) -> String {
         if self.name.ends_with(".qr") {
             self.name.to_string()
@@ -698,8 +702,8 @@ impl PieDef {
         }
     }
 
-    /// Whether the simulator executes this opcode: every opcode of §4.3 is (kept for `not_executed`, which
-    /// the backend asks when it names an illegal instruction).
+    /// Whether the simulator executes this opcode: every opcode of the S2 libisa table is (kept for
+    /// `not_executed`, which the backend asks when it names an illegal instruction).
     pub fn executed(&self) -> bool {
         true
     }
@@ -802,7 +806,7 @@ fn parse_row(line: &str, out: &mut Vec<PieDef>) {
         for (i, o) in d.ops.iter().enumerate() {
             d.slot[o.key as usize] = i as u8;
             if o.key.is_ar() {
-                // AR operands sit in bits [11:8] or [7:4] (§4.3), the s and t nibbles of the word.
+                // AR operands sit in bits [11:8] or [7:4] (S2 libisa), the s and t nibbles of the word.
                 d.arm |= match o.pieces[..] {
                     [(11, 8)] => AR_S,
                     [(7, 4)] => AR_T,
@@ -956,7 +960,7 @@ fn classify(d: &mut PieDef) {
         "slci" => Slci,
         "srci" => Srci,
         "slcxxp" | "srcxxp" => {
-            // as += ad afterwards (§4.2), though the mnemonic has no `.xp` part.
+            // as += ad afterwards (S4), though the mnemonic has no `.xp` part.
             d.upd = Upd::Xp;
             if parts[0] == "slcxxp" {
                 Slcxxp
@@ -993,7 +997,7 @@ fn classify(d: &mut PieDef) {
     d.gated = !matches!(d.fam, WrMaskGpio | SetBitGpio | ClrBitGpio | GetGpioIn);
 }
 
-/// All 220 PIE opcodes of §4.3, in table order.
+/// All 220 PIE opcodes of the S2 libisa table, in table order.
 pub fn defs() -> &'static [PieDef] {
     static DEFS: OnceLock<Vec<PieDef>> = OnceLock::new();
     DEFS.get_or_init(|| {
@@ -1005,7 +1009,7 @@ pub fn defs() -> &'static [PieDef] {
     })
 }
 
-/// Look up an opcode by its §4.3 name (without `ee.`).
+/// Look up an opcode by its S2 libisa name (without `ee.`).
 pub fn def_by_name(name: &str) -> Option<&'static PieDef> {
     defs().iter().find(|d| d.name == name)
 }
@@ -1071,12 +1075,12 @@ pub fn disasm(insn: &Insn) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Execution (§4.2)
+// Execution (S4; the ESP32-S3 TRM v1.8 where named)
 
 type R<T> = Result<T, Option<StopReason>>;
 
 impl Cpu {
-    /// Read `n` bytes (1, 2, 4, 8 or 16) at `addr` aligned down to `n` (§4.1 "Addresses").
+    /// Read `n` bytes (1, 2, 4, 8 or 16) at `addr` aligned down to `n` (S4 [Q]).
     fn pie_read<B: XtensaBus, H: XtensaHooks>(
         &mut self,
         bus: &mut B,
@@ -1141,7 +1145,8 @@ impl Cpu {
         use Fam::*;
         use Key::*;
         let d = def_of(insn);
-        // §2.7 / §4.1: EE opcodes need CPENABLE bit 3 (cause 35), the GPIO ones are not gated.
+        // S2 libisa state lists, S5 tie.h: EE opcodes need CPENABLE bit 3 (cause 35), the GPIO ones are
+        // not gated.
         if d.gated && self.cpenable & (1 << 3) == 0 {
             return Err(self.raise_exception(hooks, cause::COPROCESSOR0_DISABLED + 3, pc, None));
         }
@@ -1149,7 +1154,7 @@ impl Cpu {
         let k = |key: Key| o[key as usize];
         let qi = |key: Key| (o[key as usize] & 7) as usize;
         let a_s = self.ar(k(As));
-        // New value of `as` after the access (§4.1 "Update suffixes"); the access uses the old value.
+        // New value of `as` after the access (S4); the access uses the old value.
         let upd_as = |cpu: &Cpu, step: u32| -> u32 {
             match d.upd {
                 Upd::Ip => a_s.wrapping_add(k(Imm)),
@@ -1182,7 +1187,7 @@ impl Cpu {
                 let v = self.pie_read(bus, hooks, a_s, 16, pc)?;
                 self.pie.q[qi(Qu)] = v;
                 if d.fam == LdUsar {
-                    // §4.2: SAR_BYTE = as[3:0]
+                    // S4: SAR_BYTE = as[3:0]
                     self.pie.sar_byte = a_s & 15;
                 }
                 let n = upd_as(self, 16);
@@ -1196,7 +1201,7 @@ impl Cpu {
                 self.set_ar(k(As), n);
             }
             Vldbc => {
-                // Load one element and broadcast it (§4.2); .16 ignores bit 0, .32 bits [1:0].
+                // Load one element and broadcast it (S4); .16 ignores bit 0, .32 bits [1:0].
                 let v = self.pie_read(bus, hooks, a_s, ew, pc)?;
                 let mut q = [0u8; 16];
                 for i in 0..16 {
@@ -1207,7 +1212,7 @@ impl Cpu {
                 self.set_ar(k(As), n);
             }
             Vldhbc16 => {
-                // u16[i] → lanes 2i, 2i+1 of qu (i = 0..3); u16[4..7] → qu1 (§4.2).
+                // u16[i] → lanes 2i, 2i+1 of qu (i = 0..3); u16[4..7] → qu1 (S4).
                 let v = self.pie_read(bus, hooks, a_s, 16, pc)?;
                 let mut q0 = [0u8; 16];
                 let mut q1 = [0u8; 16];
@@ -1224,7 +1229,7 @@ impl Cpu {
                 self.set_ar(k(As), n);
             }
             Ldf | Stf => {
-                // LDF/STF.128: fuN ↔ mem32[(as&~15)+4N]; .64: fu0 ↔ [a], fu1 ↔ [a+4] (§4.2).
+                // LDF/STF.128: fuN ↔ mem32[(as&~15)+4N]; .64: fu0 ↔ [a], fu1 ↔ [a+4] (S4).
                 let regs = [k(F0), k(F1), k(F2), k(F3)];
                 let nw = ew / 4;
                 if d.fam == Ldf {
@@ -1245,7 +1250,7 @@ impl Cpu {
                 self.set_ar(k(As), n);
             }
             Ldqa => {
-                // 16 bytes zero/sign-extended into the QACC lanes; QACC_L gets the low 8 bytes (§4.2).
+                // 16 bytes zero/sign-extended into the QACC lanes; QACC_L gets the low 8 bytes (S4).
                 let v = self.pie_read(bus, hooks, a_s, 16, pc)?;
                 let l = lanes(&v, ew, sg);
                 let n = 16 / ew;
@@ -1256,7 +1261,7 @@ impl Cpu {
                 self.set_ar(k(As), n);
             }
             LdQaccL | LdQaccH | StQaccL | StQaccH => {
-                // .L.128: QACC bytes 0–15; .H.32: bytes 16–19 (§4.2).
+                // .L.128: QACC bytes 0–15; .H.32: bytes 16–19 (S4).
                 let hi = d.name.contains("qacc_h");
                 let (first, nwords) = if matches!(d.fam, LdQaccL | StQaccL) {
                     (0, 4)
@@ -1292,7 +1297,7 @@ impl Cpu {
                 self.set_ar(k(As), n);
             }
             StAccx => {
-                // ACCX ↔ 64-bit memory; stored sign-extended (choice, §4.2 says only the low 40 bits matter).
+                // ACCX ↔ 64-bit memory; stored sign-extended (choice; per S4 only the low 40 bits matter).
                 let v = (sext(self.pie.accx, 40) as u64).to_le_bytes();
                 self.pie_write(bus, hooks, a_s, 8, &v, pc)?;
                 let n = upd_as(self, 16);
@@ -1345,7 +1350,7 @@ impl Cpu {
                 let n = 16 / ew;
                 let (mut x, mut y) = ([0i64; 16], [0i64; 16]);
                 if d.fam == Vzip {
-                    // qs0 = a0 b0 a1 b1 … (low halves), qs1 = the same for the high halves (§4.2).
+                    // qs0 = a0 b0 a1 b1 … (low halves), qs1 = the same for the high halves (S4).
                     for i in 0..n / 2 {
                         x[2 * i] = a[i];
                         x[2 * i + 1] = b[i];
@@ -1377,7 +1382,7 @@ impl Cpu {
                 }
             }
             Vadds | Vsubs | Vmax | Vmin | VcmpEq | VcmpGt | VcmpLt | Vmul | Cmul => {
-                // .ST.*: qv is stored first (§4.1 "Combined operations").
+                // .ST.*: qv is stored first (S4).
                 if d.st {
                     let q = self.pie.q[qi(Qv)];
                     self.pie_write(bus, hooks, a_s, 16, &q, pc)?;
@@ -1394,7 +1399,7 @@ impl Cpu {
                 };
                 let mut r = lanes(&self.pie.q[dest], ew, sg);
                 if d.fam == Cmul {
-                    // (re, im) pairs, >> SAR; sel 0/1: x·y into lanes 0–3 / 4–7, sel 2/3: conj(x)·y (§4.2).
+                    // (re, im) pairs, >> SAR; sel 0/1: x·y into lanes 0–3 / 4–7, sel 2/3: conj(x)·y (S4).
                     let sel = k(Sel) & 3;
                     let base = if sel & 1 == 0 { 0 } else { 4 };
                     for j in [base, base + 2] {
@@ -1411,7 +1416,7 @@ impl Cpu {
                             VcmpEq => -((x[i] == y[i]) as i64),
                             VcmpGt => -((x[i] > y[i]) as i64),
                             VcmpLt => -((x[i] < y[i]) as i64),
-                            // (x·y) >> SAR, truncated to the lane (§4.2).
+                            // (x·y) >> SAR, truncated to the lane (S4).
                             _ => (x[i] * y[i]) >> sar,
                         };
                     }
@@ -1463,7 +1468,7 @@ impl Cpu {
                 let mut loaded = None;
                 let mut new_as = a_s;
                 if d.ldbc {
-                    // .LDBC.INCP: broadcast-load qu from [as], then as += 1 (8-bit) or 2 (16-bit) (§4.2).
+                    // .LDBC.INCP: broadcast-load qu from [as], then as += 1 (8-bit) or 2 (16-bit) (S4).
                     let v = self.pie_read(bus, hooks, a_s, ew, pc)?;
                     let mut q = [0u8; 16];
                     for i in 0..16 {
@@ -1484,7 +1489,7 @@ impl Cpu {
                 }
             }
             Srcmb => {
-                // qu lane = sat(QACC lane >> as); the shifted value is written back (§4.2) [U].
+                // qu lane = sat(QACC lane >> as); the shifted value is written back (S4) [U].
                 let n = 16 / ew;
                 let sh = a_s & 63;
                 let mut r = [0i64; 16];
@@ -1496,13 +1501,13 @@ impl Cpu {
                 self.pie.q[qi(Qu)] = pack(&r, ew);
             }
             SrsAccx => {
-                // au = low 32 bits of (ACCX >> as); ACCX keeps the shifted value (§4.2) [U].
+                // au = low 32 bits of (ACCX >> as); ACCX keeps the shifted value (S4) [U].
                 let v = sext(self.pie.accx, 40) >> (a_s & 63);
                 self.pie.accx = v as u64 & MASK40;
                 self.set_ar(k(Au), v as u32);
             }
             Vrelu | Vprelu => {
-                // Lanes ≤ 0 become (lane·slope) >> ay, others are unchanged (§4.2).
+                // Lanes ≤ 0 become (lane·slope) >> ay, others are unchanged (S4).
                 let sh = self.ar(k(Ay)) & 63;
                 let (src, dst) = if d.fam == Vrelu {
                     (qi(Qs), qi(Qs))
@@ -1533,7 +1538,7 @@ impl Cpu {
                 self.pie.q[qi(Qa)] = r;
             }
             Slci | Srci | Slcxxp | Srcxxp => {
-                // Shift the 256-bit qs1‖qs0 by k+1 bytes with zero fill (§4.2); XXP: k = as[3:0] [U].
+                // Shift the 256-bit qs1‖qs0 by k+1 bytes with zero fill (S4); XXP: k = as[3:0] [U].
                 let kk = if matches!(d.fam, Slci | Srci) {
                     k(Sar)
                 } else {
@@ -1580,7 +1585,7 @@ impl Cpu {
                     self.pie.sar_byte as usize,
                 );
                 if d.fam == SrcQQup {
-                    // .QUP: also qs0 = qs1 [Q] (§4.2).
+                    // .QUP: also qs0 = qs1 [Q] (S4).
                     self.pie.q[qi(Qs0)] = self.pie.q[qi(Qs1)];
                 }
                 self.pie.q[qi(Qa)] = v;

@@ -1,5 +1,5 @@
 //! Tests of the PIE instructions added from the ESP32-S3 TRM (pie.rs module notes): EE.LDXQ.32,
-//! EE.STXQ.32, EE.BITREV and the EE.FFT.* family. Words are assembled from the fact-sheet §4.3 field
+//! EE.STXQ.32, EE.BITREV and the EE.FFT.* family. Words are assembled from the S2 libisa field
 //! layouts (`PieDef::encode`), and a few are also built by hand from the TRM's instruction-word diagrams.
 //! Every expected value is worked by hand from the TRM v1.8 §1.8 operation pseudo-code; the arithmetic
 //! is in the comments. Lane lists are 16-bit lanes 0..7 (lane 0 = bytes 0–1 of the register).
@@ -758,8 +758,8 @@ fn pie_bitrev_other_widths_keep_qa_and_step_as() {
 
 #[test]
 fn pie_fft_and_ldxq_need_cp3_enabled() {
-    // §4.1: every EE opcode but the GPIO ones raises coprocessor-3-disabled (cause 35) with CPENABLE[3] clear,
-    // before any state changes.
+    // S2 libisa state lists, S5 tie.h: every EE opcode but the GPIO ones raises coprocessor-3-disabled
+    // (cause 35) with CPENABLE[3] clear, before any state changes.
     for name in ["fft.vst.r32.decp", "ldxq.32", "fft.ams.s16.st.incp"] {
         let mut s = Sim::new();
         s.x.cpu.cpenable = 0;

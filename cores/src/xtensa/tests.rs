@@ -1,4 +1,5 @@
-//! Tests built from hand-assembled instruction words (field layouts of fact sheet xtensa.md §2).
+//! Tests built from hand-assembled instruction words (field layouts of S2, the GNU libisa tables; source
+//! tags in the `xtensa` module docs).
 
 #![allow(
     clippy::identity_op,
@@ -10,7 +11,7 @@ use super::cpu::*;
 use super::*;
 
 // ---------------------------------------------------------------------------------------------
-// A tiny assembler: encoders from the field layouts of §2.1 and labels with fix-ups.
+// A tiny assembler: encoders from the S2 libisa field layouts and labels with fix-ups.
 
 const CODE: u32 = 0x4000_1000;
 const VEC: u32 = 0x4000_0000;
@@ -141,7 +142,7 @@ impl Asm {
         self.buf.clone()
     }
 
-    // ---- instructions (fact sheet §2.3) ----
+    // ---- instructions (S2 libisa opcodes) ----
     fn add(&mut self, r: u32, s: u32, t: u32) -> &mut Self {
         self.i24(rrr(0, 0, 8, r, s, t))
     }
@@ -983,7 +984,7 @@ fn rotw_and_movsp_alloca() {
     assert_eq!(m.x.cpu.exccause, cause::ALLOCA);
 }
 
-/// Standard window vectors written from the behaviour in fact sheet §3.3 "Standard handlers".
+/// Standard window vectors written from the behaviour of ESP-IDF's standard window handlers (S11).
 fn install_window_handlers(m: &mut M) {
     let mut a = Asm::new(VEC);
     // OF4 (+0x000): a0..a3 -> [a5-16 .. a5-4]
@@ -2411,12 +2412,12 @@ fn firmware_call0_and_windowed_match_host() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ESP32-S3 PIE (fact sheet §4). Words are assembled from the §4.3 field layouts through the
+// ESP32-S3 PIE (S2 libisa, S4). Words are assembled from the S2 libisa field layouts through the
 // decoder's own table (`PieDef::encode`), and a few are also built by hand bit by bit.
 
 use super::pie::{self, Key as K};
 
-/// Assemble a PIE opcode (name as in §4.3, without `ee.`) from decoded operand values.
+/// Assemble a PIE opcode (name as in the S2 libisa table, without `ee.`) from decoded operand values.
 fn ee(name: &str, vals: &[(K, i64)]) -> (u32, u8) {
     let d = pie::def_by_name(name).unwrap_or_else(|| panic!("no PIE opcode {name}"));
     (d.encode(vals), d.len)
@@ -2431,11 +2432,11 @@ impl Asm {
             self.word(w)
         }
     }
-    /// RUR.ur ar: op2 = E, ar = r, ur = {s, t} (§2.5).
+    /// RUR.ur ar: op2 = E, ar = r, ur = {s, t} (S2 libisa).
     fn rur(&mut self, r: u32, ur: u32) -> &mut Self {
         self.i24(rrr(0, 3, 0xE, r, ur >> 4, ur & 15))
     }
-    /// WUR.ur at: op2 = F, ur = {r, s}, at = t (§2.5).
+    /// WUR.ur at: op2 = F, ur = {r, s}, at = t (S2 libisa).
     fn wur(&mut self, t: u32, ur: u32) -> &mut Self {
         self.i24(rrr(0, 3, 0xF, ur >> 4, ur & 15, t))
     }
@@ -2541,7 +2542,7 @@ fn pie_table_has_220_disjoint_opcodes_covering_every_bit() {
         );
         assert_eq!(d.mtch & !d.mask, 0, "{}", d.name);
         if d.len == 4 {
-            // §4.4: format_32 words have bits [3:1] = 111 (op0 = E/F).
+            // S2 libisa: format_32 words have bits [3:1] = 111 (op0 = E/F).
             assert_eq!(d.mtch & 0xE, 0xE, "{}", d.name);
         } else {
             assert!(
@@ -2612,8 +2613,8 @@ fn pie_field_layout_hand_checks_and_4_4_slot_remap() {
     );
     assert_eq!(disasm_word(w, 0, &s3()).1, 4);
 
-    // §4.4: slot[7:0] = w[11:4], slot[11:8] = w[23:20], slot[15:12] = w[15:12], slot[16] = w[0],
-    // slot[20:17] = w[19:16], slot[28:21] = w[31:24].
+    // S2 libisa format_32 slot: slot[7:0] = w[11:4], slot[11:8] = w[23:20], slot[15:12] = w[15:12],
+    // slot[16] = w[0], slot[20:17] = w[19:16], slot[28:21] = w[31:24].
     let slot_to_word = |slot: u32| -> u32 {
         let f = |hi: u32, lo: u32| (slot >> lo) & ((1 << (hi - lo + 1)) - 1);
         (f(7, 0) << 4)
@@ -2623,8 +2624,8 @@ fn pie_field_layout_hand_checks_and_4_4_slot_remap() {
             | (f(20, 17) << 16)
             | (f(28, 21) << 24)
     };
-    // The §4.4 example: LLVM puts EE.LDF.128.IP fields at slot {fu3[23:20], fu2[19:16], fu1[15:12],
-    // fu0[11:8], imm[7:4], as[3:0]}; after the remap they must read back through the §4.3 layout.
+    // The S9 example: LLVM puts EE.LDF.128.IP fields at slot {fu3[23:20], fu2[19:16], fu1[15:12],
+    // fu0[11:8], imm[7:4], as[3:0]}; after the remap they must read back through the S2 libisa layout.
     for name in ["ldf.128.ip", "ldf.128.xp", "stf.128.ip", "stf.128.xp"] {
         let d = pie::def_by_name(name).unwrap();
         let (k3, k2, k1, k0) = (K::F3, K::F2, K::F1, K::F0);
@@ -2652,7 +2653,7 @@ fn pie_field_layout_hand_checks_and_4_4_slot_remap() {
 
 #[test]
 fn pie_op0_4_words_never_collide_with_mac16_or_core() {
-    // op0 = 4 is shared with MAC16 (§2.4): no word may be both (the ESP32 decodes MAC16 only).
+    // op0 = 4 is shared with MAC16 (S2 libisa): no word may be both (the ESP32 decodes MAC16 only).
     let e32 = XtensaConfig::esp32();
     let mut mac = 0;
     for hi in 0..(1u32 << 20) {
@@ -2706,7 +2707,7 @@ fn pie_illegal_on_esp32_and_esp8266() {
 
 #[test]
 fn pie_coprocessor3_gating() {
-    // Without CPENABLE bit 3: Coprocessor3Disabled (cause 35) for EE opcodes and RUR of PIE state (§2.7).
+    // Without CPENABLE bit 3: Coprocessor3Disabled (cause 35) for EE opcodes and RUR of PIE state (S2 libisa, S5 tie.h).
     for build in [
         (|a: &mut Asm| {
             a.ee("vld.128.ip", &[(K::Qu, 0), (K::As, 2), (K::Imm, 16)]);
@@ -2731,7 +2732,7 @@ fn pie_coprocessor3_gating() {
         assert_eq!(m.x.cpu.exccause, 35);
         assert_eq!(m.x.cpu.ar(2), DATA, "no side effect");
     }
-    // The GPIO opcodes and GPIO_OUT are not gated (§4.1).
+    // The GPIO opcodes and GPIO_OUT are not gated (S2 libisa, S5 tie.h).
     let mut m = machine(s3());
     m.x.cpu.pie.gpio_in = 0x5A;
     for (r, v) in [(2, 0xF0), (3, 0x3C)] {

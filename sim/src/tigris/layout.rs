@@ -1,6 +1,6 @@
 //! Tensor addressing: map a tensor element to its bytes and a bus address back to its tensor element.
 //!
-//! Two levels (rules: shared/facts/layouts.md; the seed specifications it points to):
+//! Two levels (rules: Hurray Format Specification, "Memory Layout" and "Tiled / Blocked Layout", tag 0x04):
 //!
 //! - [`Layout`], a validated layout descriptor built from raw [`LayoutFields`]: contiguous row-major (tag
 //!   0x01) and column-major (0x02), strided with explicit strides (0x03), and tiled (0x04) with an outer

@@ -1,5 +1,6 @@
 //! TiGrIS integration: the `.tgrs` plan reader, tensor addressing, and the runtime observer that breaks
-//! an inference down by stage, tile and op (facts: shared/facts/tigris.md, shared/facts/layouts.md).
+//! an inference down by stage, tile and op (sources: tigris-ml 0.12.1 and tigris-runtime files named in
+//! each module; Hurray Format Specification "Memory Layout" and "Tiled / Blocked Layout" for tensors).
 
 pub mod layout;
 pub mod plan;

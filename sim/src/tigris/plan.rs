@@ -1,7 +1,9 @@
 //! Reader for TiGrIS `.tgrs` execution plans, schema 2 to 10, and `tigris-sim plan inspect`.
 //!
-//! The format facts come from shared/facts/tigris.md §2 (header, section directory, record layouts,
-//! parsing recipe) and §5 (planner formulas); they were checked against the tigris-ml 0.12.1 package:
+//! The format facts come from tigris-ml 0.12.1 `tigris/emitters/binary/` (writer.py, reader.py, defs.py)
+//! and tigris-runtime include/tigris.h (header, section directory, record layouts, parsing checks) and
+//! from tigris-ml 0.12.1 `tigris/analysis/partition_spatial.py` (planner formulas); they were checked
+//! against the tigris-ml 0.12.1 package:
 //! `tigris/schema/tigris-plan-v10.json` (op-type codes, attribute kinds, record sizes, tile-plan v10
 //! field offsets), `tigris/emitters/binary/defs.py` (struct formats) and the behaviour of
 //! `tigris inspect --json` on the package's schema-compatibility plans and on plans it compiled.
@@ -49,7 +51,7 @@ const SCHEMA_V10: u32 = 10;
 
 /// Header flag: weights are read in place from flash (XIP).
 pub const FLAG_XIP: u32 = 0x01;
-/// Tensor flags (facts §2.3).
+/// Tensor flags (tigris-ml 0.12.1 emitters/binary/defs.py; tigris-runtime include/tigris.h).
 pub const TENSOR_CONSTANT: u8 = 0x01;
 pub const TENSOR_MODEL_INPUT: u8 = 0x02;
 pub const TENSOR_MODEL_OUTPUT: u8 = 0x04;
@@ -59,9 +61,10 @@ pub const TENSOR_STATE: u8 = 0x10;
 pub const STAGE_LINE_BUFFERED: u16 = 0x01;
 /// Tile-plan flag (schema 9+): a layout conversion's band runs along the columns.
 pub const TILE_BAND_ON_COLUMNS: u16 = 0x01;
-/// The compiler's cost model aligns every allocation to 32 bytes (facts §1.5).
+/// The compiler's cost model aligns every allocation to 32 bytes (tigris-ml 0.12.1 emitters/codegen.py
+/// `_PLAN_TENSOR_ALIGN`).
 const PLANNER_ALIGN: u64 = 32;
-/// The runtime's default build limits (facts §1.5, tigris_config.h).
+/// The runtime's default build limits (tigris-runtime include/tigris_config.h).
 const DEFAULT_LIMITS: [(&str, u32); 5] = [
     ("TIGRIS_MAX_TENSORS", 512),
     ("TIGRIS_MAX_STAGE_INPUTS", 16),
@@ -355,7 +358,8 @@ fn invalid(what: impl Into<String>, reason: impl Into<String>) -> PlanError {
 // ---------------------------------------------------------------------------------------------------
 // Sections and byte access
 
-/// Section types of the directory (facts §2.2; `section_types` of the v10 schema JSON).
+/// Section types of the directory (tigris-ml 0.12.1 emitters/binary/reader.py; `section_types` of the v10
+/// schema JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Section {
     Tensors = 1,
@@ -581,7 +585,7 @@ impl<'a> Reader<'a> {
 // ---------------------------------------------------------------------------------------------------
 // The decoded plan
 
-/// The 48-byte header (facts §2.1).
+/// The 48-byte header (tigris-ml 0.12.1 emitters/binary/defs.py and reader.py).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
     pub version: u32,
@@ -944,7 +948,8 @@ pub struct Plan {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Parsing (recipe of facts §2.4)
+// Parsing (after tigris-ml 0.12.1 emitters/binary/reader.py `read_binary_plan()` and tigris-runtime
+// test/dump_plan.c)
 
 impl Plan {
     /// Parse a whole `.tgrs` file held in memory.
@@ -1887,7 +1892,7 @@ fn to_u32(v: i64) -> u32 {
 
 /// Re-derive what schema 10 no longer stores (tile height and width, tile count, original extent,
 /// receptive field, halo) from the stage's first input and output shapes and its ops, as
-/// `tigris inspect` does (facts §2.3, after tigris-ml 0.12.1 `emitters/binary/reader.py` `_tile_summary`;
+/// `tigris inspect` does (after tigris-ml 0.12.1 `emitters/binary/reader.py` `_tile_summary`;
 /// checked against `tigris inspect --json` on compiled schema-10 plans). Overhead bytes stay 0: they are
 /// not stored, see [`Plan::predictions`] for our estimate.
 pub fn derive_v10_summary(tp: &mut TilePlan, stage: &Stage, tensors: &[Tensor], ops: &[Op]) {
@@ -2094,7 +2099,8 @@ impl Execution {
     }
 }
 
-/// A chain as the planner solved it (facts §5 "Chains").
+/// A chain as the planner solved it (tigris-ml 0.12.1 analysis/partition_spatial.py `detect_chains`,
+/// `solve_chain_tile_height`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainPrediction {
     pub head: u16,
@@ -2356,7 +2362,8 @@ impl Plan {
         }
         if tp.v10.is_some() && tp.axis == 1 && tp.halo > 0 && tp.original_height > 0 {
             // Schema 10 dropped the stored figure; the planner's own estimate is the halo rows of the
-            // first rank-3/4 stage input, once per tile boundary (facts §5), which matches every
+            // first rank-3/4 stage input, once per tile boundary (tigris-ml 0.12.1
+            // analysis/partition_spatial.py `_estimate_halo_bytes`), which matches every
             // stored schema-9 value of the 1D tile plans we compared.
             let input = st
                 .inputs

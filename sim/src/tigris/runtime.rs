@@ -1,5 +1,6 @@
 //! Observes the TiGrIS runtime inside a running firmware: the simulator traps the runtime's own entry
-//! points by symbol name (facts/tigris.md §1.1, §3 "robust ELF strategy"), reads their arguments in the
+//! points by symbol name (tigris-runtime include/tigris_loader.h, tigris_mem.h, tigris_executor.h;
+//! trapping them rather than harness symbols is our design choice), reads their arguments in the
 //! core's calling convention, captures every trace event delivered to the registered sink with the
 //! simulated time at which it happened, and watches both arenas on the bus. From that stream it breaks
 //! the inference down by stage and tile (docs/tigris.md defines each figure).
@@ -15,14 +16,14 @@ use crate::elf::Firmware;
 use crate::tigris::layout::{ArenaMap, TensorView};
 use crate::tigris::plan::{Execution, Plan};
 
-/// Size of `tigris_trace_event_t` (facts/tigris.md §1.4).
+/// Size of `tigris_trace_event_t` (tigris-runtime include/tigris_trace.h).
 const EVENT_BYTES: usize = 48;
 /// Largest plan the simulator reads back from memory.
 const MAX_PLAN_BYTES: u32 = 64 << 20;
 /// Findings beyond this many are counted, not listed.
 const MAX_FINDINGS: usize = 20;
 
-/// Event kinds (facts/tigris.md §1.4).
+/// Event kinds (tigris-runtime include/tigris_trace.h).
 mod kind {
     pub const STAGE_BEGIN: u8 = 1;
     pub const STAGE_END: u8 = 2;
@@ -158,7 +159,8 @@ pub struct TigrisRuntime {
     dropped_findings: usize,
 }
 
-/// Runtime functions by name (facts/tigris.md §1.1, §3).
+/// Runtime functions by name (tigris-runtime include/tigris_loader.h, tigris_mem.h, tigris_executor.h; the
+/// backend prepare calls: tigris-docs runtime/api-reference.md).
 const ENTRY_POINTS: &[(&str, EntryPoint)] = &[
     ("tigris_plan_load", EntryPoint::PlanLoad),
     ("tigris_plan_load_ex", EntryPoint::PlanLoad),
@@ -516,9 +518,10 @@ fn read_plan(bytes: &[u8], info: &mut traces::TigrisPlanInfo) -> Option<Plan> {
     }
 }
 
-/// A plan in the ELF image: at a symbol the harnesses use (`g_tigris_plan`, `_binary_model_tgrs_start`,
-/// facts/tigris.md §3), else the first `TGRS` magic with a schema of 2 to 10 whose `file_size` fits its
-/// segment. Returns its address and bytes.
+/// A plan in the ELF image: at a symbol the harnesses use (`g_tigris_plan`: tigris-cortex-m
+/// src/app/tigris_app.c; `_binary_model_tgrs_start`: tigris-ml 0.12.1 cli/codegen.py harnesses), else
+/// the first `TGRS` magic with a schema of 2 to 10 whose `file_size` fits its segment. Returns its
+/// address and bytes.
 fn static_plan(fw: &Firmware) -> Option<(u32, Vec<u8>)> {
     let at_symbol = ["g_tigris_plan", "_binary_model_tgrs_start"]
         .iter()
