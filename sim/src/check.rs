@@ -21,7 +21,7 @@ pub struct CheckArgs {
     /// Most simulated cycles of the whole run.
     #[arg(long, value_name = "N")]
     max_cycles: Option<u64>,
-    /// Most simulated milliseconds of the whole run (cycles at the board clock).
+    /// Most simulated milliseconds of the whole run (at the clocks the core ran at).
     #[arg(long, value_name = "MS")]
     max_ms: Option<f64>,
     /// Most memory stall cycles of the whole run.
@@ -42,6 +42,9 @@ pub struct CheckArgs {
     /// Also write the results as JUnit XML, one testcase per limit.
     #[arg(long, value_name = "FILE.xml")]
     junit: Option<String>,
+    /// Print the results as JSON (`[{name, measured, budget, pass}]`) instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 /// One set of budgets: the whole run (`[run]`, command line) or one `[[stage]]`.
@@ -93,7 +96,7 @@ struct LimitsFile {
 }
 
 /// The result of one limit.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Verdict {
     pub name: String,
     pub measured: String,
@@ -450,7 +453,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         std::fs::write(path, junit(&report, &verdicts))
             .with_context(|| format!("cannot write {path}"))?;
     }
-    let _ = std::io::Write::write_all(&mut std::io::stdout(), text(&report, &verdicts).as_bytes());
+    let shown = if args.json {
+        serde_json::to_string_pretty(&verdicts)? + "\n"
+    } else {
+        text(&report, &verdicts)
+    };
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), shown.as_bytes());
     Ok(if verdicts.iter().all(|v| v.pass) {
         ExitCode::SUCCESS
     } else {

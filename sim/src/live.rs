@@ -199,16 +199,26 @@ impl Drop for ProgressMonitor {
 }
 
 /// Stdout for the firmware's console that first clears a progress line.
-pub struct ConsoleOut(pub ProgressLine);
+/// The firmware's console, streamed to stdout, or to stderr (`true`) when stdout carries an
+/// output such as `--report -`.
+pub struct ConsoleOut(pub ProgressLine, pub bool);
 
 impl Write for ConsoleOut {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0.clear();
-        std::io::stdout().write(buf)
+        if self.1 {
+            std::io::stderr().write(buf)
+        } else {
+            std::io::stdout().write(buf)
+        }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        std::io::stdout().flush()
+        if self.1 {
+            std::io::stderr().flush()
+        } else {
+            std::io::stdout().flush()
+        }
     }
 }
 

@@ -38,7 +38,7 @@ const EXIT_RESET: u8 = 123;
 #[derive(Parser)]
 #[command(
     name = "tigris-sim",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("TIGRIS_SIM_COMMIT"), ")"),
     about = "Cycle-approximate MCU firmware simulator and profiler"
 )]
 struct Cli {
@@ -54,6 +54,9 @@ enum Command {
     Boards {
         #[command(subcommand)]
         action: Option<BoardsAction>,
+        /// List the boards as JSON: name, summary, core, clock_hz, default.
+        #[arg(long)]
+        json: bool,
     },
     /// Measure simulation speed: MIPS with profiling next to Unicorn running the same firmware bare.
     Bench {
@@ -108,7 +111,7 @@ struct RunArgs {
     /// prefixed by its name: `--set flash.wait_states=3 --set core.clock_hz=84000000`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// Write the report as JSON to this file.
+    /// Write the report as JSON to this file (`-`: stdout; the console and the summary then go to stderr).
     #[arg(long, value_name = "FILE.json")]
     report: Option<String>,
     /// Stop after this many simulated cycles.
@@ -173,6 +176,13 @@ struct RunArgs {
     outputs: views::ViewOutputs,
 }
 
+impl RunArgs {
+    /// Whether an output goes to stdout (`-`): the console and the summary then go to stderr.
+    fn stdout_taken(&self) -> bool {
+        self.report.as_deref() == Some(views::STDOUT) || self.outputs.uses_stdout()
+    }
+}
+
 fn main() -> ExitCode {
     // Rust ignores SIGPIPE, so a closed stdout (`tigris-sim boards | head`) turns every print into a
     // panic; with the default action the process ends quietly, as other command-line tools do.
@@ -194,15 +204,26 @@ fn main() -> ExitCode {
 fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run(args),
-        Command::Boards { action: None } => {
+        Command::Boards { action: None, json } => {
+            let mut list = Vec::new();
             for name in tigris_targets::builtin_names() {
                 let b = tigris_targets::load(name)?;
-                println!("{:<12} {}", name, b.summary);
+                if !json {
+                    println!("{:<12} {}", name, b.summary);
+                }
+                list.push(serde_json::json!({
+                    "name": name, "summary": b.summary, "core": b.core.kind.name(),
+                    "clock_hz": b.core.clock_hz, "default": name == tigris_targets::DEFAULT_BOARD,
+                }));
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&list)?);
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Boards {
             action: Some(BoardsAction::Show { name, set }),
+            ..
         } => {
             let b = tigris_targets::load_with(&name, &set)?;
             print!("{}", summary::board_details(&b));
@@ -280,6 +301,9 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             );
         }
     }
+    let report_path = args.report.as_deref().map(|p| ("--report", p));
+    args.outputs
+        .check(&report_path.into_iter().collect::<Vec<_>>())?;
     let tui = args.tui && std::io::stdout().is_terminal();
     if args.tui && !tui {
         eprintln!("note: --tui needs a terminal on stdout; printing the report instead");
@@ -289,16 +313,24 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         run_plain(&args, board)?
     };
+    // Each output is written on its own; one that fails is named on stderr and the others, the
+    // summary and the firmware's exit code stand (docs/report.md).
+    let (_, mut failed) = args.outputs.write(&report);
     if let Some(path) = &args.report {
-        std::fs::write(path, report.to_json())
-            .map_err(|e| anyhow::anyhow!("cannot write report {path}: {e}"))?;
+        if let Err(e) = views::write_text(path, &report.to_json()) {
+            failed.push(e);
+        }
     }
-    args.outputs.write(&report)?;
+    for e in &failed {
+        eprintln!("error: {e:#}");
+    }
     // A closed pipe (e.g. `| head`) is not an error worth a panic.
-    let _ = std::io::Write::write_all(
-        &mut std::io::stdout(),
-        summary::text(&report, args.top).as_bytes(),
-    );
+    let summary = summary::text(&report, args.top);
+    let _ = if args.stdout_taken() {
+        std::io::Write::write_all(&mut std::io::stderr(), summary.as_bytes())
+    } else {
+        std::io::Write::write_all(&mut std::io::stdout(), summary.as_bytes())
+    };
     Ok(ExitCode::from(exit_code(&report.outcome)))
 }
 
@@ -357,7 +389,10 @@ fn run_plain(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
     let console: Option<Box<dyn std::io::Write + Send>> = if args.quiet {
         None
     } else {
-        Some(Box::new(live::ConsoleOut(line.clone())))
+        Some(Box::new(live::ConsoleOut(
+            line.clone(),
+            args.stdout_taken(),
+        )))
     };
     let mut progress = std::io::stderr()
         .is_terminal()

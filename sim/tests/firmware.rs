@@ -379,6 +379,19 @@ fn boards_lists_and_shows() {
     for b in BOARDS {
         assert!(text.contains(b), "{text}");
     }
+    // The same list as JSON, the default board marked.
+    let out = sim(&["boards", "--json"]);
+    let list: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list.len(), text.lines().count());
+    let default: Vec<&serde_json::Value> = list.iter().filter(|b| b["default"] == true).collect();
+    assert_eq!(
+        (default.len(), &default[0]["name"], &default[0]["core"]),
+        (
+            1,
+            &serde_json::json!("esp32s3"),
+            &serde_json::json!("xtensa-lx7")
+        )
+    );
     let out = sim(&["boards", "show", "stm32f446re"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -470,4 +483,25 @@ fn a_closed_stdout_ends_quietly() {
             out.status
         );
     }
+}
+
+/// `--version` names the commit the binary was built from (`unknown` outside a git checkout).
+#[test]
+fn version_names_the_commit() {
+    let out = sim(&["--version"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let commit = text
+        .trim()
+        .strip_prefix(concat!(
+            "tigris-sim ",
+            env!("CARGO_PKG_VERSION"),
+            " (commit "
+        ))
+        .and_then(|t| t.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{text}"
+    );
 }

@@ -141,6 +141,24 @@ fn check_passes_at_the_measured_figures_and_fails_below_them() {
     let (code, out, _) = tool(&["check", &path, "--max-ms", &format!("{:.3}", ms - 1.0)]);
     assert_eq!(code, 1, "{out}");
     assert!(line(&out, "simulated ms").ends_with("FAIL"), "{out}");
+    // The same verdict as JSON, the exit code unchanged.
+    let (code, out, _) = tool(&[
+        "check",
+        &path,
+        "--max-ms",
+        &format!("{:.3}", ms - 1.0),
+        "--json",
+    ]);
+    let verdicts: Vec<Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(code, 1, "{out}");
+    let ms_verdict = verdicts
+        .iter()
+        .find(|v| v["name"] == "simulated ms")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(ms_verdict["pass"], false, "{out}");
+    assert!(verdicts
+        .iter()
+        .any(|v| v["name"] == "run outcome" && v["pass"] == true));
 }
 
 #[test]
@@ -684,4 +702,71 @@ fn compare_draws_two_runs_side_by_side() {
     let (code, _, err) = tool(&["compare", &a, &b, "--plot", "/dev/null/compare"]);
     assert_eq!(code, 2);
     assert!(err.contains("cannot write plot /dev/null"), "{err}");
+}
+
+/// `-` sends the report (or the Perfetto trace, the folded stacks) to stdout, and the console and
+/// the summary to stderr; output paths that cannot be written are refused before the run; an
+/// output that fails after the run is named on stderr while the others, the summary and the
+/// firmware's exit code stand.
+#[test]
+fn outputs_go_to_stdout_are_checked_first_and_a_late_failure_keeps_the_run() {
+    let demo = "examples/mps2-an386-demo.elf";
+    let out = sim(&["run", "--board", "mps2-an386", demo, "--report", "-"]);
+    assert_eq!(out.status.code(), Some(0));
+    let report = tigris_traces::Report::from_json(&String::from_utf8_lossy(&out.stdout))
+        .expect("stdout holds the report alone");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("== tigris-sim:"));
+    assert!(!report.console.is_empty());
+    let out = sim(&[
+        "run",
+        "--board",
+        "mps2-an386",
+        demo,
+        "--folded",
+        "-",
+        "--quiet",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .all(|l| l.rsplit_once(' ').is_some()));
+    for (args, message) in [
+        (
+            vec!["--report", "/nonexistent/dir/r.json"],
+            "the folder /nonexistent/dir does not exist",
+        ),
+        (
+            vec!["--perfetto", "/tmp"],
+            "--perfetto /tmp: is a directory",
+        ),
+        (
+            vec!["--report", "-", "--folded", "-"],
+            "cannot both write to stdout",
+        ),
+    ] {
+        let mut all = vec!["run", "--board", "mps2-an386", demo];
+        all.extend(args);
+        let out = sim(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(message) && !err.contains("== tigris-sim"),
+            "{err}"
+        );
+    }
+    let folded = std::env::temp_dir().join("tigris-late-failure.folded");
+    let out = sim(&[
+        "run",
+        "--board",
+        "mps2-an386",
+        demo,
+        "--report",
+        "/dev/full",
+        "--folded",
+        &folded.to_string_lossy(),
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error: cannot write /dev/full"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("== tigris-sim:"));
+    assert!(std::fs::metadata(&folded).is_ok_and(|m| m.len() > 0));
 }
