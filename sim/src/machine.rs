@@ -648,6 +648,19 @@ impl Machine<'_> {
             write_bytes: counted(|c| c.write_bytes),
             stall_cycles: regions.iter().map(|r| r.counters.stall_cycles).collect(),
             stack: self.stack_names(&profiler.current_path()),
+            other_cores: self
+                .core
+                .other_cores()
+                .into_iter()
+                .map(|c| traces::OtherCoreSample {
+                    prid: c.prid,
+                    instructions: c.instructions,
+                    idle_cycles: c.idle_cycles,
+                    function: self
+                        .function_name(self.symbols.lookup(c.pc).unwrap_or(self.symbols.len()))
+                        .to_string(),
+                })
+                .collect(),
         }
     }
 

@@ -227,6 +227,20 @@ pub struct Sample {
     pub stall_cycles: Vec<u64>,
     /// Call stack at the sample, outermost first, `;`-separated.
     pub stack: String,
+    /// The chip's other cores at the sample (added within version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_cores: Vec<OtherCoreSample>,
+}
+
+/// Where another core (the ESP chips' APP CPU) was at a sample, with its totals so far.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct OtherCoreSample {
+    pub prid: u32,
+    pub instructions: u64,
+    /// Cycles it has waited for an interrupt so far.
+    pub idle_cycles: u64,
+    /// The function its PC is in (`(no symbol)` outside every symbol).
+    pub function: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -44,8 +44,13 @@ impl Clock<'_> {
 }
 
 fn slice(track: Track, name: String, clock: &Clock, start: u64, cycles: u64, args: Value) -> Value {
+    slice_on(track as u32, name, clock, start, cycles, args)
+}
+
+/// A slice on the track with id `tid`.
+fn slice_on(tid: u32, name: String, clock: &Clock, start: u64, cycles: u64, args: Value) -> Value {
     let ts = clock.us(start);
-    json!({"ph": "X", "pid": PID, "tid": track as u32, "name": name, "ts": ts,
+    json!({"ph": "X", "pid": PID, "tid": tid, "name": name, "ts": ts,
            "dur": clock.us(start + cycles) - ts, "args": args})
 }
 
@@ -77,6 +82,7 @@ pub fn trace_json(report: &Report) -> String {
     }
     tigris_events(report, &clock, &mut events);
     function_slices(report, &clock, &mut events);
+    other_core_slices(report, &clock, &mut events);
     region_counters(report, &clock, &mut events);
     let mut text = serde_json::to_string(&json!({"displayTimeUnit": "ns", "traceEvents": events}))
         .expect("a trace always serialises");
@@ -195,6 +201,61 @@ fn function_slices(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
     }
     let end = timeline.samples.last().map(|s| s.cycle).unwrap_or(0);
     close_from(&mut open, 0, end, events);
+}
+
+/// Track ids of the other cores follow the named tracks.
+const OTHER_CORE_TRACKS: u32 = 100;
+
+/// The chip's other cores, one track each: the function each sample found it in, as slices from
+/// one sample to the next where it stays, and its idle share between samples as a counter.
+fn other_core_slices(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
+    let Some(timeline) = &report.timeline else {
+        return;
+    };
+    let mut prids: Vec<u32> = Vec::new();
+    for s in &timeline.samples {
+        for c in &s.other_cores {
+            if !prids.contains(&c.prid) {
+                prids.push(c.prid);
+            }
+        }
+    }
+    for (k, prid) in prids.iter().enumerate() {
+        let tid = OTHER_CORE_TRACKS + k as u32;
+        events.push(
+            json!({"ph": "M", "pid": PID, "tid": tid, "name": "thread_name",
+            "args": {"name": format!("core PRID 0x{prid:04X} (sampled functions)")}}),
+        );
+        events.push(
+            json!({"ph": "M", "pid": PID, "tid": tid, "name": "thread_sort_index",
+            "args": {"sort_index": tid}}),
+        );
+        let at = |s: &crate::Sample| s.other_cores.iter().find(|c| c.prid == *prid).cloned();
+        let mut open: Option<(String, u64)> = None;
+        let mut last: Option<(u64, u64)> = None;
+        for s in &timeline.samples {
+            let Some(c) = at(s) else { continue };
+            if open.as_ref().is_some_and(|(f, _)| *f != c.function) {
+                let (f, start) = open.take().expect("checked above");
+                events.push(slice_on(tid, f, clock, start, s.cycle - start, json!({})));
+            }
+            open.get_or_insert((c.function.clone(), s.cycle));
+            if let Some((cycle, idle)) = last {
+                let share =
+                    (c.idle_cycles - idle) as f64 / s.cycle.saturating_sub(cycle).max(1) as f64;
+                events.push(counter(
+                    &format!("core PRID 0x{prid:04X} idle share"),
+                    clock,
+                    s.cycle,
+                    json!({"idle": share.min(1.0)}),
+                ));
+            }
+            last = Some((s.cycle, c.idle_cycles));
+        }
+        if let (Some((f, start)), Some(end)) = (open, timeline.samples.last().map(|s| s.cycle)) {
+            events.push(slice_on(tid, f, clock, start, end - start, json!({})));
+        }
+    }
 }
 
 /// Counters of each non-SRAM region's bytes so far, from the timeline samples.
@@ -403,6 +464,46 @@ pub(crate) mod tests {
                 ("main".into(), 0.0, 400.0)
             ]
         );
+    }
+
+    /// Another core's sampled functions become slices on its own track, its idle time a share.
+    #[test]
+    fn other_cores_get_a_track_of_sampled_functions() {
+        let mut report = report_with_tigris();
+        let t = report.timeline.as_mut().unwrap();
+        let at = |cycle: u64, function: &str, idle: u64| {
+            let mut s = traffic_sample(cycle, "main");
+            s.other_cores = vec![crate::OtherCoreSample {
+                prid: 0xABAB,
+                instructions: cycle / 2,
+                idle_cycles: idle,
+                function: function.into(),
+            }];
+            s
+        };
+        t.samples = vec![at(0, "start", 0), at(240, "start", 0), at(480, "idle", 240)];
+        let events = parsed(&report);
+        let track: Vec<&Value> = events.iter().filter(|e| e["tid"] == 100).collect();
+        assert!(track.iter().any(|e| e["name"] == "thread_name"
+            && e["args"]["name"] == "core PRID 0xABAB (sampled functions)"));
+        let slices: Vec<(&str, f64, f64)> = track
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .map(|e| {
+                (
+                    e["name"].as_str().unwrap(),
+                    e["ts"].as_f64().unwrap(),
+                    e["dur"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(slices, [("start", 0.0, 2.0), ("idle", 2.0, 0.0)]);
+        let idle: Vec<f64> = events
+            .iter()
+            .filter(|e| e["name"] == "core PRID 0xABAB idle share")
+            .map(|e| e["args"]["idle"].as_f64().unwrap())
+            .collect();
+        assert_eq!(idle, [0.0, 1.0]);
     }
 
     #[test]

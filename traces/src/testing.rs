@@ -98,6 +98,7 @@ pub fn sample(cycle: u64, stack: &str, read_bytes: &[u64], write_bytes: &[u64]) 
         write_bytes: write_bytes.to_vec(),
         stall_cycles: vec![0; read_bytes.len()],
         stack: stack.into(),
+        other_cores: Vec::new(),
     }
 }
 
