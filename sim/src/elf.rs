@@ -262,3 +262,38 @@ impl SymbolMap {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The shipped examples with random bytes changed (headers, tables, symbols) or cut short
+        /// load or are refused with a message, never a panic.
+        #[test]
+        fn mutated_elfs_never_panic(
+            example in 0..2usize,
+            edits in prop::collection::vec((any::<usize>(), any::<u8>()), 1..8),
+            header_only in any::<bool>(),
+            cut in any::<usize>(),
+        ) {
+            let (file, board) = [
+                ("examples/esp32s3-demo.elf", "esp32s3"),
+                ("examples/mps2-an386-demo.elf", "mps2-an386"),
+            ][example];
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(file);
+            let mut bytes = std::fs::read(&path).unwrap();
+            let board = tigris_targets::load(board).unwrap();
+            // Half the cases aim at the first 256 bytes: the ELF and program headers.
+            let span = if header_only { 256.min(bytes.len()) } else { bytes.len() };
+            for (at, b) in edits {
+                bytes[at % span] = b;
+            }
+            bytes.truncate(bytes.len() - cut % 64);
+            let _ = parse(file, &bytes, &board);
+        }
+    }
+}

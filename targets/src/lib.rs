@@ -579,6 +579,9 @@ fn board_text(name_or_path: &str) -> Result<(String, String), BoardError> {
 }
 
 #[cfg(test)]
+mod fuzz_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -95,6 +95,11 @@ pub fn builtin_peripheral_files() -> Vec<&'static str> {
     BUILTIN.iter().map(|(n, _)| *n).collect()
 }
 
+/// The text of the built-in chip file `name`.
+pub(crate) fn builtin_peripheral_text(name: &str) -> Option<&'static str> {
+    BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
 /// A free-running counter: `ticks = cycles × hz / core clock`, read as `(ticks >> shift)` masked to `bits`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CounterSpec {
@@ -1408,7 +1413,7 @@ fn check_interrupt_sources(blocks: &[(usize, PeripheralSpec)]) -> Result<(), (us
 
 /// The blocks of a built-in chip file by name, or of a file at a path.
 pub fn load_peripherals(name_or_path: &str) -> Result<Vec<PeripheralSpec>, BoardError> {
-    if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+    if let Some(text) = builtin_peripheral_text(name_or_path) {
         return parse_peripherals(text, &format!("built-in peripherals `{name_or_path}`"));
     }
     let text = std::fs::read_to_string(name_or_path).map_err(|_| BoardError::Unknown {

@@ -12,6 +12,9 @@ pub mod perfetto;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
+#[cfg(test)]
+mod fuzz_tests;
+
 /// Name of the schema, written into every report.
 pub const SCHEMA: &str = "tigris-sim-report";
 /// Version of the schema; bumped on any incompatible change.

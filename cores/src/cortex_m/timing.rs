@@ -599,6 +599,26 @@ fn dual_issues(prev: Option<&Decoded>, cur: &Decoded, only_16_bit: bool) -> bool
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Any Thumb halfword pair decodes into timing facts and a price on every core, without a
+        /// panic, whether capstone takes it as one instruction, two or none.
+        #[test]
+        fn any_thumb_bytes_decode_and_price(bytes in proptest::prelude::any::<[u8; 4]>()) {
+            for kind in [CoreKind::CortexM0Plus, CoreKind::CortexM4, CoreKind::CortexM7, CoreKind::CortexM33] {
+                let cs = disassembler(kind).unwrap();
+                let Ok(insns) = cs.disasm_all(&bytes, 0x100) else { continue };
+                let mut prev: Option<Decoded> = None;
+                for insn in insns.iter() {
+                    let d = decode(&cs, insn);
+                    proptest::prop_assert!(cost(kind, &d, prev.as_ref()) < 1000);
+                    prev = Some(d);
+                }
+            }
+        }
+    }
+
     #[test]
     fn conditions_follow_the_flags() {
         let nzcv = |n: u32, z: u32, c: u32, v: u32| n << 31 | z << 30 | c << 29 | v << 28;

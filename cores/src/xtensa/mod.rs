@@ -64,6 +64,8 @@ pub mod exec;
 pub mod pie;
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod pie_tests;
 #[cfg(test)]
 mod tests;
