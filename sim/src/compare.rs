@@ -5,6 +5,7 @@ use crate::check::halo_share;
 use crate::summary::thousands;
 use crate::views::load_report;
 use anyhow::Result;
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -22,6 +23,43 @@ pub struct CompareArgs {
     /// Also draw the comparison into STEM.svg and STEM.png.
     #[arg(long, value_name = "STEM")]
     plot: Option<String>,
+    /// Print the comparison as JSON (`lines`: the verdict and notes; `sections`: titled rows of
+    /// `label`, `a`, `b`, `difference`, `percent`) instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The comparison as it is written: its text, and the same as data (lines outside the tables,
+/// and each table's rows).
+#[derive(Default)]
+pub struct Comparison {
+    pub text: String,
+    partial: String,
+    lines: Vec<String>,
+    sections: Vec<Value>,
+}
+
+impl Write for Comparison {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.text.push_str(s);
+        for c in s.chars() {
+            if c == '\n' {
+                let line = std::mem::take(&mut self.partial);
+                if !line.trim().is_empty() {
+                    self.lines.push(line.trim().to_string());
+                }
+            } else {
+                self.partial.push(c);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Comparison {
+    pub fn json(&self) -> Value {
+        json!({"lines": self.lines, "sections": self.sections})
+    }
 }
 
 /// How a figure is printed and how its difference reads.
@@ -70,10 +108,24 @@ fn difference(kind: Kind, d: f64) -> String {
 }
 
 /// The rows of one section as a table; a figure absent from one run shows as `-`.
-fn table(o: &mut String, title: &str, rows: &[Row]) {
+fn table(out: &mut Comparison, title: &str, rows: &[Row]) {
     if rows.is_empty() {
         return;
     }
+    let percent = |r: &Row| match (r.a, r.b) {
+        (Some(a), Some(b)) if a != 0.0 && !matches!(r.kind, Kind::Share) => {
+            Some(100.0 * (b - a) / a)
+        }
+        _ => None,
+    };
+    out.sections.push(json!({
+        "title": title,
+        "rows": rows.iter().map(|r| json!({
+            "label": r.label, "a": r.a, "b": r.b,
+            "difference": r.a.zip(r.b).map(|(a, b)| b - a), "percent": percent(r),
+        })).collect::<Vec<_>>(),
+    }));
+    let o = &mut out.text;
     let w = rows
         .iter()
         .map(|r| r.label.len())
@@ -170,7 +222,7 @@ fn keyed(stages: &[TigrisStage]) -> Vec<((u16, &str, usize), &TigrisStage)> {
 }
 
 /// The TiGrIS section: total, stages matched by index and path, their tiles where indices match.
-fn tigris(o: &mut String, a: &Report, b: &Report) {
+fn tigris(o: &mut Comparison, a: &Report, b: &Report) {
     let (ta, tb) = match (&a.tigris, &b.tigris) {
         (None, None) => return,
         (Some(ta), Some(tb)) => (ta, tb),
@@ -230,9 +282,9 @@ fn tigris(o: &mut String, a: &Report, b: &Report) {
     }
 }
 
-/// The whole comparison as text.
-pub fn text(a: &Report, b: &Report, top: usize) -> String {
-    let mut o = String::new();
+/// The whole comparison, as text and data.
+pub fn compare(a: &Report, b: &Report, top: usize) -> Comparison {
+    let mut o = Comparison::default();
     for (tag, r) in [("A", a), ("B", b)] {
         let sha = r.firmware.sha256.get(..12).unwrap_or(&r.firmware.sha256);
         let _ = writeln!(
@@ -266,16 +318,36 @@ pub fn text(a: &Report, b: &Report, top: usize) -> String {
         );
     }
     let (ca, cb) = (a.totals.cycles, b.totals.cycles);
-    let verdict = match cb.cmp(&ca) {
-        std::cmp::Ordering::Less => format!("B is faster: {} fewer cycles", thousands(ca - cb)),
-        std::cmp::Ordering::Greater => format!("B is slower: {} more cycles", thousands(cb - ca)),
-        std::cmp::Ordering::Equal => "B takes as many cycles as A".to_string(),
-    };
-    let pct = if ca > 0 {
-        format!(" ({:+.1}%)", 100.0 * (cb as f64 - ca as f64) / ca as f64)
+    // Cycles rank runs at one clock; at different clocks the simulated time does.
+    let same_clock = a.board.clock_hz == b.board.clock_hz
+        && a.board.clock_changes.is_empty()
+        && b.board.clock_changes.is_empty();
+    let (verdict, pct) = if same_clock {
+        let verdict = match cb.cmp(&ca) {
+            std::cmp::Ordering::Less => format!("B is faster: {} fewer cycles", thousands(ca - cb)),
+            std::cmp::Ordering::Greater => {
+                format!("B is slower: {} more cycles", thousands(cb - ca))
+            }
+            std::cmp::Ordering::Equal => "B takes as many cycles as A".to_string(),
+        };
+        (
+            verdict,
+            (ca > 0).then(|| 100.0 * (cb as f64 - ca as f64) / ca as f64),
+        )
     } else {
-        String::new()
+        let (ta, tb) = (a.totals.seconds * 1e3, b.totals.seconds * 1e3);
+        let verdict = match tb.total_cmp(&ta) {
+            std::cmp::Ordering::Less => {
+                format!("B is faster: {:.3} ms less simulated time", ta - tb)
+            }
+            std::cmp::Ordering::Greater => {
+                format!("B is slower: {:.3} ms more simulated time", tb - ta)
+            }
+            std::cmp::Ordering::Equal => "B takes as much simulated time as A".to_string(),
+        };
+        (verdict, (ta > 0.0).then(|| 100.0 * (tb - ta) / ta))
     };
+    let pct = pct.map(|p| format!(" ({p:+.1}%)")).unwrap_or_default();
     let _ = writeln!(o, "{verdict}{pct}");
 
     let (ta, tb) = (&a.totals, &b.totals);
@@ -361,7 +433,13 @@ pub fn text(a: &Report, b: &Report, top: usize) -> String {
 
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let (a, b) = (load_report(&args.a)?, load_report(&args.b)?);
-    let _ = std::io::Write::write_all(&mut std::io::stdout(), text(&a, &b, args.top).as_bytes());
+    let c = compare(&a, &b, args.top);
+    let shown = if args.json {
+        serde_json::to_string_pretty(&c.json())? + "\n"
+    } else {
+        c.text
+    };
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), shown.as_bytes());
     if let Some(stem) = &args.plot {
         let name = |path: &str| {
             std::path::Path::new(path)
@@ -393,10 +471,39 @@ mod tests {
     #[test]
     fn the_same_run_shows_no_difference_and_no_note() {
         let r = sample();
-        let t = text(&r, &r, 10);
+        let t = compare(&r, &r, 10).text;
         assert!(!t.contains("note:"), "{t}");
         assert!(t.contains("B takes as many cycles as A"), "{t}");
         assert!(t.contains("  cycles") && t.contains("+0.0%"), "{t}");
+    }
+
+    #[test]
+    fn different_clocks_rank_by_simulated_time_and_json_has_the_rows() {
+        let a = sample();
+        let mut b = sample();
+        b.board.clock_hz = a.board.clock_hz * 2;
+        b.totals.seconds = a.totals.seconds / 2.0;
+        let c = compare(&a, &b, 10);
+        assert!(
+            c.text.contains("B is faster:") && c.text.contains("ms less simulated time"),
+            "{}",
+            c.text
+        );
+        let j = c.json();
+        assert!(j["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().starts_with("B is faster")));
+        let totals = &j["sections"][0];
+        assert_eq!(totals["title"], "totals");
+        let time = totals["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["label"] == "simulated time")
+            .unwrap();
+        assert_eq!(time["percent"], -50.0);
     }
 
     #[test]
@@ -411,7 +518,7 @@ mod tests {
         tb.stages[1].figures.cycles = 750_000;
         tb.stages[1].tiles.truncate(3);
         tb.stages.remove(2);
-        let t = text(&a, &b, 10);
+        let t = compare(&a, &b, 10).text;
         assert!(
             t.contains("note: different firmware (sha256 differs)"),
             "{t}"
@@ -461,6 +568,8 @@ mod tests {
         let a = sample();
         let mut b = sample();
         b.tigris = None;
-        assert!(text(&a, &b, 10).contains("TiGrIS: only run A ran the TiGrIS runtime"));
+        assert!(compare(&a, &b, 10)
+            .text
+            .contains("TiGrIS: only run A ran the TiGrIS runtime"));
     }
 }
