@@ -289,13 +289,17 @@ pub fn compare(a: &Report, b: &Report, top: usize) -> Comparison {
         let sha = r.firmware.sha256.get(..12).unwrap_or(&r.firmware.sha256);
         let _ = writeln!(
             o,
-            "{tag}: {} (sha256 {sha}) on {} ({} @ {} MHz), {}",
+            "{tag}: {} (sha256 {sha}) on {}{} ({} @ {} MHz), {}",
             r.firmware.file,
             r.board.name,
+            r.board.settings_text(),
             r.board.core,
             r.board.clock_hz as f64 / 1e6,
             outcome(r)
         );
+    }
+    if a.board.settings != b.board.settings {
+        let _ = writeln!(o, "note: the board settings (--set) differ");
     }
     if a.firmware.sha256 != b.firmware.sha256 {
         let _ = writeln!(
@@ -483,9 +487,16 @@ mod tests {
         let mut b = sample();
         b.board.clock_hz = a.board.clock_hz * 2;
         b.totals.seconds = a.totals.seconds / 2.0;
+        b.board.settings = vec!["core.clock_hz=480000000".into()];
         let c = compare(&a, &b, 10);
         assert!(
             c.text.contains("B is faster:") && c.text.contains("ms less simulated time"),
+            "{}",
+            c.text
+        );
+        assert!(
+            c.text.contains("--set core.clock_hz=480000000 (")
+                && c.text.contains("note: the board settings (--set) differ"),
             "{}",
             c.text
         );

@@ -799,6 +799,7 @@ impl Machine<'_> {
                 .into_iter()
                 .map(|(cycle, hz)| traces::ClockChange { cycle, hz })
                 .collect(),
+            settings: self.board.settings.clone(),
         };
         let memory = self.core.memory();
         let mut function_memory: Vec<Vec<traces::FunctionMemory>> =

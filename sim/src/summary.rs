@@ -32,9 +32,10 @@ fn duration(seconds: f64) -> String {
 pub fn text(r: &Report, top: usize) -> String {
     let mut o = String::new();
     let t = &r.totals;
+    let settings = r.board.settings_text();
     let _ = writeln!(
         o,
-        "\n== tigris-sim: {} on {} ({} @ {} MHz)",
+        "\n== tigris-sim: {} on {}{settings} ({} @ {} MHz)",
         r.firmware.file,
         r.board.name,
         r.board.core,

@@ -375,6 +375,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         spi.psram_mode = psram_mode.map(String::from);
     }
     Ok(Board {
+        settings: Vec::new(),
         name: file.name,
         summary: file.summary,
         origin: origin.to_string(),

@@ -41,9 +41,14 @@ const BUILTIN: &[(&str, &str)] = &[
 #[derive(Debug, thiserror::Error)]
 pub enum BoardError {
     #[error(
-        "unknown board `{name}`; built-in boards: {known}; or pass a path to a board .toml file"
+        "unknown board `{name}`{suggestion}; built-in boards: {known}; or pass a path to a board .toml file"
     )]
-    Unknown { name: String, known: String },
+    Unknown {
+        name: String,
+        known: String,
+        /// `" (did you mean `x`?)"` when a known name is close, else empty.
+        suggestion: String,
+    },
     #[error("cannot read board file {path}: {source}")]
     Io {
         path: String,
@@ -388,6 +393,8 @@ pub struct Board {
     pub summary: String,
     /// Where the board came from: `built-in` or the file path.
     pub origin: String,
+    /// The `--set KEY=VALUE` overrides applied to the file, in order.
+    pub settings: Vec<String>,
     pub core: CoreSpec,
     pub regions: Vec<Region>,
     /// Caches the regions refer to by index.
@@ -543,7 +550,7 @@ pub fn load_with(name_or_path: &str, overrides: &[String]) -> Result<Board, Boar
         overrides::apply_override(&mut doc, setting)?;
     }
     let edited = toml::to_string(&doc).expect("a parsed table serialises");
-    parse(&edited, &origin).map_err(|e| match e {
+    let board = parse(&edited, &origin).map_err(|e| match e {
         // Line numbers would point into the edited text: name the settings instead.
         BoardError::Invalid { message, .. } | BoardError::Parse { message, .. } => {
             BoardError::Override {
@@ -557,6 +564,10 @@ pub fn load_with(name_or_path: &str, overrides: &[String]) -> Result<Board, Boar
             }
         }
         other => other,
+    })?;
+    Ok(Board {
+        settings: overrides.to_vec(),
+        ..board
     })
 }
 
@@ -575,7 +586,19 @@ fn board_text(name_or_path: &str) -> Result<(String, String), BoardError> {
     Err(BoardError::Unknown {
         name: name_or_path.to_string(),
         known: builtin_names().join(", "),
+        suggestion: did_you_mean(name_or_path, &builtin_names()),
     })
+}
+
+/// `" (did you mean `x`?)"` for the known name closest to `name`, when it is close (a few edits).
+pub(crate) fn did_you_mean(name: &str, known: &[&str]) -> String {
+    known
+        .iter()
+        .map(|k| (strsim::levenshtein(name, k), *k))
+        .filter(|&(d, k)| d <= 2.max(k.len() / 4))
+        .min()
+        .map(|(_, k)| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -584,6 +607,19 @@ mod fuzz_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misspelt_board_gets_a_suggestion() {
+        let e = load("mps2-an38").unwrap_err().to_string();
+        assert!(
+            e.contains("unknown board `mps2-an38` (did you mean `mps2-an386`?)"),
+            "{e}"
+        );
+        let e = load("esp32-s3").unwrap_err().to_string();
+        assert!(e.contains("(did you mean `esp32s3`?)"), "{e}");
+        let e = load("quux").unwrap_err().to_string();
+        assert!(!e.contains("did you mean"), "{e}");
+    }
 
     #[test]
     fn every_builtin_board_parses() {

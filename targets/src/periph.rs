@@ -1419,6 +1419,7 @@ pub fn load_peripherals(name_or_path: &str) -> Result<Vec<PeripheralSpec>, Board
     let text = std::fs::read_to_string(name_or_path).map_err(|_| BoardError::Unknown {
         name: format!("peripherals `{name_or_path}`"),
         known: builtin_peripheral_files().join(", "),
+        suggestion: crate::did_you_mean(name_or_path, &builtin_peripheral_files()),
     })?;
     parse_peripherals(&text, name_or_path)
 }

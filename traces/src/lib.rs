@@ -106,6 +106,9 @@ pub struct BoardInfo {
     /// within version 1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clock_changes: Vec<ClockChange>,
+    /// The `--set KEY=VALUE` overrides the board ran with, in order (added within version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<String>,
 }
 
 /// From core cycle `cycle` on, the core ran at `hz`.
@@ -116,6 +119,14 @@ pub struct ClockChange {
 }
 
 impl BoardInfo {
+    /// The overrides as they were given: ` --set KEY=VALUE` each (empty without any).
+    pub fn settings_text(&self) -> String {
+        self.settings
+            .iter()
+            .map(|s| format!(" --set {s}"))
+            .collect()
+    }
+
     /// Seconds that `cycles` core cycles from the start took, at the clocks the core ran at.
     pub fn seconds(&self, cycles: u64) -> f64 {
         let mut t = 0.0;

@@ -25,6 +25,7 @@ pub fn report(clock_hz: u64, cycles: u64) -> Report {
             core: "cortex-m4".into(),
             clock_hz,
             clock_changes: Vec::new(),
+            settings: Vec::new(),
         },
         outcome: Outcome::Exited { code: 0 },
         totals: Totals {
