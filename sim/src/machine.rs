@@ -789,6 +789,10 @@ impl Machine<'_> {
     ) -> traces::Report {
         let cycles = self.core.cycles();
         let instructions = self.core.instructions();
+        let cut_by = match &outcome {
+            traces::Outcome::Limit { limit, .. } => Some(limit.clone()),
+            _ => None,
+        };
         let board = traces::BoardInfo {
             name: self.board.name.clone(),
             core: self.board.core.kind.name().into(),
@@ -928,7 +932,10 @@ impl Machine<'_> {
             functions,
             regions,
             caches,
-            tigris: self.tigris.as_ref().map(|t| t.profile(self.core.as_ref())),
+            tigris: self
+                .tigris
+                .as_ref()
+                .map(|t| t.profile(self.core.as_ref(), cut_by.as_deref())),
             stacks,
             timeline: Some(timeline),
             fault,

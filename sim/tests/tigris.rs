@@ -295,3 +295,31 @@ fn reports_are_deterministic() {
     let b = run("esp32s3", &fw, &[]).1;
     assert_eq!(a, b);
 }
+
+/// A run the cycle limit stops inside a tiled stage says that stage is incomplete instead of
+/// finding its tile count and halo wrong against the plan; the stages before it are checked.
+#[test]
+fn a_run_cut_by_a_limit_marks_its_last_stage_incomplete() {
+    let (_, r, _) = run(
+        "esp32s3",
+        &elf("esp32s3", "tigris_tiled-windowed"),
+        &["--max-cycles", "10000000"],
+    );
+    assert_eq!(r["outcome"]["limit"], "max_cycles", "{}", r["outcome"]);
+    let stages = r["tigris"]["stages"].as_array().unwrap();
+    let last = stages.last().unwrap();
+    assert_eq!(
+        (&last["path"], last["tiles"].as_array().unwrap().len()),
+        (&Value::from("tiled"), 2)
+    );
+    let findings: Vec<&str> = r["tigris"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    assert_eq!(
+        findings,
+        ["stage 3: incomplete run (stopped by the max_cycles limit after 2 tiles): its tiles and halo are not checked against the plan"]
+    );
+}

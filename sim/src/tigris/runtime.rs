@@ -438,7 +438,8 @@ impl TigrisRuntime {
     }
 
     /// The profile of everything observed; `core` gives the arenas' bus traffic when no event came.
-    pub fn profile(&self, core: &dyn Core) -> traces::TigrisProfile {
+    /// `cut_by` names the limit that stopped the run, if one did: the stage it was in is incomplete.
+    pub fn profile(&self, core: &dyn Core, cut_by: Option<&str>) -> traces::TigrisProfile {
         let mut findings = self.findings.clone();
         let (mut plan_info, mut static_parsed) = (self.plan.clone(), None);
         if let (None, Some((address, bytes))) = (&self.plan, &self.static_plan) {
@@ -464,9 +465,11 @@ impl TigrisRuntime {
         }
         let breakdown = Breakdown::new(self);
         let mut stages = breakdown.stages();
-        for s in &mut stages {
+        let last = stages.len().checked_sub(1);
+        for (i, s) in stages.iter_mut().enumerate() {
+            let cut = cut_by.filter(|_| Some(i) == last);
             if let Some(plan) = parsed {
-                check_stage(plan, s, &mut findings);
+                check_stage(plan, s, cut, &mut findings);
             }
             check_bus(s, &mut findings);
         }
@@ -589,7 +592,14 @@ fn check_bus(stage: &traces::TigrisStage, findings: &mut Vec<String>) {
 }
 
 /// The plan's names and prediction for an observed stage, and the findings where the run differs.
-fn check_stage(plan: &Plan, stage: &mut traces::TigrisStage, findings: &mut Vec<String>) {
+/// What the plan predicted for `stage`, and the findings where the run differs; a stage the
+/// `cut` limit stopped is said to be incomplete instead of having its tiles and halo checked.
+fn check_stage(
+    plan: &Plan,
+    stage: &mut traces::TigrisStage,
+    cut: Option<&str>,
+    findings: &mut Vec<String>,
+) {
     let index = stage.stage as usize;
     let Some(head) = plan.stages.get(index) else {
         findings.push(format!(
@@ -637,7 +647,11 @@ fn check_stage(plan: &Plan, stage: &mut traces::TigrisStage, findings: &mut Vec<
         ));
     }
     let ran = stage.tiles.len() as u32;
-    if tiled && ran != p.tiles {
+    if let Some(limit) = cut {
+        findings.push(format!(
+            "{what}: incomplete run (stopped by the {limit} limit after {ran} tiles): its tiles and halo are not checked against the plan"
+        ));
+    } else if tiled && ran != p.tiles {
         findings.push(format!(
             "{what}: the runtime ran {ran} tiles where the plan said {}",
             p.tiles
@@ -649,7 +663,7 @@ fn check_stage(plan: &Plan, stage: &mut traces::TigrisStage, findings: &mut Vec<
         .filter_map(|t| t.out_rows)
         .map(|r| (r[1] - r[0]).max(0) as u32)
         .max();
-    if let (true, Some(rows)) = (tiled, out_rows) {
+    if let (true, None, Some(rows)) = (tiled, cut, out_rows) {
         if rows != p.tile_height {
             findings.push(format!(
                 "{what}: tiles of {rows} output rows where the plan said {}",
@@ -657,7 +671,10 @@ fn check_stage(plan: &Plan, stage: &mut traces::TigrisStage, findings: &mut Vec<
             ));
         }
     }
-    if matches!(p.execution, Execution::Tiled) && stage.figures.halo_bytes != p.overhead_bytes {
+    if cut.is_none()
+        && matches!(p.execution, Execution::Tiled)
+        && stage.figures.halo_bytes != p.overhead_bytes
+    {
         findings.push(format!(
             "{what}: {} bytes of halo rows re-read where the plan estimated {} (overhead_bytes)",
             stage.figures.halo_bytes, p.overhead_bytes
@@ -1036,7 +1053,7 @@ mod tests {
         let plan = Plan::parse(TILED_PLAN).unwrap();
         let mut stage = observed(4, 10, 6656, 768);
         let mut findings = Vec::new();
-        check_stage(&plan, &mut stage, &mut findings);
+        check_stage(&plan, &mut stage, None, &mut findings);
         assert_eq!(findings, Vec::<String>::new());
         let p = stage.predicted.unwrap();
         assert_eq!(
@@ -1052,7 +1069,7 @@ mod tests {
         let mut stage = observed(3, 12, 9000, 512);
         stage.path = "tiled_2d".into();
         let mut findings = Vec::new();
-        check_stage(&plan, &mut stage, &mut findings);
+        check_stage(&plan, &mut stage, None, &mut findings);
         assert_eq!(
             findings,
             [
@@ -1065,7 +1082,7 @@ mod tests {
         );
         stage.stage = 9;
         findings.clear();
-        check_stage(&plan, &mut stage, &mut findings);
+        check_stage(&plan, &mut stage, None, &mut findings);
         assert_eq!(
             findings,
             ["stage 9: the runtime ran a stage the plan does not have (4 stages)"]
