@@ -87,6 +87,10 @@ enum Command {
         #[command(subcommand)]
         action: tigris::plan::PlanCommand,
     },
+    /// Print a shell completion script (e.g. `tigris-sim completions bash > /etc/bash_completion.d/tigris-sim`).
+    Completions { shell: clap_complete::Shell },
+    /// Print the manual page (roff; `tigris-sim man | man -l -`).
+    Man,
 }
 
 #[derive(Subcommand)]
@@ -284,6 +288,18 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Plan { action } => {
             tigris::plan::run(action)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "tigris-sim", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            clap_mangen::Man::new(cmd)
+                .render(&mut std::io::stdout())
+                .context("manual page")?;
             Ok(ExitCode::SUCCESS)
         }
     }

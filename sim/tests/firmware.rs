@@ -505,3 +505,24 @@ fn version_names_the_commit() {
         "{text}"
     );
 }
+
+/// Shell completions for every shell clap_complete knows, and a manual page.
+#[test]
+fn completions_and_manual_page_are_printed() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = sim(&["completions", shell]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("tigris-sim") && text.contains("boards"),
+            "{shell}: {text}"
+        );
+    }
+    let out = sim(&["man"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(".TH tigris-sim 1") && text.contains("compare"),
+        "{text}"
+    );
+    let out = sim(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+}
