@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 # The unicorn-engine crate builds its C code with cmake and generates bindings with libclang.
 bash scripts/install-deps.sh cmake libclang-dev pkg-config
 cargo build --release --quiet --bin tigris-sim
-exec ./target/release/tigris-sim run examples/esp32s3-demo.elf "$@"
+exec ./target/release/tigris-sim run examples/esp32s3-tigris.elf "$@"
