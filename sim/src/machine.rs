@@ -136,6 +136,8 @@ pub struct Machine<'a> {
     tigris: Option<TigrisRuntime>,
     /// The SEGGER RTT console, when the firmware has a `_SEGGER_RTT` control block.
     rtt: Option<Rtt>,
+    /// The firmware ELF has no function symbols of its own (the ROM's may be there).
+    stripped: bool,
     /// The defmt decoder for what arrives on RTT, when the ELF has a `.defmt` table.
     defmt: Option<Defmt>,
     file_name: String,
@@ -204,6 +206,7 @@ impl Machine<'_> {
     pub fn load(path: &str, board: Board, options: &LoadOptions) -> Result<Self> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read firmware {path}"))?;
         let mut firmware = elf::parse(path, &bytes, &board)?;
+        let stripped = !firmware.symbols.iter().any(|s| s.is_function);
         // Watching the TiGrIS arenas needs every access reported (on Cortex-M, hooks on all regions).
         let tigris = TigrisRuntime::detect(&firmware, &board);
         let mut core = build_core(
@@ -308,6 +311,7 @@ impl Machine<'_> {
             None => None,
         };
         Ok(Machine {
+            stripped,
             board,
             firmware,
             symbols,
@@ -564,6 +568,13 @@ impl Machine<'_> {
             sampler.timeline(),
         );
         report.notes = semihosting.notes;
+        if self.stripped {
+            report.notes.push(
+                "the ELF has no function symbols (stripped): the profile cannot name functions and backtraces show \
+                 addresses only; run the unstripped ELF (or keep its symbols) for them"
+                    .into(),
+            );
+        }
         report.notes.extend(warnings);
         report.notes.extend(self.core.run_notes());
         Ok(report)

@@ -104,6 +104,12 @@ enum BoardsAction {
     },
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SummaryStyle {
+    Text,
+    None,
+}
+
 #[derive(clap::Args)]
 struct RunArgs {
     /// Firmware ELF file.
@@ -158,6 +164,10 @@ struct RunArgs {
     /// Do not stream the firmware's console output while it runs.
     #[arg(long)]
     quiet: bool,
+    /// The summary printed after the run: `text` (default) or `none` (with `--quiet`, the run
+    /// prints nothing; the exit code and the report files carry the result).
+    #[arg(long, value_enum, default_value_t = SummaryStyle::Text)]
+    summary: SummaryStyle,
     /// Functions to list in the text summary.
     #[arg(long, default_value_t = 10)]
     top: usize,
@@ -341,7 +351,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         eprintln!("error: {e:#}");
     }
     // A closed pipe (e.g. `| head`) is not an error worth a panic.
-    let summary = summary::text(&report, args.top);
+    let summary = match args.summary {
+        SummaryStyle::Text => summary::text(&report, args.top),
+        SummaryStyle::None => String::new(),
+    };
     let _ = if args.stdout_taken() {
         std::io::Write::write_all(&mut std::io::stderr(), summary.as_bytes())
     } else {

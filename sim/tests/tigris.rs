@@ -323,3 +323,30 @@ fn a_run_cut_by_a_limit_marks_its_last_stage_incomplete() {
         ["stage 3: incomplete run (stopped by the max_cycles limit after 2 tiles): its tiles and halo are not checked against the plan"]
     );
 }
+
+/// A stripped TiGrIS ELF is named as the reason there is no breakdown (not a missing trace sink),
+/// and the report says its profile cannot name functions.
+#[test]
+fn a_stripped_elf_is_named_as_the_reason() {
+    let stripped = std::env::temp_dir().join(format!("tigris-stripped-{}.elf", std::process::id()));
+    let status = std::process::Command::new("xtensa-lx106-elf-objcopy")
+        .args(["--strip-all", "examples/esp32s3-tigris.elf"])
+        .arg(&stripped)
+        .current_dir(common::root())
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: xtensa-lx106-elf-objcopy (binutils-xtensa-lx106) is not installed");
+        return;
+    }
+    let (code, r, _) = run("esp32s3", &stripped.to_string_lossy(), &[]);
+    std::fs::remove_file(&stripped).ok();
+    assert_eq!(code, 0);
+    let findings = r["tigris"]["findings"].to_string();
+    assert!(
+        findings.contains("the ELF has no function symbols (stripped)"),
+        "{findings}"
+    );
+    assert!(!findings.contains("registered no trace sink"), "{findings}");
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("no function symbols (stripped)"), "{notes}");
+}

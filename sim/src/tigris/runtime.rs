@@ -157,6 +157,8 @@ pub struct TigrisRuntime {
     events: Vec<Captured>,
     findings: Vec<String>,
     dropped_findings: usize,
+    /// The ELF has no function symbols: the runtime's functions cannot be found to trap.
+    stripped: bool,
 }
 
 /// Runtime functions by name (tigris-runtime include/tigris_loader.h, tigris_mem.h, tigris_executor.h; the
@@ -198,6 +200,7 @@ impl TigrisRuntime {
         }
         Some(TigrisRuntime {
             static_plan,
+            stripped: !symbols.iter().any(|s| s.is_function),
             entries,
             register_args: if board.core.kind.is_cortex_m() { 4 } else { 6 },
             region_names: board.regions.iter().map(|r| r.name.clone()).collect(),
@@ -452,11 +455,21 @@ impl TigrisRuntime {
                 error: None,
             };
             static_parsed = read_plan(bytes, &mut info);
-            findings.push(format!("tigris_plan_load was not seen: the plan is the one found in the ELF image at 0x{address:08x}"));
+            if !self.stripped {
+                findings.push(format!("tigris_plan_load was not seen: the plan is the one found in the ELF image at 0x{address:08x}"));
+            }
             plan_info = Some(info);
         }
         let parsed = self.parsed.as_ref().or(static_parsed.as_ref());
-        if self.sink.is_none() {
+        if self.stripped {
+            findings.push(
+                "the ELF has no function symbols (stripped): the TiGrIS runtime's functions (tigris_plan_load, \
+                 tigris_mem_set_trace, tigris_run*) cannot be found, so there is no per-stage or per-tile breakdown; \
+                 the plan is the one found in the image and the arena traffic below is what the bus showed. \
+                 Run the unstripped ELF for the breakdown"
+                    .into(),
+            );
+        } else if self.sink.is_none() {
             findings.push(
                 "the firmware registered no trace sink (tigris_mem_set_trace): no per-stage or per-tile breakdown; \
                  the arena traffic below is what the bus showed"
