@@ -53,13 +53,39 @@ fn timed_unicorn(path: &str, board: &str) -> Result<f64> {
     Ok(start.elapsed().as_secs_f64())
 }
 
+/// A shipped example (`examples/...`, relative to the checkout): from the current directory, else
+/// from the checkout the running binary was built in (`<checkout>/target/<profile>/tigris-sim`).
+fn shipped_example(relative: &str) -> Result<String> {
+    if std::path::Path::new(relative).exists() {
+        return Ok(relative.to_string());
+    }
+    let beside_binary = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.parent()?.join(relative)))
+        .filter(|p| p.exists());
+    match beside_binary {
+        Some(p) => Ok(p.display().to_string()),
+        None => anyhow::bail!(
+            "the shipped example {relative} is neither under the current directory nor in the checkout of this binary: run from the checkout or name an ELF"
+        ),
+    }
+}
+
 /// `elf`: the firmware given on the command line, if any.
 pub fn run(elf: Option<&str>, board: &str, repeat: u32) -> Result<()> {
     let repeat = repeat.max(1);
     if !tigris_targets::load(board)?.core.kind.is_cortex_m() {
-        return run_xtensa(elf.unwrap_or(DEFAULT_XTENSA_ELF), board, repeat);
+        let path = match elf {
+            Some(e) => e.to_string(),
+            None => shipped_example(DEFAULT_XTENSA_ELF)?,
+        };
+        return run_xtensa(&path, board, repeat);
     }
-    let path = elf.unwrap_or(DEFAULT_ELF);
+    let path = match elf {
+        Some(e) => e.to_string(),
+        None => shipped_example(DEFAULT_ELF)?,
+    };
+    let path = path.as_str();
     // The three kinds of run take turns, so a slow moment of the machine hits them alike; the
     // fastest run of each kind counts.
     let (mut t_raw, mut t_model, mut t_prof, mut n) = (f64::MAX, f64::MAX, f64::MAX, 0);

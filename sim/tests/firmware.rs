@@ -526,3 +526,23 @@ fn completions_and_manual_page_are_printed() {
     let out = sim(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `bench` finds the shipped example from any directory (the checkout the binary was built in).
+#[test]
+fn bench_runs_from_any_directory() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tigris-sim"))
+        .args(["bench", "--repeat", "1"])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("examples/esp32s3-demo.elf on esp32s3") && text.contains("MIPS"),
+        "{text}"
+    );
+}
