@@ -152,6 +152,16 @@ struct Chip {
 }
 
 impl Block {
+    /// The index in `words` of register `r` (an index in `spec.registers`).
+    fn word_of(&self, r: usize) -> usize {
+        (self.spec.registers[r].offset / 4) as usize
+    }
+
+    /// The stored value of register `r`.
+    fn value_of(&self, r: usize) -> u32 {
+        self.words[self.word_of(r)]
+    }
+
     fn new(spec: PeripheralSpec, clock_hz: u64) -> Block {
         let ns = |ns: u64| (ns as u128 * clock_hz as u128 / 1_000_000_000) as u64;
         let n = (spec.size as usize).div_ceil(4);
@@ -555,11 +565,10 @@ impl Peripherals {
             }
             Some(RegisterKind::Counter(c)) => c.value(self.ticks(c.hz, now)),
             Some(RegisterKind::Masked { value, mask }) => {
-                let word = |r: usize| block.words[(block.spec.registers[r].offset / 4) as usize];
-                word(value) & word(mask)
+                block.value_of(value) & block.value_of(mask)
             }
             Some(RegisterKind::OneHot { from, mask }) => {
-                let source = block.words[(block.spec.registers[from].offset / 4) as usize];
+                let source = block.value_of(from);
                 1 << ((source & mask) >> mask.trailing_zeros())
             }
             Some(RegisterKind::Divide {
@@ -567,10 +576,12 @@ impl Peripherals {
                 divisor,
                 signed,
                 remainder,
-            }) => {
-                let word = |r: usize| block.words[(block.spec.registers[r].offset / 4) as usize];
-                RegisterKind::divide(word(dividend), word(divisor), signed, remainder)
-            }
+            }) => RegisterKind::divide(
+                block.value_of(dividend),
+                block.value_of(divisor),
+                signed,
+                remainder,
+            ),
             _ => block.words[w],
         }
     }
@@ -712,7 +723,7 @@ impl Peripherals {
             self.console_byte(b, byte);
             // The byte has gone; what it sets (a UART's TX-ready event) follows below.
         } else if let Some((target, set)) = spec.writes_into {
-            let tw = (block.spec.registers[target].offset / 4) as usize;
+            let tw = block.word_of(target);
             let bits = value & bytes;
             let new = if set {
                 block.words[tw] | bits
@@ -813,7 +824,7 @@ impl Peripherals {
     fn spi_transaction(&mut self, b: usize) {
         let block = &self.blocks[b];
         let c = block.spec.spi.as_ref().expect("an SPI controller");
-        let reg = |i: usize| block.words[(block.spec.registers[i].offset / 4) as usize];
+        let reg = |i: usize| block.value_of(i);
         let user = reg(c.user);
         // ESP32-S3 TRM §30 (SPI_MEM_USER_REG), the same bits on the ESP32: bit 31 command phase,
         // 30 address phase, 28 MISO phase, 27 MOSI phase. USER2: command value in bits 15:0, its
@@ -835,7 +846,7 @@ impl Peripherals {
         let buffer = 4 * c.data_words as usize;
         let len =
             |bits: Option<usize>| bits.map_or(0, |i| (reg(i) as usize + 1).div_ceil(8).min(buffer));
-        let first = (block.spec.registers[c.data].offset / 4) as usize;
+        let first = block.word_of(c.data);
         let mosi: Vec<u8> = if writes {
             block.words[first..first + buffer / 4]
                 .iter()
@@ -900,8 +911,7 @@ impl Peripherals {
     /// another mode when only that one speaks the protocol (recorded for `take_psram_refit`).
     fn spi_chip(&mut self, b: usize, command_bits: u32) -> Option<usize> {
         let c = self.blocks[b].spec.spi.as_ref().expect("an SPI controller");
-        let disabled = self.blocks[b].words
-            [(self.blocks[b].spec.registers[c.chip_select].offset / 4) as usize];
+        let disabled = self.blocks[b].words[self.blocks[b].word_of(c.chip_select)];
         let speaks = |d: &SpiDeviceSpec| command_bits == 0 || d.command_bits == command_bits;
         let selected = |d: &SpiDeviceSpec| disabled & (1 << d.chip_select) == 0;
         let fitted = |d: &SpiDeviceSpec| d.psram_mode.is_none() || d.psram_mode == self.psram_mode;
@@ -925,7 +935,7 @@ impl Peripherals {
     /// Write `data` into block `b`'s SPI data buffer, from its first word.
     fn fill_spi_buffer(&mut self, b: usize, data: &[u8]) {
         let c = self.blocks[b].spec.spi.as_ref().expect("an SPI controller");
-        let first = (self.blocks[b].spec.registers[c.data].offset / 4) as usize;
+        let first = self.blocks[b].word_of(c.data);
         let words = &mut self.blocks[b].words;
         for (i, chunk) in data.chunks(4).enumerate() {
             let mut w = words[first + i].to_le_bytes();
@@ -987,7 +997,7 @@ impl Peripherals {
     /// recorded.
     fn set_word(&mut self, b: usize, r: usize, new: u32, now: u64) {
         let block = &mut self.blocks[b];
-        let w = (block.spec.registers[r].offset / 4) as usize;
+        let w = block.word_of(r);
         let old = std::mem::replace(&mut block.words[w], new);
         if let Some(rec) = block.records[r].as_mut().filter(|_| old != new) {
             rec.changes += 1;
@@ -1016,7 +1026,7 @@ impl Peripherals {
     fn update_countdowns(&mut self, b: usize, now: u64) {
         for i in 0..self.blocks[b].countdowns.len() {
             let c = self.blocks[b].countdowns[i];
-            let cw = (self.blocks[b].spec.registers[c.spec.control].offset / 4) as usize;
+            let cw = self.blocks[b].word_of(c.spec.control);
             let control = self.blocks[b].words[cw];
             let (expiries, count) = self.countdown_state(&c, control, now);
             let mask = if c.spec.bits >= 32 {
@@ -1043,7 +1053,7 @@ impl Peripherals {
             let c = self.blocks[b].countdowns[i];
             let word = |reg: usize| {
                 let block = &self.blocks[b];
-                block.words[(block.spec.registers[reg].offset / 4) as usize]
+                block.value_of(reg)
             };
             if r == c.spec.load || r == c.spec.control {
                 let (load, control) = (word(c.spec.load) as u64, word(c.spec.control));
@@ -1160,8 +1170,7 @@ impl Peripherals {
     /// The 64-bit value of registers `hi:lo` of block `b`.
     fn pair(&self, b: usize, hi: usize, lo: usize) -> u64 {
         let block = &self.blocks[b];
-        let word = |r: usize| block.words[(block.spec.registers[r].offset / 4) as usize] as u64;
-        word(hi) << 32 | word(lo)
+        (block.value_of(hi) as u64) << 32 | block.value_of(lo) as u64
     }
 
     /// The armed timer alarms of block `b`: (index in `timers`, alarm, target count).
@@ -1193,7 +1202,7 @@ impl Peripherals {
         for (i, a) in due {
             let reload = self.pair(b, a.load_hi, a.load_lo);
             let block = &mut self.blocks[b];
-            let status = (block.spec.registers[a.status].offset / 4) as usize;
+            let status = block.word_of(a.status);
             block.words[status] |= 1 << a.status_bit;
             let t = &mut block.timers[i].1;
             let config = &mut block.words[t.config_word];
@@ -1260,12 +1269,11 @@ impl Peripherals {
         for i in 0..self.blocks[b].alarms.len() {
             let a = self.blocks[b].alarms[i];
             let block = &self.blocks[b];
-            let word = |reg: usize| block.words[(block.spec.registers[reg].offset / 4) as usize];
+            let word = |reg: usize| block.value_of(reg);
             let config = word(a.config);
             let periodic = config & (1 << a.spec.period_mode_bit) != 0;
             let load = if r == a.spec.load && bits & 1 != 0 {
-                let target =
-                    ((word(a.spec.target_hi) as u64) << 32) | word(a.spec.target_lo) as u64;
+                let target = self.pair(b, a.spec.target_hi, a.spec.target_lo);
                 AlarmLoad {
                     at: self.ticks(a.spec.hz, now),
                     target: target & (u64::MAX >> (64 - a.spec.target_bits)),
@@ -1341,7 +1349,7 @@ impl Peripherals {
                     continue;
                 }
                 let block = &mut self.blocks[b];
-                let at = |reg: usize| (block.spec.registers[reg].offset / 4) as usize;
+                let at = |reg: usize| block.word_of(reg);
                 let (enable, status) = (at(a.spec.enable), at(a.spec.status));
                 if block.words[enable] & (1 << a.spec.enable_bit) != 0 {
                     block.words[status] |= 1 << a.spec.status_bit;

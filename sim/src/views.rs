@@ -47,14 +47,21 @@ pub fn check_paths<'a>(paths: impl IntoIterator<Item = (&'a str, &'a str)>) -> R
             }
             continue;
         }
-        let p = std::path::Path::new(path);
-        if p.is_dir() {
+        if std::path::Path::new(path).is_dir() {
             anyhow::bail!("{what} {path}: is a directory, not a file");
         }
-        let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-        if let Some(d) = parent.filter(|d| !d.is_dir()) {
-            anyhow::bail!("{what} {path}: the folder {} does not exist", d.display());
-        }
+        folder_exists(what, path)?;
+    }
+    Ok(())
+}
+
+/// Refuse `path` when the folder it is in does not exist (`what` names the option).
+fn folder_exists(what: &str, path: &str) -> Result<()> {
+    let parent = std::path::Path::new(path)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty());
+    if let Some(d) = parent.filter(|d| !d.is_dir()) {
+        anyhow::bail!("{what} {path}: the folder {} does not exist", d.display());
     }
     Ok(())
 }
@@ -77,13 +84,10 @@ impl ViewOutputs {
     pub fn check(&self, more: &[(&'static str, &str)]) -> Result<()> {
         if let Some(dir) = &self.plots {
             let p = std::path::Path::new(dir);
-            let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
             if p.exists() && !p.is_dir() {
                 anyhow::bail!("--plots {dir}: is a file, not a folder");
             }
-            if let Some(d) = parent.filter(|d| !d.is_dir()) {
-                anyhow::bail!("--plots {dir}: the folder {} does not exist", d.display());
-            }
+            folder_exists("--plots", dir)?;
         }
         check_paths(more.iter().copied().chain(self.files()))
     }
