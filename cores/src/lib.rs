@@ -189,6 +189,16 @@ pub trait Core {
     /// Copy bytes into simulated memory (loading, semihosting replies).
     fn write_memory(&mut self, addr: u32, data: &[u8]) -> Result<(), CoreError>;
     fn read_memory(&self, addr: u32, buf: &mut [u8]) -> Result<(), CoreError>;
+    /// Put `image` on the board's flash chip from offset 0 (a flash image the chip boots from).
+    fn load_flash(&mut self, _image: &[u8]) -> Result<(), CoreError> {
+        Err(CoreError::Engine(
+            "this core's board has no flash chip behind an MMU to boot a flash image from".into(),
+        ))
+    }
+    /// Where the core starts out of reset, when that is fixed (the mask ROM's reset vector).
+    fn reset_vector(&self) -> Option<u32> {
+        None
+    }
     /// Put the core in its reset state and start at `entry`.
     fn reset(&mut self, entry: Entry) -> Result<(), CoreError>;
     /// Run until a stop event or the budget is used up.

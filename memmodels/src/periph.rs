@@ -365,6 +365,8 @@ pub struct Peripherals {
     /// Each switch of the CPU clock: (core cycle, new clock); the last not yet taken, if any.
     clock_changes: Vec<(u64, u64)>,
     clock_change: Option<u64>,
+    /// The flash image the flash chips' read commands answer from (beyond it: erased, 0xFF).
+    flash: Vec<u8>,
 }
 
 fn shifted(v: u32, shift: i32) -> u32 {
@@ -422,6 +424,7 @@ impl Peripherals {
             time: TimeBase::fixed(clock_hz.max(1)),
             clock_changes: Vec::new(),
             clock_change: None,
+            flash: Vec::new(),
         };
         p.start_cpu_clock(specs);
         p
@@ -469,6 +472,36 @@ impl Peripherals {
 
     /// A CPU clock the firmware switched to since the last call: the machine prices memory in
     /// core cycles of that clock from now on.
+    /// Put `image` (from flash offset 0) on the flash chips of the SPI buses.
+    pub fn attach_flash(&mut self, image: &[u8]) {
+        self.flash = image.to_vec();
+    }
+
+    /// Start from power-on instead of from a boot loader's hand-over: the clock-select fields at
+    /// their registers' reset values, so the chip runs at its reset clock (taken as a clock change
+    /// at cycle 0).
+    pub fn power_on(&mut self) {
+        let Some(c) = self.cpu_clock.clone() else {
+            return;
+        };
+        let fields = std::iter::once(c.select).chain(
+            c.sources
+                .iter()
+                .flat_map(|s| s.by.into_iter().chain(s.divider)),
+        );
+        for field in fields {
+            let Some(b) = self.block_of(field.addr) else {
+                continue;
+            };
+            let block = &mut self.blocks[b];
+            let w = ((field.addr - block.spec.base) / 4) as usize;
+            let reset =
+                block.register_of_word[w].map_or(0, |r| block.spec.registers[r as usize].reset);
+            block.words[w] = field.put(block.words[w], field.get(reset));
+        }
+        self.follow_cpu_clock(0);
+    }
+
     pub fn take_clock_change(&mut self) -> Option<u64> {
         self.clock_change.take()
     }
@@ -893,6 +926,12 @@ impl Peripherals {
             (_, Some((_, write))) if command == write => {
                 for (i, &byte) in mosi.iter().enumerate() {
                     chip.array.insert(address.wrapping_add(i as u32), byte);
+                }
+            }
+            _ if spec.flash_reads.contains(&command) => {
+                for (i, byte) in data.iter_mut().enumerate() {
+                    let a = address.wrapping_add(i as u32) as usize;
+                    *byte = self.flash.get(a).copied().unwrap_or(0xFF);
                 }
             }
             _ => {

@@ -23,6 +23,7 @@ pub struct Symbol {
     pub is_function: bool,
 }
 
+#[derive(Default)]
 pub struct Firmware {
     pub segments: Vec<Segment>,
     pub symbols: Vec<Symbol>,

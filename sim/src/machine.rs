@@ -3,6 +3,7 @@
 
 use crate::defmt::Defmt;
 use crate::elf::{self, Firmware, SymbolMap};
+use crate::flash_image;
 use crate::hle::Hle;
 use crate::profiler::Profiler;
 use crate::rom;
@@ -205,8 +206,14 @@ fn stamp_app_description(fw: &Firmware, core: &mut dyn Core, sha256: &[u8]) -> R
 impl Machine<'_> {
     pub fn load(path: &str, board: Board, options: &LoadOptions) -> Result<Self> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read firmware {path}"))?;
-        let mut firmware = elf::parse(path, &bytes, &board)?;
-        let stripped = !firmware.symbols.iter().any(|s| s.is_function);
+        let flash_boot = flash_image::detect(path, &bytes, &board)?;
+        let mut firmware = if flash_boot {
+            Firmware::default()
+        } else {
+            elf::parse(path, &bytes, &board)?
+        };
+        // A flash image has no symbols to strip (the ROM's name its functions).
+        let stripped = !flash_boot && !firmware.symbols.iter().any(|s| s.is_function);
         // Watching the TiGrIS arenas needs every access reported (on Cortex-M, hooks on all regions).
         let tigris = TigrisRuntime::detect(&firmware, &board);
         let mut core = build_core(
@@ -242,8 +249,22 @@ impl Machine<'_> {
                     .dedup_by(|a, b| a.addr == b.addr && a.is_function == b.is_function);
                 Some(Ok(rom_path))
             }
+            Some(Err(search)) if flash_boot => bail!(
+                "{path}: a flash image boots from the chip's mask ROM, which was not found: {}",
+                search.describe()
+            ),
             other => other,
         };
+        if flash_boot {
+            if options.entry.is_some() {
+                bail!("{path}: --entry does not apply to a flash image, which starts at the ROM's reset vector");
+            }
+            core.load_flash(&bytes)
+                .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+            firmware.entry = core
+                .reset_vector()
+                .context("this core has no reset vector to boot a flash image from")?;
+        }
         if let Some(fill) = options.fill_ram {
             for r in board
                 .regions
@@ -276,7 +297,7 @@ impl Machine<'_> {
         }
         core.reset(entry)
             .map_err(|e| anyhow::anyhow!("reset: {e}"))?;
-        if let (Some(sp), Some(Ok(rom_path))) = (rom_stack, &rom) {
+        if let (Some(sp), Some(Ok(rom_path)), false) = (rom_stack, &rom, flash_boot) {
             run_rom_init(core.as_mut(), &board, &firmware, sp, rom_path)?;
             core.reset(entry)
                 .map_err(|e| anyhow::anyhow!("reset: {e}"))?;

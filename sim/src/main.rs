@@ -7,6 +7,7 @@ mod compare;
 mod coredump;
 mod defmt;
 mod elf;
+mod flash_image;
 mod hle;
 mod live;
 mod machine;

@@ -20,7 +20,7 @@ use goblin::elf::{
     program_header::PT_LOAD, section_header::SHF_WRITE, section_header::SHT_PROGBITS, Elf,
 };
 use std::path::{Path, PathBuf};
-use tigris_targets::{Board, RomTable};
+use tigris_targets::{Board, RomTable, RomUnpackTable};
 
 use crate::elf::Symbol;
 
@@ -188,6 +188,41 @@ fn rom_table(t: &RomTable, elf: &Elf, name: &str, board: &Board) -> Result<[(u32
     Ok([(t.at, words), (t.pointer, t.at.to_le_bytes().to_vec())])
 }
 
+/// The bytes at `addr..addr + len` if one chunk holds them all.
+fn chunk_bytes(chunks: &[(u32, Vec<u8>)], addr: u32, len: usize) -> Option<&[u8]> {
+    chunks.iter().find_map(|(a, d)| {
+        let off = addr.checked_sub(*a)? as usize;
+        d.get(off..off.checked_add(len)?)
+    })
+}
+
+/// The ROM copies of the ROM's initialised data, which its reset path unpacks into RAM (table
+/// `t`): for every entry, the bytes the ELF gives for its RAM range, at the entry's source in ROM.
+/// Without them the reset path would overwrite the data with the zeros of the missing ROM bytes.
+fn unpack_sources(chunks: &[(u32, Vec<u8>)], t: RomUnpackTable) -> Vec<(u32, Vec<u8>)> {
+    let word =
+        |a: u32| chunk_bytes(chunks, a, 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()));
+    let mut copies = Vec::new();
+    for entry in (t.start..t.end).step_by(16) {
+        let (Some(first), Some(end), Some(source)) =
+            (word(entry), word(entry + 4), word(entry + 8))
+        else {
+            continue;
+        };
+        for (addr, data) in chunks {
+            let (lo, hi) = (
+                (*addr).max(first),
+                (*addr as u64 + data.len() as u64).min(end as u64),
+            );
+            if (lo as u64) < hi {
+                let bytes = &data[(lo - addr) as usize..(hi - *addr as u64) as usize];
+                copies.push((source + (lo - first), bytes.to_vec()));
+            }
+        }
+    }
+    copies
+}
+
 pub fn read(path: &Path, board: &Board) -> Result<Rom> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).with_context(|| format!("cannot read the ROM ELF {name}"))?;
@@ -256,6 +291,10 @@ pub fn read(path: &Path, board: &Board) -> Result<Rom> {
             })
         })
         .collect();
+    if let Some(t) = board.rom_unpack_table {
+        let copies = unpack_sources(&chunks, t);
+        chunks.extend(copies);
+    }
     for t in &board.rom_tables {
         chunks.extend(rom_table(t, &elf, &name, board)?);
     }

@@ -18,9 +18,11 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "rom",
     "rom_init",
     "rom_tables",
+    "rom_unpack_table",
     "unmapped_writes",
     "second_core",
     "mmu",
+    "flash_boot",
 ];
 pub(crate) const CORE_KEYS: &[&str] = &["kind", "clock_hz", "fpu", "priority_bits"];
 pub(crate) const CONSOLE_KEYS: &[&str] = &["uart_data", "uart_status", "uart_status_ready"];
@@ -81,11 +83,14 @@ struct BoardFile {
     /// Tables of the ROM's read-only data that its ELF lacks, built from the ELF's symbols.
     #[serde(default)]
     rom_tables: Vec<crate::RomTable>,
+    /// The ROM's unpack table, whose ROM copies of its data the ROM ELF lacks.
+    rom_unpack_table: Option<crate::RomUnpackTable>,
     /// `"fault"` (default) or `"drop"`: what a store to an address no region covers does.
     #[serde(default)]
     unmapped_writes: UnmappedWrites,
     second_core: Option<crate::SecondCore>,
     mmu: Option<MmuFile>,
+    flash_boot: Option<crate::FlashBoot>,
 }
 
 #[derive(Deserialize)]
@@ -99,6 +104,7 @@ struct MmuFile {
     psram: u32,
     page_mask: u32,
     flash_offset: size::Size,
+    flash_size: size::Size,
 }
 
 #[derive(Deserialize)]
@@ -341,10 +347,12 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
                 || m.windows.is_empty()
                 || m.windows.iter().any(|&w| w as u64 + span > 1 << 32)
                 || m.flash_offset.0 % page != 0
+                || m.flash_size.0 % page != 0
+                || m.flash_size.0 > 1 << 30
             {
                 return Err(invalid(
                     line,
-                    "mmu: page must be a power of two of at least 4K, the windows (entries × page from each) inside 4 GiB, flash_offset a multiple of the page".into(),
+                    "mmu: page must be a power of two of at least 4K, the windows (entries × page from each) inside 4 GiB, flash_offset and flash_size (at most 1G) multiples of the page".into(),
                 ));
             }
             Some(crate::MmuSpec {
@@ -356,6 +364,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
                 psram: m.psram,
                 page_mask: m.page_mask,
                 flash_offset: m.flash_offset.0 as u32,
+                flash_size: m.flash_size.0 as u32,
             })
         }
     };
@@ -393,6 +402,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         rom: file.rom,
         rom_init: file.rom_init,
         rom_tables: file.rom_tables,
+        rom_unpack_table: file.rom_unpack_table,
+        flash_boot: file.flash_boot,
         unmapped_writes: file.unmapped_writes,
         second_core: file.second_core,
         mmu,

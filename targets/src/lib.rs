@@ -413,17 +413,35 @@ pub struct Board {
     /// Tables of the mask ROM's read-only data that the ROM ELF does not contain, written when the
     /// ROM is loaded.
     pub rom_tables: Vec<RomTable>,
+    /// The ROM's unpack table (`[start, end)`), read by its reset path, which copies the ROM's
+    /// initialised data from ROM into RAM; the ROM ELF has the data but not its ROM copies, which
+    /// are written from it when the ROM is loaded.
+    pub rom_unpack_table: Option<RomUnpackTable>,
     pub unmapped_writes: UnmappedWrites,
     /// A second core of the chip that the firmware starts (the ESP32-S3's and ESP32's APP CPU).
     pub second_core: Option<SecondCore>,
     /// The external-memory MMU that maps flash and PSRAM pages into the cache windows.
     pub mmu: Option<MmuSpec>,
+    /// How the chip's ROM boots from flash, if it does: a flash image runs from the ROM's reset
+    /// path instead of an ELF's entry.
+    pub flash_boot: Option<FlashBoot>,
+}
+
+/// Where the mask ROM finds the second-stage bootloader in flash, and the chip ID that
+/// `esptool elf2image` writes into the extended header of images for the chip (esptool
+/// documentation, "Firmware Image Format").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlashBoot {
+    pub bootloader: u32,
+    pub chip_id: u16,
 }
 
 /// An external-memory MMU (the ESP32-S3's): a table of `entries` words at `table`, entry `i`
 /// mapping page `i` of each window (`windows[w] + i × page`) to a flash or PSRAM page. An entry
 /// with `invalid` set maps nothing; `psram` set selects PSRAM, else flash; `page_mask` holds the
-/// physical page number. `flash_offset` is where in flash the bootloader found the app.
+/// physical page number. `flash_offset` is where in flash the bootloader found the app;
+/// `flash_size` the size of the flash chip whose pages the MMU maps (and the SPI bus reads).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MmuSpec {
     pub table: u32,
@@ -434,6 +452,7 @@ pub struct MmuSpec {
     pub psram: u32,
     pub page_mask: u32,
     pub flash_offset: u32,
+    pub flash_size: u32,
 }
 
 /// One bit of a peripheral register (by its address).
@@ -455,6 +474,16 @@ pub struct RomTable {
     pub pointer: u32,
     pub at: u32,
     pub fields: Vec<String>,
+}
+
+/// Where the mask ROM keeps its unpack table: 16-byte entries `{first, end, source, always}`
+/// saying that RAM words `[first, end)` start as the ROM words from `source` (on the APP CPU only
+/// when `always` is 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RomUnpackTable {
+    pub start: u32,
+    pub end: u32,
 }
 
 /// A second core held in reset at power-on: it runs from its reset vector once its clock is on,

@@ -58,7 +58,8 @@
 //! chip's listed answer to the command (a flash or PSRAM ID, a status register) fills the data
 //! buffer. A chip answers only commands of its `command_bits` (8: SPI/QPI, 16: OPI); a chip may
 //! hold mode registers that commands read and write, and a memory array (`mode_registers`,
-//! `array`). A chip with `psram_mode` is on the bus only when the board's PSRAM runs in that mode;
+//! `array`); a flash chip answers its read commands (`flash_reads`) from the board's flash image,
+//! the one the MMU maps pages of. A chip with `psram_mode` is on the bus only when the board's PSRAM runs in that mode;
 //! on a board whose PSRAM follows the driver (`follows_driver`), the chip of another mode that
 //! speaks the firmware's protocol takes its place at the first transaction that needs it.
 //!
@@ -489,6 +490,9 @@ pub struct SpiDeviceSpec {
     pub mode_registers: Option<ModeRegistersSpec>,
     /// Its memory array: (read command, write command) at the transaction's address.
     pub array: Option<(u32, u32)>,
+    /// Read commands answered from the board's flash image at the transaction's address (the
+    /// flash chip whose pages the MMU maps).
+    pub flash_reads: Vec<u32>,
 }
 
 /// A chip's mode registers: a read command returns MR[address], MR[address + 1], ...; a write
@@ -684,6 +688,8 @@ struct SpiDeviceFile {
     command_bits: u32,
     mode_registers: Option<ModeRegistersFile>,
     array: Option<ArrayFile>,
+    #[serde(default)]
+    flash_reads: Vec<u32>,
 }
 
 fn spi_command_bits() -> u32 {
@@ -1241,6 +1247,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                         command_bits: d.command_bits,
                         mode_registers,
                         array: d.array.as_ref().map(|a| (a.read, a.write)),
+                        flash_reads: d.flash_reads.clone(),
                     })
                 })
                 .collect::<Result<Vec<_>, String>>()?;

@@ -80,11 +80,12 @@ struct PageMap {
     traffic: Traffic,
 }
 
-/// The external-memory MMU (`MmuSpec`). The board's flash windows hold the image where the
-/// bootloader maps it, so the entries it leaves map nothing new; an entry the firmware changes
-/// maps its window page to the PSRAM page it names, or to where the flash page it names was
-/// loaded. Invalid entries, and pages of flash no segment was loaded from, keep the window's own
-/// storage (on the chip they would fault or read flash the image does not describe).
+/// The external-memory MMU (`MmuSpec`). An app ELF booted directly: the board's flash windows
+/// hold its segments where the bootloader maps them, so the entries it leaves map nothing new; an
+/// entry the firmware changes maps its window page to the PSRAM page it names, or to where the
+/// flash page it names was loaded, or else to that page of the flash chip (`flash`, which holds
+/// a flash image booted from the ROM, and reads as erased otherwise). Invalid entries keep the
+/// window's own storage (on the chip they would fault).
 struct Mmu {
     spec: MmuSpec,
     /// The value of each entry as the bootloader leaves it.
@@ -95,6 +96,8 @@ struct Mmu {
     static_pages: Vec<Vec<u8>>,
     /// Storage (= region index) of the PSRAM.
     psram: Option<usize>,
+    /// Storage of the flash chip (after the regions' storages).
+    flash: Option<usize>,
 }
 
 /// Memory of the board as the core sees it.
@@ -236,6 +239,13 @@ impl EspBus {
                 }
             }
         }
+        // The flash chip behind the MMU: a storage no board mapping covers.
+        let flash = board.mmu.as_ref().filter(|m| m.flash_size > 0).map(|m| {
+            let base = spans.last().map_or(0, |&(b, n): &(usize, usize)| b + n);
+            spans.push((base, m.flash_size as usize));
+            code.push(vec![0u64; (m.flash_size as usize).div_ceil(256 * 64)]);
+            spans.len() - 1
+        });
         let pages = page_table(&maps);
         let mut page_maps = [PageMap::default(); 256];
         for (i, m) in maps.iter().enumerate().take(256 - PAGE_FIRST as usize) {
@@ -268,6 +278,7 @@ impl EspBus {
                     .regions
                     .iter()
                     .position(|r| r.kind == RegionKind::Psram),
+                flash,
                 spec,
             }
         });
@@ -368,18 +379,17 @@ impl EspBus {
             self.pages[first..first + statics.len()].copy_from_slice(statics);
             let mut i = 0;
             while i < spec.entries as usize {
-                let Some((storage, offset)) = self.mmu_target(i, entry(i)) else {
+                let Some((storage, offset, region)) = self.mmu_target(w, i, entry(i)) else {
                     i += 1;
                     continue;
                 };
                 let mut j = i + 1;
                 while j < spec.entries as usize
-                    && self.mmu_target(j, entry(j))
-                        == Some((storage, offset + (j - i) as u32 * spec.page))
+                    && self.mmu_target(w, j, entry(j))
+                        == Some((storage, offset + (j - i) as u32 * spec.page, region))
                 {
                     j += 1;
                 }
-                let region = storage;
                 let model = &self.mem.regions[region];
                 let idx = self.maps.len();
                 self.maps.push(Mapping {
@@ -388,7 +398,7 @@ impl EspBus {
                     storage,
                     offset,
                     region,
-                    writable: true,
+                    writable: Some(storage) != self.mmu.as_ref().and_then(|m| m.flash),
                     mmio: false,
                     priced: true,
                     fetch_priced: model.prices_fetch(),
@@ -407,27 +417,67 @@ impl EspBus {
         self.generation += 1;
     }
 
-    /// Where MMU entry `i` with value `entry` maps its page when that differs from the board's
-    /// own mapping: (storage, offset).
-    fn mmu_target(&self, i: usize, entry: u32) -> Option<(usize, u32)> {
+    /// Where MMU entry `i` of window `w` with value `entry` maps its page when that differs from
+    /// the board's own mapping: (storage, offset, region whose model prices it).
+    fn mmu_target(&self, w: usize, i: usize, entry: u32) -> Option<(usize, u32, usize)> {
         let mmu = self.mmu.as_ref()?;
         let spec = &mmu.spec;
         if entry & spec.invalid != 0 || mmu.handover[i] == entry {
             return None;
         }
         let page = entry & spec.page_mask;
+        let offset = page.checked_mul(spec.page)?;
+        let fits =
+            |storage: usize| offset as u64 + spec.page as u64 <= self.spans[storage].1 as u64;
         if entry & spec.psram != 0 {
             let psram = mmu.psram?;
-            let offset = page.checked_mul(spec.page)?;
-            return (offset as u64 + spec.page as u64 <= self.spans[psram].1 as u64)
-                .then_some((psram, offset));
+            return fits(psram).then_some((psram, offset, psram));
         }
-        // A flash page: where the image holds it.
-        let i = mmu.handover.iter().position(|&h| h == entry)?;
-        let &(_, w) = mmu.loaded.iter().find(|(k, _)| *k as usize == i)?;
-        let vaddr = spec.windows[w] + i as u32 * spec.page;
-        let (mi, off) = self.locate_static(vaddr)?;
-        Some((self.maps[mi].storage, off as u32))
+        // A flash page: where the image holds it, else the flash chip's page.
+        let loaded = mmu
+            .handover
+            .iter()
+            .position(|&h| h == entry)
+            .and_then(|i| mmu.loaded.iter().find(|(k, _)| *k as usize == i));
+        if let Some(&(k, lw)) = loaded {
+            let vaddr = spec.windows[lw] + k * spec.page;
+            let (mi, off) = self.locate_static(vaddr)?;
+            let m = &self.maps[mi];
+            return Some((m.storage, off as u32, m.region));
+        }
+        let flash = mmu.flash.filter(|&f| fits(f))?;
+        let (window, _) = self.locate_static(spec.windows[w])?;
+        Some((flash, offset, self.maps[window].region))
+    }
+
+    /// Put a flash image (from offset 0) on the flash chip, the rest of it erased, and start the
+    /// chip from power-on (its reset clock), as when it boots from that flash.
+    pub fn load_flash(&mut self, image: &[u8]) -> Result<(), CoreError> {
+        let flash = self.mmu.as_ref().and_then(|m| m.flash);
+        let Some(flash) = flash.filter(|&f| image.len() <= self.spans[f].1) else {
+            return Err(CoreError::Engine(format!(
+                "a flash image of {} bytes does not fit the board's flash chip ({})",
+                image.len(),
+                flash.map_or("none".to_string(), |f| format!("{} bytes", self.spans[f].1))
+            )));
+        };
+        let st = self.st_mut(flash);
+        st[..image.len()].copy_from_slice(image);
+        st[image.len()..].fill(0xFF);
+        self.periph.attach_flash(image);
+        self.periph.power_on();
+        self.follow_clock_change();
+        self.generation += 1;
+        Ok(())
+    }
+
+    /// Price memory in cycles of the CPU clock the peripherals switched to, if they did.
+    fn follow_clock_change(&mut self) {
+        if let Some(hz) = self.periph.take_clock_change() {
+            for r in &mut self.mem.regions {
+                r.set_core_clock(hz);
+            }
+        }
     }
 
     /// `locate` among the board's own mappings.
@@ -588,11 +638,7 @@ impl EspBus {
             if let Some(mode) = self.periph.take_psram_refit() {
                 self.refit_psram(mode);
             }
-            if let Some(hz) = self.periph.take_clock_change() {
-                for r in &mut self.mem.regions {
-                    r.set_core_clock(hz);
-                }
-            }
+            self.follow_clock_change();
             return;
         }
         if Some(addr) == self.uart_data {
@@ -1374,6 +1420,16 @@ impl Core for XtensaBackend {
 
     fn read_memory(&self, addr: u32, buf: &mut [u8]) -> Result<(), CoreError> {
         self.bus.peek(addr, buf)
+    }
+
+    fn load_flash(&mut self, image: &[u8]) -> Result<(), CoreError> {
+        self.bus.load_flash(image)?;
+        self.iss.invalidate_all();
+        Ok(())
+    }
+
+    fn reset_vector(&self) -> Option<u32> {
+        Some(self.iss.cpu.cfg.reset_vector)
     }
 
     fn reset(&mut self, entry: Entry) -> Result<(), CoreError> {

@@ -1,0 +1,73 @@
+//! Flash images of the ESP chips: the flash contents from offset 0 (second-stage bootloader,
+//! partition table, app, as `esptool merge-bin` writes them), which the chip boots from its mask
+//! ROM's reset path. An image is recognised by the ESP image header of its bootloader where the
+//! board's ROM looks for it (esptool documentation, "Firmware Image Format": magic 0xE9 at byte
+//! 0, the chip ID as a little-endian 16-bit word at byte 12 of the extended header).
+
+use anyhow::{bail, Result};
+use tigris_targets::Board;
+
+const IMAGE_MAGIC: u8 = 0xE9;
+const CHIP_ID_OFFSET: usize = 12;
+
+/// Whether `bytes` (read from `path`) are a flash image for `board`: `false` for an ELF or on a
+/// board that does not boot from flash; an error when they are neither an ELF nor an image the
+/// board's ROM would boot.
+pub fn detect(path: &str, bytes: &[u8], board: &Board) -> Result<bool> {
+    let Some(boot) = board.flash_boot else {
+        return Ok(false);
+    };
+    if bytes.starts_with(b"\x7fELF") || bytes.is_empty() {
+        return Ok(false);
+    }
+    let at = boot.bootloader as usize;
+    if bytes.get(at) != Some(&IMAGE_MAGIC) {
+        bail!(
+            "{path}: neither an ELF file nor a flash image for board `{}`: no ESP image header (magic 0xE9) at flash offset 0x{at:x}, where the chip's ROM looks for the bootloader (make one with `esptool merge-bin`)",
+            board.name
+        );
+    }
+    let chip = bytes
+        .get(at + CHIP_ID_OFFSET..at + CHIP_ID_OFFSET + 2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]));
+    if chip != Some(boot.chip_id) {
+        bail!(
+            "{path}: the bootloader image at flash offset 0x{at:x} is for chip ID {}, but board `{}` is chip ID {} (the extended header's chip ID, esptool's `--chip`)",
+            chip.map_or("(truncated header)".to_string(), |c| c.to_string()),
+            board.name,
+            boot.chip_id
+        );
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(chip: u16) -> Vec<u8> {
+        let mut b = vec![0xFF; 64];
+        b[0] = IMAGE_MAGIC;
+        b[CHIP_ID_OFFSET..CHIP_ID_OFFSET + 2].copy_from_slice(&chip.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn images_are_told_from_elves_and_the_wrong_chip_is_named() {
+        let s3 = tigris_targets::load("esp32s3").unwrap();
+        assert!(detect("f.bin", &image(9), &s3).unwrap());
+        assert!(!detect("f.elf", b"\x7fELF....", &s3).unwrap());
+        let e = detect("f.bin", &image(0), &s3).unwrap_err().to_string();
+        assert!(e.contains("chip ID 0") && e.contains("chip ID 9"), "{e}");
+        let e = detect("f.bin", &[0u8; 64], &s3).unwrap_err().to_string();
+        assert!(
+            e.contains("no ESP image header") && e.contains("0x0"),
+            "{e}"
+        );
+        let m = tigris_targets::load("mps2-an386").unwrap();
+        assert!(
+            !detect("f.bin", &image(9), &m).unwrap(),
+            "no flash boot there"
+        );
+    }
+}
