@@ -6,6 +6,7 @@
 
 mod cache;
 pub mod periph;
+mod sha;
 
 pub use cache::{Cache, CacheCounters, Lookup};
 use tigris_targets::{Board, Region, RegionKind, WritePolicy};

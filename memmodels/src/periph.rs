@@ -7,6 +7,7 @@
 //! Time: counters tick at their own rate derived from the core clock (`ticks = cycles × hz /
 //! clock_hz`), so firmware that times itself by a peripheral timer agrees with the simulated time.
 
+use crate::sha::ShaStates;
 use tigris_targets::periph::{
     AlarmSpec, CountdownSpec, CpuClockSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind,
     SpiDeviceSpec, TimerAlarmSpec, TimerConfig,
@@ -140,6 +141,8 @@ struct Block {
     effects: Vec<Vec<Effect>>,
     /// The state of each chip on the block's SPI bus (by index in `spi.devices`).
     chips: Vec<Chip>,
+    /// The inner state of its hash engines, if the block is a hash accelerator.
+    sha: ShaStates,
 }
 
 /// What an SPI chip holds: its mode registers and the bytes user transactions wrote to its array.
@@ -260,6 +263,7 @@ impl Block {
             })
             .collect();
         Block {
+            sha: ShaStates::new(&spec),
             spec,
             countdowns,
             alarms,
@@ -844,6 +848,14 @@ impl Peripherals {
             .is_some_and(|c| c.start == r && written & bytes & c.start_mask != 0);
         if starts_spi {
             self.spi_transaction(b);
+        }
+        let block = &mut self.blocks[b];
+        let sha = block
+            .sha
+            .written(&block.spec, r, written & bytes, &mut block.words);
+        if let Some((busy, cycles)) = sha {
+            block.words[busy] |= 1;
+            self.schedule(now + cycles, now, b, busy, 0, 1);
         }
         true
     }

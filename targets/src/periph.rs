@@ -63,6 +63,14 @@
 //! on a board whose PSRAM follows the driver (`follows_driver`), the chip of another mode that
 //! speaks the firmware's protocol takes its place at the first transaction that needs it.
 //!
+//! A block may also be a hash accelerator (`[block.sha]`, see `ShaSpec`): a write to an engine's
+//! start (continue) register hashes the message registers' block from the algorithm's initial
+//! value (from the current state); the state lives in the block's hash registers, which firmware
+//! reads and may write to resume a saved hash (`hash`, the ESP32-S3), or inside each engine, whose
+//! load register copies it into the message registers (no `hash`, the ESP32). `byte_order` says
+//! how a register's four bytes lie in the message and digest byte streams; the engine's busy
+//! register reads 1 for `block_cycles` (`load_cycles`) after a block (a load).
+//!
 //! A block may answer at other bases as well (`aliases = [0x6000_0000]`: the same registers on a
 //! second bus, as the ESP32's UART FIFOs on AHB).
 //!
@@ -363,6 +371,8 @@ pub struct PeripheralSpec {
     pub spi: Option<SpiControllerSpec>,
     /// The block holds the chip's interrupt matrix map registers.
     pub interrupt_matrix: Option<InterruptMatrixSpec>,
+    /// The block is a hash accelerator.
+    pub sha: Option<ShaSpec>,
     /// Other base addresses the block also answers at (a second bus to the same registers).
     pub aliases: Vec<u32>,
     /// The chip's CPU clock selection, on the block of its select register (one per chip).
@@ -505,6 +515,103 @@ pub struct ModeRegistersSpec {
     pub writable: Vec<u8>,
 }
 
+/// A hash accelerator in "typical" (CPU-fed) mode: the ESP32 and ESP32-S3 SHA blocks. Registers
+/// are indices in the block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShaSpec {
+    /// The first of the message block's consecutive words (16 or 32, by the algorithm).
+    pub message: usize,
+    /// The first of the hash state's consecutive words, when the state lives in registers
+    /// firmware reads and writes; `None`: each engine keeps its own state, and its load register
+    /// copies it into the message words.
+    pub hash: Option<usize>,
+    pub byte_order: ByteOrder,
+    /// Core cycles the busy register reads 1 after a block is started.
+    pub block_cycles: u64,
+    /// Core cycles the busy register reads 1 after a load.
+    pub load_cycles: u64,
+    pub engines: Vec<ShaEngineSpec>,
+}
+
+/// How a 32-bit register holds four bytes of a message or digest byte stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ByteOrder {
+    /// The stream's first byte in bits 31:24 (the register reads the big-endian word).
+    Big,
+    /// The stream's first byte in bits 7:0 (the register reads the bytes as memory holds them).
+    Little,
+}
+
+impl ByteOrder {
+    /// The register value holding `bytes`.
+    pub fn word(self, bytes: [u8; 4]) -> u32 {
+        match self {
+            ByteOrder::Big => u32::from_be_bytes(bytes),
+            ByteOrder::Little => u32::from_le_bytes(bytes),
+        }
+    }
+
+    /// The bytes register value `word` holds, first byte first.
+    pub fn bytes(self, word: u32) -> [u8; 4] {
+        match self {
+            ByteOrder::Big => word.to_be_bytes(),
+            ByteOrder::Little => word.to_le_bytes(),
+        }
+    }
+}
+
+/// One engine of a hash accelerator: its control registers and the algorithms it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShaEngineSpec {
+    pub start: usize,
+    pub continue_block: usize,
+    /// Copies the engine's state into the message words (engines without hash registers).
+    pub load: Option<usize>,
+    pub busy: usize,
+    /// The register whose value indexes `algorithms` (`None`: the engine runs `algorithms[0]`).
+    pub mode: Option<usize>,
+    pub algorithms: Vec<ShaAlgorithm>,
+}
+
+/// The FIPS 180-4 hash algorithms an engine can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum ShaAlgorithm {
+    #[serde(rename = "sha1")]
+    Sha1,
+    #[serde(rename = "sha224")]
+    Sha224,
+    #[serde(rename = "sha256")]
+    Sha256,
+    #[serde(rename = "sha384")]
+    Sha384,
+    #[serde(rename = "sha512")]
+    Sha512,
+    #[serde(rename = "sha512/224")]
+    Sha512_224,
+    #[serde(rename = "sha512/256")]
+    Sha512_256,
+}
+
+impl ShaAlgorithm {
+    /// Bytes of a message block (FIPS 180-4 §1, Figure 1).
+    pub fn block_bytes(self) -> usize {
+        match self {
+            ShaAlgorithm::Sha1 | ShaAlgorithm::Sha224 | ShaAlgorithm::Sha256 => 64,
+            _ => 128,
+        }
+    }
+
+    /// Bytes of the hash state (the intermediate hash value, of which the digest is a prefix).
+    pub fn state_bytes(self) -> usize {
+        match self {
+            ShaAlgorithm::Sha1 => 20,
+            ShaAlgorithm::Sha224 | ShaAlgorithm::Sha256 => 32,
+            _ => 64,
+        }
+    }
+}
+
 impl PeripheralSpec {
     pub fn contains(&self, addr: u32) -> bool {
         addr.wrapping_sub(self.base) < self.size
@@ -623,8 +730,34 @@ struct BlockFile {
     registers: Vec<RegisterFile>,
     spi: Option<SpiControllerFile>,
     interrupt_matrix: Option<InterruptMatrixFile>,
+    sha: Option<ShaFile>,
     #[serde(default)]
     aliases: Vec<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShaFile {
+    message: String,
+    hash: Option<String>,
+    byte_order: ByteOrder,
+    #[serde(default)]
+    block_cycles: u64,
+    #[serde(default)]
+    load_cycles: u64,
+    engines: Vec<ShaEngineFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShaEngineFile {
+    start: String,
+    #[serde(rename = "continue")]
+    continue_block: String,
+    load: Option<String>,
+    busy: String,
+    mode: Option<String>,
+    algorithms: Vec<ShaAlgorithm>,
 }
 
 #[derive(Deserialize)]
@@ -1302,6 +1435,12 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             })
         }
     };
+    let sha = match &b.sha {
+        None => None,
+        Some(s) => {
+            Some(build_sha(s, &registers, b.size.0, index_of).map_err(|m| format!("sha: {m}"))?)
+        }
+    };
     Ok(PeripheralSpec {
         name: b.name.clone(),
         base: b.base,
@@ -1310,8 +1449,84 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
         registers,
         spi,
         interrupt_matrix,
+        sha,
         aliases: b.aliases.clone(),
         cpu_clock: None,
+    })
+}
+
+/// Resolve a hash accelerator's registers (`index_of` finds them among `registers`) and check
+/// that the message and hash words its algorithms use lie inside the block of `size` bytes.
+fn build_sha(
+    s: &ShaFile,
+    registers: &[RegisterSpec],
+    size: u64,
+    index_of: impl Fn(&str, &str) -> Result<usize, String>,
+) -> Result<ShaSpec, String> {
+    let mut engines = Vec::new();
+    for e in &s.engines {
+        if e.algorithms.is_empty() {
+            return Err(format!(
+                "engine `{}`: algorithms must name at least one",
+                e.start
+            ));
+        }
+        if e.load.is_some() == s.hash.is_some() {
+            return Err(format!(
+                "engine `{}`: needs a load register exactly when the block has no `hash` registers (the state is read through the message words)",
+                e.start
+            ));
+        }
+        engines.push(ShaEngineSpec {
+            start: index_of(&e.start, "sha.start")?,
+            continue_block: index_of(&e.continue_block, "sha.continue")?,
+            load: e
+                .load
+                .as_deref()
+                .map(|l| index_of(l, "sha.load"))
+                .transpose()?,
+            busy: index_of(&e.busy, "sha.busy")?,
+            mode: e
+                .mode
+                .as_deref()
+                .map(|m| index_of(m, "sha.mode"))
+                .transpose()?,
+            algorithms: e.algorithms.clone(),
+        });
+    }
+    if engines.is_empty() {
+        return Err("engines must name at least one".into());
+    }
+    let largest = |bytes: fn(ShaAlgorithm) -> usize| {
+        let all = engines.iter().flat_map(|e| &e.algorithms);
+        all.map(|&a| bytes(a) as u64).max().unwrap_or(0)
+    };
+    let message = index_of(&s.message, "sha.message")?;
+    let hash = s
+        .hash
+        .as_deref()
+        .map(|h| index_of(h, "sha.hash"))
+        .transpose()?;
+    // A state is never longer than a block, so the message words can hold a loaded one too.
+    let words = [
+        (Some(message), largest(ShaAlgorithm::block_bytes)),
+        (hash, largest(ShaAlgorithm::state_bytes)),
+    ];
+    for (r, bytes) in words {
+        if let Some(r) = r.filter(|&r| registers[r].offset as u64 + bytes > size) {
+            return Err(format!(
+                "register `{}`: its {bytes} bytes must lie inside the block",
+                registers[r].name
+            ));
+        }
+    }
+    Ok(ShaSpec {
+        message,
+        hash,
+        byte_order: s.byte_order,
+        block_cycles: s.block_cycles,
+        load_cycles: s.load_cycles,
+        engines,
     })
 }
 
@@ -1465,6 +1680,43 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("hz needs 2 entries"), "{e}");
+    }
+
+    /// A hash accelerator's registers resolve; an engine without a way to read its state, or a
+    /// message buffer that overruns the block, is refused.
+    #[test]
+    fn sha_blocks_resolve_and_bad_ones_are_named() {
+        let file = |size: u32, engine: &str| {
+            format!(
+                "chip = \"t\"\n[[block]]\nname = \"SHA\"\nbase = 0x100\nsize = {size}\nsource = \"t\"\n\
+                 registers = [{{ name = \"GO\", offset = 0 }}, {{ name = \"MORE\", offset = 4 }}, {{ name = \"LOAD\", offset = 8 }}, {{ name = \"BUSY\", offset = 12 }}, {{ name = \"TEXT\", offset = 16 }}]\n\
+                 [block.sha]\nmessage = \"TEXT\"\nbyte_order = \"big\"\nblock_cycles = 9\n\
+                 engines = [{{ start = \"GO\", continue = \"MORE\", busy = \"BUSY\", {engine} }}]\n"
+            )
+        };
+        let ok = "load = \"LOAD\", algorithms = [\"sha256\", \"sha512/224\"]";
+        let sha = parse_peripherals(&file(144, ok), "t.toml").unwrap()[0]
+            .sha
+            .clone()
+            .unwrap();
+        assert_eq!((sha.message, sha.hash, sha.block_cycles), (4, None, 9));
+        let e = &sha.engines[0];
+        assert_eq!(
+            (e.start, e.continue_block, e.load, e.busy),
+            (0, 1, Some(2), 3)
+        );
+        assert_eq!(
+            e.algorithms,
+            [ShaAlgorithm::Sha256, ShaAlgorithm::Sha512_224]
+        );
+        let e = parse_peripherals(&file(140, ok), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sha: register `TEXT`: its 128 bytes"), "{e}");
+        let e = parse_peripherals(&file(144, "algorithms = [\"sha1\"]"), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs a load register"), "{e}");
     }
 
     #[test]
