@@ -590,6 +590,16 @@ impl Peripherals {
         let block = &self.blocks[b];
         match block.register_of_word[w].map(|r| block.spec.registers[r as usize].kind.clone()) {
             Some(RegisterKind::Console) => 0,
+            Some(RegisterKind::Random) => {
+                // xorshift32 (Marsaglia, "Xorshift RNGs", 2003), its state the word itself.
+                let word = &mut self.blocks[b].words[w];
+                let mut x = (*word).max(1);
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                *word = x;
+                x
+            }
             Some(RegisterKind::Spinlock(v)) => {
                 let word = &mut self.blocks[b].words[w];
                 let free = *word == 0;

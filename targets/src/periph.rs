@@ -50,6 +50,9 @@
 //!   M of the register are set (and the same bits of REG, when given), interrupt source N of the
 //!   chip's interrupt matrix is asserted (a raw status bit behind its enable bit, a software
 //!   interrupt register such as the ESP chips' CPU_INTR_FROM_CPU_n).
+//! - `random = true`: a random number generator's data register: each read gives the next number
+//!   of a fixed pseudo-random sequence (xorshift32 from the reset value), so runs stay
+//!   deterministic where the chip's would differ.
 //! - `spinlock = V`: a hardware spinlock (RP2040 SIO SPINLOCKn): a read of a free lock claims it
 //!   and gives V, a read of a claimed lock gives 0, any write frees it.
 //!
@@ -142,6 +145,9 @@ pub enum RegisterKind {
         counter: CounterSpec,
         config: Option<TimerConfig>,
     },
+    /// A random number generator's output: every read gives the next number of a fixed
+    /// pseudo-random sequence (runs stay deterministic).
+    Random,
     /// A hardware spinlock: a read of the free lock claims it and gives this value (0 once claimed);
     /// a write frees it.
     Spinlock(u32),
@@ -867,6 +873,8 @@ struct RegisterFile {
     self_clear: u32,
     #[serde(default)]
     console: bool,
+    #[serde(default)]
+    random: bool,
     spinlock: Option<u32>,
     divide: Option<DivideFile>,
     one_hot: Option<OneHotFile>,
@@ -1082,6 +1090,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
         }
         let kinds = [
             r.console,
+            r.random,
             r.counter.is_some(),
             r.latch.is_some(),
             r.spinlock.is_some(),
@@ -1097,7 +1106,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
         .count();
         if kinds > 1 {
             return Err(at(
-                "at most one of console, counter, latch, countdown, alarm, pin_levels, masked, sets, clears, spinlock, divide and one_hot"
+                "at most one of console, random, counter, latch, countdown, alarm, pin_levels, masked, sets, clears, spinlock, divide and one_hot"
                     .into(),
             ));
         }
@@ -1157,6 +1166,8 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 signed: d.signed,
                 remainder: d.remainder,
             }
+        } else if r.random {
+            RegisterKind::Random
         } else if let Some(v) = r.spinlock {
             if v == 0 {
                 return Err(at(
