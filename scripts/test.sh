@@ -10,7 +10,7 @@ bash firmware/build.sh
 bash scripts/fetch-roms.sh
 # The TiGrIS compiler (and onnx) that sim/tests/plan.rs compares the plan reader with, and
 # esp-coredump, whose loader sim/tests/esp_fixtures.rs checks the ESP-IDF core dumps with; pinned.
-python3 -m pip install --quiet --disable-pip-version-check tigris-ml==0.12.1 onnx==1.23.2 esp-coredump==1.17.2
+python3 -m pip install --quiet --disable-pip-version-check tigris-ml==0.12.1 onnx==1.23.2 esp-coredump==1.17.2 esptool==5.6.0
 # Guard rails: formatting and lints fail the suite (said and skipped where the toolchain lacks the
 # rustfmt or clippy component).
 if cargo fmt --version >/dev/null 2>&1; then

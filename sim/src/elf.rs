@@ -34,6 +34,19 @@ pub struct Firmware {
     pub absolute: Vec<Symbol>,
 }
 
+impl Firmware {
+    /// Add `symbols` (of the ROM, of other ELFs): kept in address order, functions first, one
+    /// function and one object per address.
+    pub fn add_symbols(&mut self, symbols: Vec<Symbol>) {
+        self.symbols.extend(symbols);
+        self.symbols.sort_by(|a, b| {
+            (a.addr, !a.is_function, &a.name).cmp(&(b.addr, !b.is_function, &b.name))
+        });
+        self.symbols
+            .dedup_by(|a, b| a.addr == b.addr && a.is_function == b.is_function);
+    }
+}
+
 const ARM_MACHINE: u16 = header::EM_ARM;
 const XTENSA_MACHINE: u16 = 94; // EM_XTENSA (ELF gABI machine list)
 

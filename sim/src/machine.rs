@@ -38,6 +38,8 @@ pub struct LoadOptions {
     /// `--fill-ram BYTE`: what the writable SRAM holds before the image is loaded (0 otherwise;
     /// on a chip it is whatever the RAM powered up with); on Cortex-M also r0-r12 at reset.
     pub fill_ram: Option<u8>,
+    /// `--symbols ELF`: ELF files whose symbols name the code (of a flash image).
+    pub symbols: Vec<String>,
 }
 
 /// Options of one run.
@@ -138,7 +140,8 @@ pub struct Machine<'a> {
     /// The SEGGER RTT console, when the firmware has a `_SEGGER_RTT` control block.
     rtt: Option<Rtt>,
     /// The firmware ELF has no function symbols of its own (the ROM's may be there).
-    stripped: bool,
+    /// Why the profile cannot name the firmware's functions, if it cannot.
+    symbols_note: Option<&'static str>,
     /// The defmt decoder for what arrives on RTT, when the ELF has a `.defmt` table.
     defmt: Option<Defmt>,
     file_name: String,
@@ -212,8 +215,24 @@ impl Machine<'_> {
         } else {
             elf::parse(path, &bytes, &board)?
         };
-        // A flash image has no symbols to strip (the ROM's name its functions).
-        let stripped = !flash_boot && !firmware.symbols.iter().any(|s| s.is_function);
+        for file in &options.symbols {
+            let elf_bytes =
+                std::fs::read(file).with_context(|| format!("--symbols: cannot read {file}"))?;
+            let named = elf::parse(file, &elf_bytes, &board)?;
+            firmware.add_symbols(named.symbols);
+        }
+        let unnamed = !firmware.symbols.iter().any(|s| s.is_function);
+        let symbols_note = match (unnamed, flash_boot) {
+            (false, _) => None,
+            (true, false) => Some(
+                "the ELF has no function symbols (stripped): the profile cannot name functions and backtraces show \
+                 addresses only; run the unstripped ELF (or keep its symbols) for them",
+            ),
+            (true, true) => Some(
+                "a flash image carries no symbols: only the ROM's functions are named; pass the app's ELF (and the \
+                 bootloader's) with --symbols to name theirs",
+            ),
+        };
         // Watching the TiGrIS arenas needs every access reported (on Cortex-M, hooks on all regions).
         let tigris = TigrisRuntime::detect(&firmware, &board);
         let mut core = build_core(
@@ -240,13 +259,7 @@ impl Machine<'_> {
                         )
                     })?;
                 }
-                firmware.symbols.extend(image.symbols);
-                firmware.symbols.sort_by(|a, b| {
-                    (a.addr, !a.is_function, &a.name).cmp(&(b.addr, !b.is_function, &b.name))
-                });
-                firmware
-                    .symbols
-                    .dedup_by(|a, b| a.addr == b.addr && a.is_function == b.is_function);
+                firmware.add_symbols(image.symbols);
                 Some(Ok(rom_path))
             }
             Some(Err(search)) if flash_boot => bail!(
@@ -332,7 +345,7 @@ impl Machine<'_> {
             None => None,
         };
         Ok(Machine {
-            stripped,
+            symbols_note,
             board,
             firmware,
             symbols,
@@ -589,13 +602,7 @@ impl Machine<'_> {
             sampler.timeline(),
         );
         report.notes = semihosting.notes;
-        if self.stripped {
-            report.notes.push(
-                "the ELF has no function symbols (stripped): the profile cannot name functions and backtraces show \
-                 addresses only; run the unstripped ELF (or keep its symbols) for them"
-                    .into(),
-            );
-        }
+        report.notes.extend(self.symbols_note.map(String::from));
         report.notes.extend(warnings);
         report.notes.extend(self.core.run_notes());
         Ok(report)
@@ -825,13 +832,20 @@ impl Machine<'_> {
             traces::Outcome::Limit { limit, .. } => Some(limit.clone()),
             _ => None,
         };
+        // A chip booted from its ROM starts at its reset clock: a change at cycle 0.
+        let mut clock_changes = self.core.clock_changes();
+        let start_clock = match clock_changes.first() {
+            Some(&(0, hz)) => {
+                clock_changes.remove(0);
+                hz
+            }
+            _ => self.board.core.clock_hz,
+        };
         let board = traces::BoardInfo {
             name: self.board.name.clone(),
             core: self.board.core.kind.name().into(),
-            clock_hz: self.board.core.clock_hz,
-            clock_changes: self
-                .core
-                .clock_changes()
+            clock_hz: start_clock,
+            clock_changes: clock_changes
                 .into_iter()
                 .map(|(cycle, hz)| traces::ClockChange { cycle, hz })
                 .collect(),

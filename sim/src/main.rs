@@ -113,8 +113,13 @@ enum SummaryStyle {
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// Firmware ELF file.
+    /// Firmware ELF file, or on the ESP boards a flash image (`esptool merge-bin`: bootloader,
+    /// partition table and app), which boots through the chip's mask ROM.
     elf: String,
+    /// ELF files whose symbols name the code of a flash image (the app's, the bootloader's;
+    /// repeatable); their segments are not loaded.
+    #[arg(long, value_name = "ELF")]
+    symbols: Vec<String>,
     /// Built-in board name or path to a board .toml file.
     #[arg(long, default_value = tigris_targets::DEFAULT_BOARD)]
     board: String,
@@ -392,6 +397,7 @@ fn load_options(args: &RunArgs) -> machine::LoadOptions {
         strict_mmio: args.strict_mmio,
         trace_mmio: args.trace_mmio,
         fill_ram: args.fill_ram,
+        symbols: args.symbols.clone(),
     }
 }
 

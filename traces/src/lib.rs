@@ -100,7 +100,8 @@ pub struct Firmware {
 pub struct BoardInfo {
     pub name: String,
     pub core: String,
-    /// The core clock at the start (the board's).
+    /// The core clock at the start (the board's; the chip's reset clock when it booted from its
+    /// mask ROM).
     pub clock_hz: u64,
     /// Each switch of the core clock the firmware made through the chip's clock registers (added
     /// within version 1).
