@@ -668,6 +668,12 @@ impl Peripherals {
         Some(v)
     }
 
+    /// Watch a read of an MMIO address no block models (it reads its reset value, 0, or what was
+    /// written): polling it without progress is as worth a warning as polling a modelled one.
+    pub fn watch_unmodelled(&mut self, addr: u32, value: u32) {
+        self.watch_poll(addr, value);
+    }
+
     fn watch_poll(&mut self, addr: u32, value: u32) {
         let (a, v, n) = &mut self.last_read;
         if *a == addr && *v == value {

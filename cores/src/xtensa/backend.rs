@@ -592,17 +592,20 @@ impl EspBus {
         size: u32,
         now: u64,
     ) -> Result<u32, BusFault> {
-        let value = if let Some(v) = self.periph.read(addr, size, now) {
-            if self.strict_mmio && self.periph.has_polls() {
-                return Err(BusFault { addr });
-            }
-            v
-        } else {
-            match self.uart_status {
+        let value = match self.periph.read(addr, size, now) {
+            Some(v) => v,
+            None => match self.uart_status {
                 Some((status, ready)) if addr == status => ready,
-                _ => self.plain_read(mi, off, size),
-            }
+                _ => {
+                    let v = self.plain_read(mi, off, size);
+                    self.periph.watch_unmodelled(addr, v);
+                    v
+                }
+            },
         };
+        if self.strict_mmio && self.periph.has_polls() {
+            return Err(BusFault { addr });
+        }
         if self.trace_mmio {
             self.periph.trace(now, false, size, addr, value);
         }
