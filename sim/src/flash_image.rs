@@ -14,12 +14,23 @@ const CHIP_ID_OFFSET: usize = 12;
 /// board that does not boot from flash; an error when they are neither an ELF nor an image the
 /// board's ROM would boot.
 pub fn detect(path: &str, bytes: &[u8], board: &Board) -> Result<bool> {
-    let Some(boot) = board.flash_boot else {
-        return Ok(false);
-    };
     if bytes.starts_with(b"\x7fELF") || bytes.is_empty() {
         return Ok(false);
     }
+    let Some(boot) = board.flash_boot else {
+        // An ESP image where an Espressif ROM would look for its bootloader (0x0 or 0x1000).
+        if !board.rom.is_empty()
+            && [0, 0x1000]
+                .iter()
+                .any(|&at| bytes.get(at) == Some(&IMAGE_MAGIC))
+        {
+            bail!(
+                "{path}: a flash image, but board `{}` cannot boot one yet (its flash MMU is not modelled): run the app's ELF instead",
+                board.name
+            );
+        }
+        return Ok(false);
+    };
     let at = boot.bootloader as usize;
     if bytes.get(at) != Some(&IMAGE_MAGIC) {
         bail!(
