@@ -263,7 +263,18 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
                 );
             }
             if let Some(m) = &b.mmu {
-                let windows: Vec<String> = m.windows.iter().map(|w| format!("0x{w:08x}")).collect();
+                let windows: Vec<String> = m
+                    .windows
+                    .iter()
+                    .map(|w| {
+                        format!(
+                            "0x{:08x} (entries {}-{})",
+                            w.base,
+                            w.first,
+                            w.first + w.entries - 1
+                        )
+                    })
+                    .collect();
                 println!(
                     "cache MMU: {} entries of {} at 0x{:08x}, windows {}",
                     m.entries,

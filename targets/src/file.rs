@@ -99,7 +99,7 @@ struct MmuFile {
     table: u32,
     entries: u32,
     page: size::Size,
-    windows: Vec<u32>,
+    windows: Vec<crate::MmuWindow>,
     invalid: u32,
     psram: u32,
     page_mask: u32,
@@ -340,19 +340,22 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         Some(m) => {
             let line = text.find("[mmu]").map(|o| line_of(text, o)).unwrap_or(1);
             let page = m.page.0;
-            let span = page * m.entries as u64;
             if !page.is_power_of_two()
                 || page < 4096
                 || m.entries == 0
                 || m.windows.is_empty()
-                || m.windows.iter().any(|&w| w as u64 + span > 1 << 32)
+                || m.windows.iter().any(|w| {
+                    w.entries == 0
+                        || w.first as u64 + w.entries as u64 > m.entries as u64
+                        || w.base as u64 + w.entries as u64 * page > 1 << 32
+                })
                 || m.flash_offset.0 % page != 0
                 || m.flash_size.0 % page != 0
                 || m.flash_size.0 > 1 << 30
             {
                 return Err(invalid(
                     line,
-                    "mmu: page must be a power of two of at least 4K, the windows (entries × page from each) inside 4 GiB, flash_offset and flash_size (at most 1G) multiples of the page".into(),
+                    "mmu: page must be a power of two of at least 4K, each window's entries inside the table and its pages inside 4 GiB, flash_offset and flash_size (at most 1G) multiples of the page".into(),
                 ));
             }
             Some(crate::MmuSpec {

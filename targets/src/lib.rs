@@ -437,22 +437,46 @@ pub struct FlashBoot {
     pub chip_id: u16,
 }
 
-/// An external-memory MMU (the ESP32-S3's): a table of `entries` words at `table`, entry `i`
-/// mapping page `i` of each window (`windows[w] + i × page`) to a flash or PSRAM page. An entry
-/// with `invalid` set maps nothing; `psram` set selects PSRAM, else flash; `page_mask` holds the
-/// physical page number. `flash_offset` is where in flash the bootloader found the app;
-/// `flash_size` the size of the flash chip whose pages the MMU maps (and the SPI bus reads).
+/// An external-memory MMU: a table of `entries` words at `table`; each window is a range of the
+/// address space whose pages the entries from `first` map, `window.base + (i - first) × page` by
+/// entry `i` (the ESP32-S3's data and instruction windows both start at entry 0; the ESP32's DROM0
+/// and IRAM0 windows at entries 0 and 77). An entry with `invalid` set maps nothing; `psram` set
+/// selects PSRAM, else flash; `page_mask` holds the physical page number. `flash_offset` is where
+/// in flash the bootloader found the app; `flash_size` the size of the flash chip whose pages the
+/// MMU maps (and the SPI bus reads).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MmuSpec {
     pub table: u32,
     pub entries: u32,
     pub page: u32,
-    pub windows: Vec<u32>,
+    pub windows: Vec<MmuWindow>,
     pub invalid: u32,
     pub psram: u32,
     pub page_mask: u32,
     pub flash_offset: u32,
     pub flash_size: u32,
+}
+
+/// A range of the address space that MMU entries `first..first + entries` map page by page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MmuWindow {
+    pub base: u32,
+    pub first: u32,
+    pub entries: u32,
+}
+
+impl MmuWindow {
+    /// The entry that maps `addr`, if the window covers it.
+    pub fn entry_of(&self, addr: u32, page: u32) -> Option<u32> {
+        let i = addr.checked_sub(self.base)? / page;
+        (i < self.entries).then_some(self.first + i)
+    }
+
+    /// Where entry `entry` (one of the window's) maps its page.
+    pub fn page_address(&self, entry: u32, page: u32) -> u32 {
+        self.base + (entry - self.first) * page
+    }
 }
 
 /// One bit of a peripheral register (by its address).

@@ -261,13 +261,13 @@ impl EspBus {
         // until touched.
         let ram = vec![0u8; spans.last().map_or(0, |&(b, n)| b + n)];
         let mmu = board.mmu.clone().map(|spec| {
-            let window_pages = (spec.entries as u64 * spec.page as u64) >> PAGE_SHIFT;
             let static_pages = spec
                 .windows
                 .iter()
-                .map(|&w| {
-                    let first = (w >> PAGE_SHIFT) as usize;
-                    pages[first..first + window_pages as usize].to_vec()
+                .map(|w| {
+                    let first = (w.base >> PAGE_SHIFT) as usize;
+                    let n = ((w.entries as u64 * spec.page as u64) >> PAGE_SHIFT) as usize;
+                    pages[first..first + n].to_vec()
                 })
                 .collect();
             Mmu {
@@ -318,10 +318,10 @@ impl EspBus {
     /// The MMU entry and window of `addr`, if it is in an MMU window.
     fn mmu_page(&self, addr: u32) -> Option<(u32, usize)> {
         let m = &self.mmu.as_ref()?.spec;
-        m.windows.iter().enumerate().find_map(|(w, &base)| {
-            let i = addr.wrapping_sub(base) / m.page;
-            (addr >= base && i < m.entries).then_some((i, w))
-        })
+        m.windows
+            .iter()
+            .enumerate()
+            .find_map(|(w, window)| Some((window.entry_of(addr, m.page)?, w)))
     }
 
     /// Write the MMU table as the bootloader leaves it: the pages the image was loaded into,
@@ -335,7 +335,7 @@ impl EspBus {
         let mut pages: Vec<(u32, u32)> = mmu
             .loaded
             .iter()
-            .map(|&(i, w)| (spec.windows[w] + i * spec.page, i))
+            .map(|&(i, w)| (spec.windows[w].page_address(i, spec.page), i))
             .collect();
         pages.sort_unstable();
         pages.dedup_by_key(|p| p.1);
@@ -372,19 +372,19 @@ impl EspBus {
         };
         self.maps.truncate(self.static_maps);
         let per_page = (spec.page >> PAGE_SHIFT) as usize;
-        for w in 0..spec.windows.len() {
-            let base = spec.windows[w];
-            let first = (base >> PAGE_SHIFT) as usize;
+        for (w, window) in spec.windows.iter().enumerate() {
+            let first_page = (window.base >> PAGE_SHIFT) as usize;
             let statics = &self.mmu.as_ref().expect("an MMU").static_pages[w];
-            self.pages[first..first + statics.len()].copy_from_slice(statics);
-            let mut i = 0;
-            while i < spec.entries as usize {
+            self.pages[first_page..first_page + statics.len()].copy_from_slice(statics);
+            let end = (window.first + window.entries) as usize;
+            let mut i = window.first as usize;
+            while i < end {
                 let Some((storage, offset, region)) = self.mmu_target(w, i, entry(i)) else {
                     i += 1;
                     continue;
                 };
                 let mut j = i + 1;
-                while j < spec.entries as usize
+                while j < end
                     && self.mmu_target(w, j, entry(j))
                         == Some((storage, offset + (j - i) as u32 * spec.page, region))
                 {
@@ -393,7 +393,7 @@ impl EspBus {
                 let model = &self.mem.regions[region];
                 let idx = self.maps.len();
                 self.maps.push(Mapping {
-                    start: base + i as u32 * spec.page,
+                    start: window.page_address(i as u32, spec.page),
                     len: (j - i) as u32 * spec.page,
                     storage,
                     offset,
@@ -410,7 +410,8 @@ impl EspBus {
                 } else {
                     PAGE_MIXED
                 };
-                self.pages[first + i * per_page..first + j * per_page].fill(e);
+                let from = first_page + (i - window.first as usize) * per_page;
+                self.pages[from..from + (j - i) * per_page].fill(e);
                 i = j;
             }
         }
@@ -440,13 +441,13 @@ impl EspBus {
             .position(|&h| h == entry)
             .and_then(|i| mmu.loaded.iter().find(|(k, _)| *k as usize == i));
         if let Some(&(k, lw)) = loaded {
-            let vaddr = spec.windows[lw] + k * spec.page;
+            let vaddr = spec.windows[lw].page_address(k, spec.page);
             let (mi, off) = self.locate_static(vaddr)?;
             let m = &self.maps[mi];
             return Some((m.storage, off as u32, m.region));
         }
         let flash = mmu.flash.filter(|&f| fits(f))?;
-        let (window, _) = self.locate_static(spec.windows[w])?;
+        let (window, _) = self.locate_static(spec.windows[w].base)?;
         Some((flash, offset, self.maps[window].region))
     }
 
