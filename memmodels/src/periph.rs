@@ -570,18 +570,24 @@ impl Peripherals {
         if self.pending.is_empty() {
             return;
         }
-        let mut i = 0;
-        while i < self.pending.len() {
-            let p = self.pending[i];
-            if p.due <= now {
-                let w = &mut self.blocks[p.block].words[p.word];
-                *w = (*w & !p.clear) | p.set;
-                self.pending.swap_remove(i);
-                self.interrupt_epoch += 1;
-            } else {
-                i += 1;
-            }
+        // In the order they fall due, and those due together in the order they were scheduled:
+        // a clear then a set of the same bit (a command written 0 then 1) leaves the bit set.
+        let mut due: Vec<Pending> = self
+            .pending
+            .iter()
+            .copied()
+            .filter(|p| p.due <= now)
+            .collect();
+        if due.is_empty() {
+            return;
         }
+        due.sort_by_key(|p| p.due);
+        for p in due {
+            let w = &mut self.blocks[p.block].words[p.word];
+            *w = (*w & !p.clear) | p.set;
+            self.interrupt_epoch += 1;
+        }
+        self.pending.retain(|p| p.due > now);
     }
 
     /// The value of the word at `addr & !3`, as a read at cycle `now` sees it (a read claims a
