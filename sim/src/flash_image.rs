@@ -34,7 +34,7 @@ pub fn detect(path: &str, bytes: &[u8], board: &Board) -> Result<bool> {
     let at = boot.bootloader as usize;
     if bytes.get(at) != Some(&IMAGE_MAGIC) {
         bail!(
-            "{path}: neither an ELF file nor a flash image for board `{}`: no ESP image header (magic 0xE9) at flash offset 0x{at:x}, where the chip's ROM looks for the bootloader (make one with `esptool merge-bin`)",
+            "{path}: not an ELF file, nor a flash image for board `{}`: no ESP image header (magic 0xE9) at flash offset 0x{at:x}, where the chip's ROM looks for the bootloader (make one with `esptool merge-bin`)",
             board.name
         );
     }

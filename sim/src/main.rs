@@ -276,11 +276,18 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
                     })
                     .collect();
                 println!(
-                    "cache MMU: {} entries of {} at 0x{:08x}, windows {}",
+                    "cache MMU: {} entries of {} at 0x{:08x}, windows {}; flash chip {}",
                     m.entries,
                     tigris_targets::format_size(m.page as u64),
                     m.table,
-                    windows.join(", ")
+                    windows.join(", "),
+                    tigris_targets::format_size(m.flash_size as u64)
+                );
+            }
+            if let Some(f) = &b.flash_boot {
+                println!(
+                    "boots flash images: the ROM loads the bootloader from flash offset 0x{:x} (chip ID {})",
+                    f.bootloader, f.chip_id
                 );
             }
             Ok(ExitCode::SUCCESS)

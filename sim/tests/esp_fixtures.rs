@@ -367,47 +367,66 @@ fn esp_idf_s3_panics_and_prints_a_core_dump_esp_coredump_accepts() {
     panics_and_prints_a_core_dump("esp32s3", &elf, Boot::Elf, &lines, &["rtc_fast", "ext_ram"]);
 }
 
-/// A flash image made here from the same app (`scripts/esp_flash_image.py`: esptool elf2image and
-/// merge-bin, the ESP-IDF bootloader the `espflash` crate ships, ESP-IDF's default partition table)
-/// boots as on the chip: the ROM's reset path loads the bootloader and checks its SHA-256 on the
-/// SHA accelerator, the bootloader reads the partition table over the MMU, loads and verifies the
-/// app and starts it; from there the run is the app's as above.
+/// A flash image made here from each chip's app (`scripts/esp_flash_image.py`: esptool elf2image
+/// and merge-bin, the ESP-IDF bootloader the `espflash` crate ships, ESP-IDF's default partition
+/// table) boots as on the chip: the ROM's reset path loads the bootloader (the ESP32-S3's checks
+/// its SHA-256 on the SHA accelerator), the bootloader reads the partition table over the MMU,
+/// loads and verifies the app and starts it; from there the run is the app's as above.
 #[test]
-fn esp_idf_s3_boots_from_a_flash_image_through_the_rom_and_the_bootloader() {
-    let Some(elf) = inputs("esp32s3/idf-coredump-test.elf", "esp32s3_rev0_rom.elf") else {
-        return;
-    };
-    let image = std::env::temp_dir().join(format!("tigris-flash-{}.bin", std::process::id()));
-    let made = std::process::Command::new("python3")
-        .arg(common::root().join("scripts/esp_flash_image.py"))
-        .args(["esp32s3", &elf])
-        .arg(&image)
-        .output()
-        .expect("run python3");
-    if made.status.code() == Some(3) {
-        eprintln!("skipped: {}", String::from_utf8_lossy(&made.stderr).trim());
-        return;
+fn esp_idf_apps_boot_from_a_flash_image_through_the_rom_and_the_bootloader() {
+    for (board, elf, rom, banner, lines, tasks) in [
+        (
+            "esp32s3",
+            "esp32s3/idf-coredump-test.elf",
+            "esp32s3_rev0_rom.elf",
+            "rst:0x1 (POWERON),boot:0x8 (SPI_FAST_FLASH_BOOT)",
+            &[
+                "esp_psram: SPI SRAM memory test OK",
+                "app_start: Starting scheduler on CPU1",
+            ][..],
+            &["rtc_fast", "ext_ram"][..],
+        ),
+        (
+            "esp32",
+            "esp32/idf-coredump-test.elf",
+            "esp32_rev300_rom.elf",
+            "rst:0x1 (POWERON_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)",
+            &[
+                "heap_init: At 3FFB2D60 len 0002D2A0 (180 KiB): DRAM",
+                "main_task: Started on CPU0",
+            ][..],
+            &[][..],
+        ),
+    ] {
+        let Some(elf) = inputs(elf, rom) else {
+            continue;
+        };
+        let image =
+            std::env::temp_dir().join(format!("tigris-flash-{board}-{}.bin", std::process::id()));
+        let made = std::process::Command::new("python3")
+            .arg(common::root().join("scripts/esp_flash_image.py"))
+            .args([board, &elf])
+            .arg(&image)
+            .output()
+            .expect("run python3");
+        if made.status.code() == Some(3) {
+            eprintln!("skipped: {}", String::from_utf8_lossy(&made.stderr).trim());
+            return;
+        }
+        assert!(
+            made.status.success(),
+            "{}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        let boot = [
+            banner,
+            "2nd stage bootloader",
+            "boot:  2 factory          factory app      00 00 00010000 00100000",
+            "boot: Loaded app from partition at offset 0x10000",
+        ];
+        let lines: Vec<&str> = boot.iter().chain(lines).copied().collect();
+        let path = image.to_string_lossy().into_owned();
+        panics_and_prints_a_core_dump(board, &elf, Boot::FlashImage(&path), &lines, tasks);
+        let _ = std::fs::remove_file(&image);
     }
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
-    let lines = [
-        "rst:0x1 (POWERON),boot:0x8 (SPI_FAST_FLASH_BOOT)",
-        "2nd stage bootloader",
-        "boot:  2 factory          factory app      00 00 00010000 00100000",
-        "boot: Loaded app from partition at offset 0x10000",
-        "esp_psram: SPI SRAM memory test OK",
-        "app_start: Starting scheduler on CPU1",
-    ];
-    let image = image.to_string_lossy().into_owned();
-    panics_and_prints_a_core_dump(
-        "esp32s3",
-        &elf,
-        Boot::FlashImage(&image),
-        &lines,
-        &["rtc_fast", "ext_ram"],
-    );
-    let _ = std::fs::remove_file(&image);
 }

@@ -421,8 +421,9 @@ fn boards_lists_and_shows() {
     assert!(
         text.contains("second core: PRID 0xABAB, started by its clock bit 1 of 0x600c0000")
             && text.contains(
-                "cache MMU: 512 entries of 64 KiB at 0x600c5000, windows 0x3c000000, 0x42000000"
-            ),
+                "cache MMU: 512 entries of 64 KiB at 0x600c5000, windows 0x3c000000 (entries 0-511), 0x42000000 (entries 0-511); flash chip 16 MiB"
+            )
+            && text.contains("boots flash images: the ROM loads the bootloader from flash offset 0x0 (chip ID 9)"),
         "{text}"
     );
     let out = sim(&[
