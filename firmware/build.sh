@@ -398,6 +398,11 @@ xt_source() {   # <program, check, device test or fault name>: its C file
     else echo "$XT_DIR/faults/$1.c"; fi
 }
 
+xt_watchdog() {   # <board> <elf>: the timer group's watchdog stages
+    XT_CFLAGS+=("$(board_define "$1")")
+    xt_windowed "$1" watchdog "$2"
+}
+
 xt_timer_alarm() {   # <board> <elf>: timer-group alarm interrupts, taken through the kernel vector
     XT_CFLAGS+=("$(board_define "$1")")
     xt_windowed "$1" timer_alarm "$2" -DKERNEL_HANDLER=tg_level1_interrupt
@@ -480,6 +485,7 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
     job "esp32s3 rom_printf (windowed)" xt_rom_printf "$BUILD/esp32s3/rom_printf-windowed.elf"
     for b in "${XT_WINDOWED_BOARDS[@]}"; do
         job "$b timer_alarm (windowed)" xt_timer_alarm "$b" "$BUILD/$b/timer_alarm-windowed.elf"
+        job "$b watchdog (windowed)" xt_watchdog "$b" "$BUILD/$b/watchdog-windowed.elf"
     done
     for b in "${XT_MEMBENCH_BOARDS[@]}"; do
         job "$b membench (call0)" xt_membench "$b"

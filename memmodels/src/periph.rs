@@ -10,7 +10,7 @@
 use crate::sha::ShaStates;
 use tigris_targets::periph::{
     AlarmSpec, CountdownSpec, CpuClockSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind,
-    SpiDeviceSpec, TimerAlarmSpec, TimerConfig,
+    SpiDeviceSpec, TimerAlarmSpec, TimerConfig, WatchdogAction, WatchdogSpec,
 };
 
 /// Reads of one address that return the same value, with no peripheral write in between, after
@@ -97,6 +97,15 @@ struct Alarm {
     next: Option<u64>,
 }
 
+/// A watchdog's state: the stage it is in and when that stage began (time-base cycles).
+#[derive(Debug, Clone)]
+struct Watchdog {
+    spec: WatchdogSpec,
+    config: usize,
+    stage: usize,
+    since: u64,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct AlarmLoad {
     at: u64,
@@ -127,6 +136,8 @@ fn of_kind<T>(spec: &PeripheralSpec, make: impl Fn(usize, &RegisterKind) -> Opti
 
 struct Block {
     spec: PeripheralSpec,
+    /// The block's watchdog timers, by the register that configures each.
+    watchdogs: Vec<Watchdog>,
     countdowns: Vec<Countdown>,
     alarms: Vec<Alarm>,
     /// Per register index: its record, if the register is recorded.
@@ -152,6 +163,26 @@ struct Chip {
     /// The array as far as SPI transactions wrote it. ASSUMPTION: the cache's own path to the
     /// memory is not this one (ESP-IDF writes only its connection-check word this way).
     array: std::collections::BTreeMap<u32, u8>,
+}
+
+/// How the reason of a watchdog's reset starts (`reset_requested`), telling it from a software
+/// reset, whose reason is the register written: the report's convention (`tigris_traces::
+/// WATCHDOG_RESET`, checked equal in the simulator's tests).
+pub const WATCHDOG_RESET: &str = "watchdog ";
+
+impl Watchdog {
+    /// Whether a write to register `r` is ignored: the register is one of the watchdog's and its
+    /// write protection is on.
+    fn locks(&self, r: usize, words: &[u32], spec: &PeripheralSpec) -> bool {
+        let Some((protect, key)) = self.spec.protect else {
+            return false;
+        };
+        let ours = r == self.config
+            || r == self.spec.feed
+            || self.spec.holds.contains(&r)
+            || self.spec.prescale.is_some_and(|(p, _, _)| p == r);
+        ours && words[(spec.registers[protect].offset / 4) as usize] != key
+    }
 }
 
 impl Block {
@@ -262,7 +293,21 @@ impl Block {
                 array: Default::default(),
             })
             .collect();
+        let watchdogs = spec
+            .registers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                Some(Watchdog {
+                    spec: r.watchdog.clone()?,
+                    config: i,
+                    stage: 0,
+                    since: 0,
+                })
+            })
+            .collect();
         Block {
+            watchdogs,
             sha: ShaStates::new(&spec),
             spec,
             countdowns,
@@ -764,6 +809,14 @@ impl Peripherals {
             return true;
         };
         let r = r as usize;
+        if block
+            .watchdogs
+            .iter()
+            .any(|d| d.locks(r, &block.words, &block.spec))
+        {
+            // A write-protected watchdog register: the write is ignored.
+            return true;
+        }
         let spec = &block.spec.registers[r];
         if let RegisterKind::Spinlock(_) = spec.kind {
             block.words[w] = 0;
@@ -816,6 +869,7 @@ impl Peripherals {
                 self.alarm_written(b, r, value & bytes, now);
             }
         }
+        self.watchdog_written(b, r, old, now);
         let block = &mut self.blocks[b];
         // The word as written, for the effects (self-clearing trigger bits included).
         let written = (old & !bytes) | (value & bytes);
@@ -1301,6 +1355,77 @@ impl Peripherals {
 
     /// A number that changes whenever an interrupt source may have been asserted, released or
     /// rerouted: a core compares it with the one it last saw to know when to ask for its lines.
+    /// When watchdog `i` of block `b` ends its stage (time-base cycles), if it runs.
+    fn watchdog_stage_end(&self, b: usize, i: usize) -> Option<u64> {
+        let block = &self.blocks[b];
+        let d = &block.watchdogs[i];
+        if block.value_of(d.config) & (1 << d.spec.enable_bit) == 0 {
+            return None;
+        }
+        let prescale = d.spec.prescale.map_or(1, |(r, shift, bits)| {
+            ((block.value_of(r) >> shift) & ((1u64 << bits) - 1) as u32).max(1)
+        });
+        let ticks = block.value_of(d.spec.holds[d.stage]) as u128 * prescale as u128;
+        let cycles = (ticks * self.clock_hz as u128).div_ceil(d.spec.hz as u128);
+        Some(d.since + cycles.max(1) as u64)
+    }
+
+    /// Take the actions of the stages of watchdog `i` of block `b` that end by `now`.
+    fn fire_watchdog(&mut self, b: usize, i: usize, now: u64) {
+        while let Some(end) = self.watchdog_stage_end(b, i).filter(|&e| e <= now) {
+            let block = &mut self.blocks[b];
+            let d = &block.watchdogs[i];
+            let field = d.spec.stage_shift - d.stage as u32 * d.spec.stage_bits;
+            let value = (block.value_of(d.config) >> field) & ((1 << d.spec.stage_bits) - 1);
+            let action = d.spec.actions.get(value as usize).copied();
+            match action {
+                Some(WatchdogAction::Interrupt) => {
+                    let (r, bit) = d.spec.status;
+                    let w = block.word_of(r);
+                    block.words[w] |= 1 << bit;
+                    self.interrupt_epoch += 1;
+                }
+                Some(
+                    reset @ (WatchdogAction::ResetCpu
+                    | WatchdogAction::ResetSystem
+                    | WatchdogAction::ResetRtc),
+                ) => {
+                    if self.reset.is_none() {
+                        self.reset = Some(format!(
+                            "{WATCHDOG_RESET}{}.{}, stage {} timed out: {}",
+                            block.spec.name,
+                            block.spec.registers[d.config].name,
+                            d.stage,
+                            reset.name()
+                        ));
+                    }
+                }
+                Some(WatchdogAction::Off) | None => {}
+            }
+            let d = &mut self.blocks[b].watchdogs[i];
+            d.stage = (d.stage + 1) % d.spec.holds.len();
+            d.since = end;
+        }
+    }
+
+    /// After a write of register `r` of block `b` (which held `old`): a feed, or the watchdog
+    /// being switched on, restarts it at stage 0.
+    fn watchdog_written(&mut self, b: usize, r: usize, old: u32, now: u64) {
+        let block = &mut self.blocks[b];
+        let words = &block.words;
+        let regs = &block.spec.registers;
+        for d in &mut block.watchdogs {
+            let enable = 1 << d.spec.enable_bit;
+            let switched_on = r == d.config
+                && old & enable == 0
+                && words[(regs[r].offset / 4) as usize] & enable != 0;
+            if r == d.spec.feed || switched_on {
+                d.stage = 0;
+                d.since = now;
+            }
+        }
+    }
+
     pub fn interrupt_epoch(&self) -> u64 {
         self.interrupt_epoch
     }
@@ -1395,7 +1520,14 @@ impl Peripherals {
                     Some(t.since + cycles as u64)
                 })
         });
-        comparators.chain(timers).min().map(|at| self.time.core(at))
+        let watchdogs = (0..self.blocks.len()).flat_map(|b| {
+            (0..self.blocks[b].watchdogs.len()).filter_map(move |i| self.watchdog_stage_end(b, i))
+        });
+        comparators
+            .chain(timers)
+            .chain(watchdogs)
+            .min()
+            .map(|at| self.time.core(at))
     }
 
     /// Fire the alarms due at cycle `now`: set their status bits (if enabled then; ASSUMPTION: a
@@ -1409,6 +1541,9 @@ impl Peripherals {
     /// `advance` to `now` in cycles of the time base.
     fn advance_to(&mut self, now: u64) {
         for b in 0..self.blocks.len() {
+            for i in 0..self.blocks[b].watchdogs.len() {
+                self.fire_watchdog(b, i, now);
+            }
             if self.blocks[b].timers.iter().any(|(_, t)| t.alarm.is_some()) {
                 self.fire_timer_alarms(b, now);
             }

@@ -259,7 +259,7 @@ pub fn verdicts(r: &Report, cli: Limits, limits: Option<(&str, &str)>) -> Result
         Outcome::Exited { code } => (format!("exited with code {code}"), *code == 0),
         Outcome::Limit { limit, .. } => (format!("stopped by the {limit} limit"), false),
         Outcome::Fault => ("faulted".to_string(), false),
-        Outcome::Reset { by, .. } => (format!("reset by software ({by})"), false),
+        Outcome::Reset { by, .. } => (tigris_traces::reset_cause(by), false),
     };
     let mut out = vec![Verdict {
         name: "run outcome".into(),

@@ -168,7 +168,7 @@ fn outcome(r: &Report) -> String {
         Outcome::Exited { code } => format!("exited with code {code}"),
         Outcome::Limit { limit, .. } => format!("stopped by the {limit} limit"),
         Outcome::Fault => "faulted".to_string(),
-        Outcome::Reset { by, .. } => format!("reset by software ({by})"),
+        Outcome::Reset { by, .. } => tigris_traces::reset_cause(by),
     }
 }
 

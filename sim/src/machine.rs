@@ -1071,7 +1071,7 @@ impl Machine<'_> {
                 }
                 Stop::Budget | Stop::Returned { .. } => return Ok(()),
                 Stop::Fault(f) => bail!("firmware fault: {}", f.detail),
-                Stop::Reset { by } => bail!("the chip was reset by software ({by})"),
+                Stop::Reset { by } => bail!("the chip was {}", tigris_traces::reset_cause(&by)),
             }
         }
     }

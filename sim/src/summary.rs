@@ -63,7 +63,8 @@ pub fn text(r: &Report, top: usize) -> String {
         Outcome::Reset {
             by, pc, location, ..
         } => format!(
-            "reset by software ({by}) at 0x{pc:08x} {}",
+            "{} at 0x{pc:08x} {}",
+            tigris_traces::reset_cause(by),
             location.as_deref().unwrap_or("(no symbol)")
         ),
     };

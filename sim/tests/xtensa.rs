@@ -232,3 +232,29 @@ fn timer_group_alarms_interrupt_the_core_on_time() {
         assert!((5.0..5.01).contains(&ms), "{board}: {ms} ms");
     }
 }
+
+/// The timer group's watchdog: stage 0 (10 ms) raises its status, stage 1 (5 ms later) resets the
+/// system; three feeds 4 ms apart restart it, and a write while its registers are locked does not
+/// switch it off. The run ends with the watchdog's reset 12 + 10 + 5 = 27 ms after the start.
+#[test]
+fn the_timer_group_watchdog_resets_the_chip_when_it_is_no_longer_fed() {
+    // The engine and the report agree on how a watchdog's reset is told from a software one.
+    assert_eq!(
+        tigris_memmodels::periph::WATCHDOG_RESET,
+        tigris_traces::WATCHDOG_RESET
+    );
+    for board in ["esp32s3", "esp32"] {
+        let (code, r, _) = run(
+            board,
+            &elf(board, "watchdog-windowed"),
+            &["--max-cycles", "100000000"],
+        );
+        assert_eq!(code, 123, "{board}: {}", r["outcome"]);
+        assert_eq!(
+            r["outcome"]["by"], "watchdog TIMG1.WDTCONFIG0, stage 1 timed out: reset the system",
+            "{board}"
+        );
+        let ms = r["totals"]["seconds"].as_f64().unwrap() * 1e3;
+        assert!((27.0..27.01).contains(&ms), "{board}: {ms} ms");
+    }
+}

@@ -53,6 +53,10 @@
 //! - `random = true`: a random number generator's data register: each read gives the next number
 //!   of a fixed pseudo-random sequence (xorshift32 from the reset value), so runs stay
 //!   deterministic where the chip's would differ.
+//! - `watchdog = { hz, prescale = { register, shift, bits }, holds = [...], enable_bit,
+//!   stage_shift, stage_bits, actions = [...], feed, protect, key, status, status_bit }` (on the
+//!   register that enables it): a watchdog timer whose stages interrupt or reset (`WatchdogSpec`,
+//!   the ESP chips' MWDT and RTC WDT).
 //! - `spinlock = V`: a hardware spinlock (RP2040 SIO SPINLOCKn): a read of a free lock claims it
 //!   and gives V, a read of a claimed lock gives 0, any write frees it.
 //!
@@ -319,6 +323,53 @@ pub struct RegisterSpec {
     pub resets: u32,
     /// This register configures a timer (the `config` of latches) that has a load and an alarm.
     pub timer: Option<TimerAlarmSpec>,
+    /// This register configures a watchdog timer.
+    pub watchdog: Option<WatchdogSpec>,
+}
+
+/// A watchdog timer (the ESP chips' timer-group MWDT and RTC WDT) configured by the register
+/// that holds it: while bit `enable_bit` is set, it counts at `hz` divided by the `prescale`
+/// field (when given) from its last feed; stage n ends `holds[n]` ticks after the previous one
+/// and does the action its field selects (the field of stage n at `stage_shift - n ×
+/// stage_bits`, its value an index in `actions`); after the last stage it starts again at stage
+/// 0. A write to `feed` restarts it at stage 0. While `protect` does not hold `key`, writes to
+/// its registers are ignored. Registers are indices in the block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchdogSpec {
+    pub hz: u64,
+    pub prescale: Option<(usize, u32, u32)>,
+    pub holds: Vec<usize>,
+    pub enable_bit: u32,
+    pub stage_shift: u32,
+    pub stage_bits: u32,
+    pub actions: Vec<WatchdogAction>,
+    pub feed: usize,
+    pub protect: Option<(usize, u32)>,
+    /// The raw interrupt status bit an `interrupt` stage sets: (register, bit).
+    pub status: (usize, u32),
+}
+
+/// What a watchdog stage does when it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WatchdogAction {
+    Off,
+    Interrupt,
+    ResetCpu,
+    ResetSystem,
+    ResetRtc,
+}
+
+impl WatchdogAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            WatchdogAction::Off => "off",
+            WatchdogAction::Interrupt => "interrupt",
+            WatchdogAction::ResetCpu => "reset the CPU",
+            WatchdogAction::ResetSystem => "reset the system",
+            WatchdogAction::ResetRtc => "reset the system and the RTC",
+        }
+    }
 }
 
 /// The load and alarm of a configured up-counting timer (the ESP timer groups' T0/T1/LACT): a
@@ -791,6 +842,33 @@ struct TimerAlarmFile {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct WatchdogFile {
+    hz: u64,
+    prescale: Option<FieldInBlockFile>,
+    holds: Vec<String>,
+    enable_bit: u32,
+    stage_shift: u32,
+    stage_bits: u32,
+    actions: Vec<WatchdogAction>,
+    feed: String,
+    protect: Option<String>,
+    #[serde(default)]
+    key: u32,
+    status: String,
+    status_bit: u32,
+}
+
+/// A bit field of a register of the same block.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FieldInBlockFile {
+    register: String,
+    shift: u32,
+    bits: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct InterruptFile {
     source: u32,
     mask: u32,
@@ -891,6 +969,7 @@ struct RegisterFile {
     #[serde(default)]
     interrupt: Vec<InterruptFile>,
     timer: Option<TimerAlarmFile>,
+    watchdog: Option<WatchdogFile>,
     #[serde(default)]
     resets: u32,
     #[serde(default)]
@@ -1304,6 +1383,55 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 })
             }
         };
+        let watchdog = match &r.watchdog {
+            None => None,
+            Some(d) => {
+                let field = |name: &str, what: &str| index_of(name, what).map_err(at);
+                let stages = d.holds.len() as u32;
+                if d.hz == 0
+                    || stages == 0
+                    || d.enable_bit > 31
+                    || d.status_bit > 31
+                    || d.stage_bits == 0
+                    || d.stage_bits > 8
+                    || d.stage_shift + d.stage_bits > 32
+                    || (stages - 1) * d.stage_bits > d.stage_shift
+                    || d.actions.len() > 1 << d.stage_bits
+                    || d.prescale
+                        .as_ref()
+                        .is_some_and(|p| p.bits == 0 || p.shift + p.bits > 32)
+                {
+                    return Err(at(
+                        "watchdog: hz above 0, at least one hold, bits 0-31, each stage's field inside the register, at most 2^stage_bits actions, the prescale field inside its register".into(),
+                    ));
+                }
+                let holds = d
+                    .holds
+                    .iter()
+                    .map(|h| field(h, "watchdog.holds"))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Some(WatchdogSpec {
+                    hz: d.hz,
+                    prescale: match &d.prescale {
+                        Some(p) => {
+                            Some((field(&p.register, "watchdog.prescale")?, p.shift, p.bits))
+                        }
+                        None => None,
+                    },
+                    holds,
+                    enable_bit: d.enable_bit,
+                    stage_shift: d.stage_shift,
+                    stage_bits: d.stage_bits,
+                    actions: d.actions.clone(),
+                    feed: field(&d.feed, "watchdog.feed")?,
+                    protect: match &d.protect {
+                        Some(p) => Some((field(p, "watchdog.protect")?, d.key)),
+                        None => None,
+                    },
+                    status: (field(&d.status, "watchdog.status")?, d.status_bit),
+                })
+            }
+        };
         registers.push(RegisterSpec {
             name: r.name.clone(),
             offset: r.offset,
@@ -1319,6 +1447,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             interrupts,
             resets: r.resets,
             timer,
+            watchdog,
         });
     }
     let counted = |i: usize| {

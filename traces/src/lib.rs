@@ -140,6 +140,20 @@ impl BoardInfo {
     }
 }
 
+/// How `Outcome::Reset::by` starts for a reset a watchdog made (the rest names the watchdog and
+/// its stage); any other `by` names the register a software reset wrote.
+pub const WATCHDOG_RESET: &str = "watchdog ";
+
+/// What reset the chip, from `Outcome::Reset::by`: "reset by software (REG (bits))" or "reset by
+/// the watchdog BLOCK.REG, stage N timed out: ACTION".
+pub fn reset_cause(by: &str) -> String {
+    if by.starts_with(WATCHDOG_RESET) {
+        format!("reset by the {by}")
+    } else {
+        format!("reset by software ({by})")
+    }
+}
+
 /// How the run ended.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -157,7 +171,8 @@ pub enum Outcome {
     /// The firmware faulted; details in `fault`.
     Fault,
     /// The firmware reset the chip (or a core) by software, as ESP-IDF does after a panic or in
-    /// `esp_restart`: `by` names the register and bits written; where the core was then.
+    /// `esp_restart` (`by` names the register and bits written), or a watchdog did (`by` starts
+    /// with `WATCHDOG_RESET`); where the core was then.
     Reset {
         by: String,
         pc: u32,

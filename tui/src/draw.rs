@@ -192,7 +192,11 @@ fn outcome_text(report: &Report) -> String {
         Outcome::Reset {
             by, pc, location, ..
         } => {
-            format!("reset by software ({by}) at {}", place(location, *pc))
+            format!(
+                "{} at {}",
+                tigris_traces::reset_cause(by),
+                place(location, *pc)
+            )
         }
         Outcome::Fault => match &report.fault {
             Some(fault) => format!(

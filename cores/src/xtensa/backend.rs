@@ -1515,6 +1515,12 @@ impl Core for XtensaBackend {
             }
             self.bus.periph.advance(self.iss.cpu.cycles);
             self.watch_second_core();
+            if self.bus.periph.reset_requested().is_some() {
+                // A watchdog's stage reset the chip as time passed.
+                break StopReason::BusRequest {
+                    pc: self.iss.cpu.pc,
+                };
+            }
             match stop {
                 StopReason::CycleLimit { .. } if cycles_left > 0 && insns_left > 0 => {}
                 StopReason::WaitI { .. } if armed_since => {}
