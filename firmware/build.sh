@@ -398,6 +398,11 @@ xt_source() {   # <program, check, device test or fault name>: its C file
     else echo "$XT_DIR/faults/$1.c"; fi
 }
 
+xt_uart_irq() {   # <board> <elf>: UART0 transmit interrupts, taken through the kernel vector
+    XT_CFLAGS+=("$(board_define "$1")")
+    xt_windowed "$1" uart_irq "$2" -DKERNEL_HANDLER=uart_level1_interrupt
+}
+
 xt_watchdog() {   # <board> <elf>: the timer group's watchdog stages
     XT_CFLAGS+=("$(board_define "$1")")
     xt_windowed "$1" watchdog "$2"
@@ -486,6 +491,7 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
     for b in "${XT_WINDOWED_BOARDS[@]}"; do
         job "$b timer_alarm (windowed)" xt_timer_alarm "$b" "$BUILD/$b/timer_alarm-windowed.elf"
         job "$b watchdog (windowed)" xt_watchdog "$b" "$BUILD/$b/watchdog-windowed.elf"
+        job "$b uart_irq (windowed)" xt_uart_irq "$b" "$BUILD/$b/uart_irq-windowed.elf"
     done
     for b in "${XT_MEMBENCH_BOARDS[@]}"; do
         job "$b membench (call0)" xt_membench "$b"

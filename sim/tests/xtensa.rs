@@ -258,3 +258,26 @@ fn the_timer_group_watchdog_resets_the_chip_when_it_is_no_longer_fed() {
         assert!((27.0..27.01).contains(&ms), "{board}: {ms} ms");
     }
 }
+
+/// UART0's interrupt source: with TXFIFO_EMPTY enabled the UART interrupts while its FIFO is
+/// empty; the firmware's handler sends a byte per interrupt and switches the interrupt off after
+/// the third, on both chips.
+#[test]
+fn uart_transmit_interrupts_reach_the_core() {
+    for board in ["esp32s3", "esp32"] {
+        let (code, r, _) = run(
+            board,
+            &elf(board, "uart_irq-windowed"),
+            &["--max-cycles", "10000000"],
+        );
+        assert_eq!(code, 3, "{board}: {}", r["outcome"]);
+        assert_eq!(r["console"], "UUU", "{board}");
+        let handler = r["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == "uart_level1_interrupt")
+            .unwrap_or_else(|| panic!("{board}: the handler is not in the profile"));
+        assert_eq!(handler["calls"], 3, "{board}: {handler}");
+    }
+}
