@@ -5,7 +5,7 @@
  * status and re-arms the alarm. The program sleeps in WAITI until five interrupts came and returns
  * their count (the exit code). Register facts: ESP32-S3 TRM §12 (TIMG) and §9 (interrupt matrix), ESP32 TRM §18 and
  * §7; source numbers: ESP-IDF components/soc/<chip>/include/soc/interrupts.h. */
-#include <stdint.h>
+#include "level1.h"
 
 #if defined(BOARD_ESP32)
 #define TIMG0 0x3FF5F000
@@ -31,42 +31,14 @@
 #define CPU_INTERRUPT 1
 #define WANTED 5
 
-#define REG(a) (*(volatile uint32_t *)(a))
-#define STR(x) #x
-#define XSTR(x) STR(x)
-
-volatile uint32_t irq_count;
-uint32_t irq_saved[3];
-
-/* Level-1 interrupt through the kernel vector (PS.UM = 0, EXCM = 0): save a2-a4, count, clear the
- * status, re-arm, restore, return. It calls nothing (EXCM is set, no window exceptions). */
-__asm__(
-    "    .section .text.tg_level1_interrupt, \"ax\"\n"
-    "    .global tg_level1_interrupt\n"
-    "    .type   tg_level1_interrupt, @function\n"
-    "    .literal_position\n"
-    "    .align 4\n"
-    "tg_level1_interrupt:\n"
-    "    wsr     a2, excsave1\n"
-    "    movi    a2, irq_saved\n"
-    "    s32i    a3, a2, 0\n"
-    "    s32i    a4, a2, 4\n"
-    "    movi    a3, irq_count\n"
-    "    l32i    a4, a3, 0\n"
-    "    addi    a4, a4, 1\n"
-    "    s32i    a4, a3, 0\n"
-    "    movi    a3, " XSTR(INT_CLR) "\n"
-    "    movi    a4, 1\n"
-    "    s32i    a4, a3, 0\n"
-    "    movi    a3, " XSTR(T0CONFIG) "\n"
-    "    movi    a4, " XSTR(CONFIG) " + " XSTR(ALARM_EN) "\n"
-    "    s32i    a4, a3, 0\n"
-    "    memw\n"
-    "    l32i    a3, a2, 0\n"
-    "    l32i    a4, a2, 4\n"
-    "    rsr     a2, excsave1\n"
-    "    rfe\n"
-    "    .size   tg_level1_interrupt, . - tg_level1_interrupt\n");
+/* Count, clear the status, re-arm. */
+LEVEL1_HANDLER(tg_level1_interrupt,
+               "    movi    a3, " XSTR(INT_CLR) "\n"
+               "    movi    a4, 1\n"
+               "    s32i    a4, a3, 0\n"
+               "    movi    a3, " XSTR(T0CONFIG) "\n"
+               "    movi    a4, " XSTR(CONFIG) " + " XSTR(ALARM_EN) "\n"
+               "    s32i    a4, a3, 0\n");
 
 int main(void)
 {
@@ -78,10 +50,7 @@ int main(void)
     REG(T0ALARMHI) = 0;
     REG(INT_ENA) = 1;
     REG(T0CONFIG) = CONFIG | ALARM_EN;
-    uint32_t enable = 1u << CPU_INTERRUPT;
-    __asm__ volatile("wsr %0, intenable\n rsync" : : "r"(enable));
-    while (irq_count < WANTED)
-        __asm__ volatile("waiti 0");
+    uint32_t count = sleep_until_interrupts(CPU_INTERRUPT, WANTED);
     REG(T0CONFIG) = 0;
-    return (int)irq_count;
+    return (int)count;
 }
