@@ -18,24 +18,16 @@ pub fn detect(path: &str, bytes: &[u8], board: &Board) -> Result<bool> {
         return Ok(false);
     }
     let Some(boot) = board.flash_boot else {
-        // An ESP image where an Espressif ROM would look for its bootloader (0x0 or 0x1000).
-        if !board.rom.is_empty()
-            && [0, 0x1000]
-                .iter()
-                .any(|&at| bytes.get(at) == Some(&IMAGE_MAGIC))
-        {
-            bail!(
-                "{path}: a flash image, but board `{}` cannot boot one yet (its flash MMU is not modelled): run the app's ELF instead",
-                board.name
-            );
-        }
         return Ok(false);
     };
     let at = boot.bootloader as usize;
     if bytes.get(at) != Some(&IMAGE_MAGIC) {
         bail!(
-            "{path}: not an ELF file, nor a flash image for board `{}`: no ESP image header (magic 0xE9) at flash offset 0x{at:x}, where the chip's ROM looks for the bootloader (make one with `esptool merge-bin`)",
-            board.name
+            "{path}: not an ELF file, nor a flash image for board `{}`: no ESP image header (magic 0xE9) at flash offset 0x{at:x}, where the chip's ROM looks for the bootloader{}",
+            board.name,
+            other_board(bytes).map_or(" (make one with `esptool merge-bin`)".to_string(), |(off, name)| {
+                format!("; it holds one at 0x{off:x} for board `{name}` (--board {name})")
+            })
         );
     }
     let chip = bytes
@@ -50,6 +42,20 @@ pub fn detect(path: &str, bytes: &[u8], board: &Board) -> Result<bool> {
         );
     }
     Ok(true)
+}
+
+/// The built-in board whose ROM would boot `bytes`: its bootloader offset holds an image with its
+/// chip ID.
+fn other_board(bytes: &[u8]) -> Option<(usize, String)> {
+    tigris_targets::builtin_names()
+        .into_iter()
+        .find_map(|name| {
+            let boot = tigris_targets::load(name).ok()?.flash_boot?;
+            let at = boot.bootloader as usize;
+            let header = bytes.get(at..at + CHIP_ID_OFFSET + 2)?;
+            let chip = u16::from_le_bytes([header[CHIP_ID_OFFSET], header[CHIP_ID_OFFSET + 1]]);
+            (header[0] == IMAGE_MAGIC && chip == boot.chip_id).then(|| (at, name.to_string()))
+        })
 }
 
 #[cfg(test)]
@@ -80,5 +86,11 @@ mod tests {
             !detect("f.bin", &image(9), &m).unwrap(),
             "no flash boot there"
         );
+        let esp32 = tigris_targets::load("esp32").unwrap();
+        let mut at_0x1000 = vec![0xFF; 0x1000];
+        at_0x1000.extend(image(0));
+        assert!(detect("f.bin", &at_0x1000, &esp32).unwrap());
+        let e = detect("f.bin", &at_0x1000, &s3).unwrap_err().to_string();
+        assert!(e.contains("holds one at 0x1000 for board `esp32`"), "{e}");
     }
 }
