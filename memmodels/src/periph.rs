@@ -104,6 +104,8 @@ struct Watchdog {
     config: usize,
     stage: usize,
     since: u64,
+    /// When the stage ends, if the watchdog runs (kept up to date on every change).
+    due: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -177,11 +179,15 @@ impl Watchdog {
         let Some((protect, key)) = self.spec.protect else {
             return false;
         };
-        let ours = r == self.config
+        self.owns(r) && words[(spec.registers[protect].offset / 4) as usize] != key
+    }
+
+    /// Whether register `r` is one of the watchdog's (its write protection guards them).
+    fn owns(&self, r: usize) -> bool {
+        r == self.config
             || r == self.spec.feed
             || self.spec.holds.contains(&r)
-            || self.spec.prescale.is_some_and(|(p, _, _)| p == r);
-        ours && words[(spec.registers[protect].offset / 4) as usize] != key
+            || self.spec.prescale.is_some_and(|(p, _, _)| p == r)
     }
 }
 
@@ -303,6 +309,7 @@ impl Block {
                     config: i,
                     stage: 0,
                     since: 0,
+                    due: None,
                 })
             })
             .collect();
@@ -382,6 +389,9 @@ impl TimeBase {
 /// The peripherals of one machine.
 pub struct Peripherals {
     blocks: Vec<Block>,
+    /// The blocks with alarms, timer alarms or watchdogs: those time can change (`advance_to`,
+    /// `next_event`).
+    timed: Vec<usize>,
     matrix: Option<Matrix>,
     /// Bumped by every change that may assert or release an interrupt source or reroute one.
     interrupt_epoch: u64,
@@ -448,12 +458,22 @@ impl Peripherals {
                 .collect();
             Some(Matrix { block, spec, lines })
         });
+        let blocks: Vec<Block> = specs
+            .iter()
+            .cloned()
+            .map(|s| Block::new(s, clock_hz))
+            .collect();
+        let timed = (0..blocks.len())
+            .filter(|&b| {
+                let block = &blocks[b];
+                !block.watchdogs.is_empty()
+                    || !block.alarms.is_empty()
+                    || block.timers.iter().any(|(_, t)| t.alarm.is_some())
+            })
+            .collect();
         let mut p = Peripherals {
-            blocks: specs
-                .iter()
-                .cloned()
-                .map(|s| Block::new(s, clock_hz))
-                .collect(),
+            blocks,
+            timed,
             matrix,
             interrupt_epoch: 0,
             reset: None,
@@ -476,6 +496,11 @@ impl Peripherals {
             flash: Vec::new(),
         };
         p.start_cpu_clock(specs);
+        for b in 0..p.blocks.len() {
+            for i in 0..p.blocks[b].watchdogs.len() {
+                p.rearm_watchdog(b, i);
+            }
+        }
         p
     }
 
@@ -612,7 +637,7 @@ impl Peripherals {
     }
 
     fn apply_due(&mut self, now: u64) {
-        if self.pending.is_empty() {
+        if !self.pending.iter().any(|p| p.due <= now) {
             return;
         }
         // In the order they fall due, and those due together in the order they were scheduled:
@@ -623,9 +648,6 @@ impl Peripherals {
             .copied()
             .filter(|p| p.due <= now)
             .collect();
-        if due.is_empty() {
-            return;
-        }
         due.sort_by_key(|p| p.due);
         for p in due {
             let w = &mut self.blocks[p.block].words[p.word];
@@ -1355,6 +1377,11 @@ impl Peripherals {
 
     /// A number that changes whenever an interrupt source may have been asserted, released or
     /// rerouted: a core compares it with the one it last saw to know when to ask for its lines.
+    /// Recompute when watchdog `i` of block `b` ends its stage.
+    fn rearm_watchdog(&mut self, b: usize, i: usize) {
+        self.blocks[b].watchdogs[i].due = self.watchdog_stage_end(b, i);
+    }
+
     /// When watchdog `i` of block `b` ends its stage (time-base cycles), if it runs.
     fn watchdog_stage_end(&self, b: usize, i: usize) -> Option<u64> {
         let block = &self.blocks[b];
@@ -1372,7 +1399,7 @@ impl Peripherals {
 
     /// Take the actions of the stages of watchdog `i` of block `b` that end by `now`.
     fn fire_watchdog(&mut self, b: usize, i: usize, now: u64) {
-        while let Some(end) = self.watchdog_stage_end(b, i).filter(|&e| e <= now) {
+        while let Some(end) = self.blocks[b].watchdogs[i].due.filter(|&e| e <= now) {
             let block = &mut self.blocks[b];
             let d = &block.watchdogs[i];
             let field = d.spec.stage_shift - d.stage as u32 * d.spec.stage_bits;
@@ -1405,24 +1432,28 @@ impl Peripherals {
             let d = &mut self.blocks[b].watchdogs[i];
             d.stage = (d.stage + 1) % d.spec.holds.len();
             d.since = end;
+            self.rearm_watchdog(b, i);
         }
     }
 
     /// After a write of register `r` of block `b` (which held `old`): a feed, or the watchdog
-    /// being switched on, restarts it at stage 0.
+    /// being switched on, restarts it at stage 0; any write of its registers may move its stage's
+    /// end.
     fn watchdog_written(&mut self, b: usize, r: usize, old: u32, now: u64) {
-        let block = &mut self.blocks[b];
-        let words = &block.words;
-        let regs = &block.spec.registers;
-        for d in &mut block.watchdogs {
+        for i in 0..self.blocks[b].watchdogs.len() {
+            let block = &mut self.blocks[b];
+            let value = block.value_of(r);
+            let d = &mut block.watchdogs[i];
+            if !d.owns(r) {
+                continue;
+            }
             let enable = 1 << d.spec.enable_bit;
-            let switched_on = r == d.config
-                && old & enable == 0
-                && words[(regs[r].offset / 4) as usize] & enable != 0;
+            let switched_on = r == d.config && old & enable == 0 && value & enable != 0;
             if r == d.spec.feed || switched_on {
                 d.stage = 0;
                 d.since = now;
             }
+            self.rearm_watchdog(b, i);
         }
     }
 
@@ -1505,13 +1536,17 @@ impl Peripherals {
     /// this before calling `advance`, so that the alarm's interrupt is taken on time.
     pub fn next_event(&self) -> Option<u64> {
         let clock = self.clock_hz as u128;
-        let comparators = self.blocks.iter().flat_map(|b| &b.alarms).filter_map(|a| {
-            let tick = a.next? as u128;
-            Some((tick * clock).div_ceil(a.spec.hz as u128) as u64)
-        });
+        let comparators = self
+            .timed
+            .iter()
+            .flat_map(|&b| &self.blocks[b].alarms)
+            .filter_map(|a| {
+                let tick = a.next? as u128;
+                Some((tick * clock).div_ceil(a.spec.hz as u128) as u64)
+            });
         // A timer's alarm: when its count, `ticks` at `since` and one per `divider` counter
         // clocks after, reaches the target.
-        let timers = (0..self.blocks.len()).flat_map(|b| {
+        let timers = self.timed.iter().flat_map(|&b| {
             self.armed_timer_alarms(b)
                 .filter_map(move |(i, _, target)| {
                     let t = &self.blocks[b].timers[i].1;
@@ -1520,9 +1555,10 @@ impl Peripherals {
                     Some(t.since + cycles as u64)
                 })
         });
-        let watchdogs = (0..self.blocks.len()).flat_map(|b| {
-            (0..self.blocks[b].watchdogs.len()).filter_map(move |i| self.watchdog_stage_end(b, i))
-        });
+        let watchdogs = self
+            .timed
+            .iter()
+            .flat_map(|&b| self.blocks[b].watchdogs.iter().filter_map(|d| d.due));
         comparators
             .chain(timers)
             .chain(watchdogs)
@@ -1540,7 +1576,8 @@ impl Peripherals {
 
     /// `advance` to `now` in cycles of the time base.
     fn advance_to(&mut self, now: u64) {
-        for b in 0..self.blocks.len() {
+        for t in 0..self.timed.len() {
+            let b = self.timed[t];
             for i in 0..self.blocks[b].watchdogs.len() {
                 self.fire_watchdog(b, i, now);
             }
