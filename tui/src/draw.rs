@@ -133,7 +133,15 @@ fn header_line<'a>(app: &App, snapshot: Option<&Snapshot>) -> Line<'a> {
         return Line::from(spans);
     };
     let report = snapshot.report;
-    let clock = report.board.clock_hz;
+    let board = &report.board;
+    let clock = match board.clock_changes.last() {
+        Some(_) => format!(
+            "from {}, {} clock switches",
+            frequency(board.clock_hz),
+            board.clock_changes.len()
+        ),
+        None => frequency(board.clock_hz),
+    };
     let mut details = Vec::new();
     match &app.mode {
         Mode::Live(live) => {
@@ -141,7 +149,7 @@ fn header_line<'a>(app: &App, snapshot: Option<&Snapshot>) -> Line<'a> {
                 details.push(outcome_text(report));
             }
             details.push(format!("{} cycles", thousands(report.totals.cycles)));
-            details.push(time(report.totals.cycles, clock));
+            details.push(snapshot.time_at(report.totals.cycles));
             if live.run == Run::Running {
                 details.push(format!("{:.1} MIPS", live.status.mips));
                 details.push(format!("{:.1} s wall", live.status.wall_seconds));
@@ -150,8 +158,8 @@ fn header_line<'a>(app: &App, snapshot: Option<&Snapshot>) -> Line<'a> {
         Mode::Replay(replay) => {
             details.push(format!(
                 "{} of {}",
-                time(replay.cursor, clock),
-                time(report.totals.cycles, clock)
+                snapshot.time_at(replay.cursor),
+                snapshot.time_at(report.totals.cycles)
             ));
             details.push(format!("cycle {}", thousands(replay.cursor)));
             details.push(outcome_text(report));
@@ -159,9 +167,7 @@ fn header_line<'a>(app: &App, snapshot: Option<&Snapshot>) -> Line<'a> {
     }
     details.push(format!(
         "{} ({}, {})",
-        report.board.name,
-        report.board.core,
-        frequency(clock)
+        report.board.name, report.board.core, clock
     ));
     details.push(report.firmware.file.clone());
     spans.push(Span::raw(format!(" {}", details.join(" \u{b7} "))));
@@ -405,7 +411,6 @@ fn draw_stage_rows(buf: &mut Buffer, area: Rect, scale: &Scale, app: &App, snaps
         .selected
         .map_or(latest, |item| item.stage.min(latest));
     let first = (focus + 1).saturating_sub(visible);
-    let clock = snapshot.clock_hz();
     for (row, (index, stage)) in stages
         .iter()
         .enumerate()
@@ -436,7 +441,7 @@ fn draw_stage_rows(buf: &mut Buffer, area: Rect, scale: &Scale, app: &App, snaps
                 stage.op_names.join("+")
             };
             let labels = [
-                format!("{name} {}", time(end - start, clock)),
+                format!("{name} {}", snapshot.duration(start, end)),
                 name,
                 format!("S{}", stage.stage),
             ];
@@ -464,7 +469,7 @@ fn draw_stage_rows(buf: &mut Buffer, area: Rect, scale: &Scale, app: &App, snaps
                 tile: Some(position),
             };
             let labels = [
-                format!("tile {} {}", tile.index, time(end - start, clock)),
+                format!("tile {} {}", tile.index, snapshot.duration(start, end)),
                 format!("tile {}", tile.index),
                 tile.index.to_string(),
             ];
@@ -764,7 +769,7 @@ fn draw_traffic(frame: &mut Frame, area: Rect, snapshot: &Snapshot, window: Wind
 /// The selected tile or stage, else the TiGrIS totals, else the run's totals.
 fn draw_selection(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot, whole_run: &str) {
     let report = snapshot.report;
-    let clock = report.board.clock_hz;
+    let clock = snapshot.clock_hz();
     let budget = snapshot.budget().map(|(budget, _)| u64::from(budget));
     let (title, lines) = match app.view.selected.and_then(|item| snapshot.resolve(item)) {
         Some((stage, Some(tile), figures)) => {
@@ -863,7 +868,10 @@ fn run_lines(report: &Report) -> Vec<Line<'static>> {
     let totals = &report.totals;
     vec![
         labelled("cycles", thousands(totals.cycles)),
-        labelled("time", time(totals.cycles, report.board.clock_hz)),
+        labelled(
+            "time",
+            crate::format::seconds(report.board.seconds(totals.cycles)),
+        ),
         labelled("instr", thousands(totals.instructions)),
         labelled("CPI", format!("{:.3}", totals.cpi)),
         labelled(

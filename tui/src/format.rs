@@ -28,7 +28,11 @@ pub fn time(cycles: u64, clock_hz: u64) -> String {
     if clock_hz == 0 {
         return format!("{} cycles", thousands(cycles));
     }
-    let seconds = cycles as f64 / clock_hz as f64;
+    seconds(cycles as f64 / clock_hz as f64)
+}
+
+/// A simulated time in seconds: `76.329 ms`, `1.250 s`.
+pub fn seconds(seconds: f64) -> String {
     if seconds >= 1.0 {
         format!("{seconds:.3} s")
     } else {

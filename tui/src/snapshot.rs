@@ -81,8 +81,26 @@ impl<'a> Snapshot<'a> {
         self.report.totals.cycles.max(1)
     }
 
+    /// The core clock, when it was one for the whole run; 0 (show cycles) when the firmware
+    /// switched it, where cycles do not map onto time linearly.
     pub fn clock_hz(&self) -> u64 {
-        self.report.board.clock_hz
+        let board = &self.report.board;
+        if board.clock_changes.is_empty() {
+            board.clock_hz
+        } else {
+            0
+        }
+    }
+
+    /// Simulated time at cycle `cycles`, at the clocks the core ran at.
+    pub fn time_at(&self, cycles: u64) -> String {
+        crate::format::seconds(self.report.board.seconds(cycles))
+    }
+
+    /// Simulated time from cycle `start` to `end`.
+    pub fn duration(&self, start: u64, end: u64) -> String {
+        let board = &self.report.board;
+        crate::format::seconds(board.seconds(end) - board.seconds(start))
     }
 
     /// Stages begun by the cursor.

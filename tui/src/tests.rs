@@ -635,3 +635,24 @@ fn a_stage_in_progress_runs_to_the_shown_cycle() {
     assert_eq!(snapshot.tile_span(1, 1), Some((7_000, 10_000)));
     assert_eq!(snapshot.tile_span(1, 0), Some((5_100, 7_000)));
 }
+
+/// A run whose firmware switched the core clock: the header and the run box give the simulated
+/// time at the clocks the core ran at, and the timeline's axis counts cycles (they are not
+/// proportional to time then).
+#[test]
+fn a_clock_switch_is_timed_piecewise_and_the_axis_counts_cycles() {
+    let mut report = plain_report();
+    // 5,000 cycles at CLOCK_HZ, then 5,000 at twice that: 1.5 × the time of 5,000 at CLOCK_HZ.
+    report.board.clock_changes = vec![tigris_traces::ClockChange {
+        cycle: 5_000,
+        hz: 2 * CLOCK_HZ,
+    }];
+    let lines = screen(&App::replay(report));
+    let expect = crate::format::time(7_500, CLOCK_HZ);
+    line_with(
+        &lines,
+        &[&format!("{expect} of {expect}"), "1 clock switches"],
+    );
+    line_with(&lines, &["time", &expect]);
+    line_with(&lines, &["cycles", "│2,000", "│4,000"]);
+}
