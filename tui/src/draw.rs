@@ -543,11 +543,12 @@ fn draw_stack_rows(
 ) {
     let samples = snapshot.samples();
     if samples.is_empty() {
+        // One column in: the replay cursor at the window's start draws over the first column.
         buf.set_stringn(
-            scale.x,
+            scale.x + 1,
             area.y,
             "no samples yet",
-            usize::from(scale.width),
+            usize::from(scale.width.saturating_sub(1)),
             DIM,
         );
         return;

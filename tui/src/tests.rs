@@ -656,3 +656,14 @@ fn a_clock_switch_is_timed_piecewise_and_the_axis_counts_cycles() {
     line_with(&lines, &["time", &expect]);
     line_with(&lines, &["cycles", "│2,000", "│4,000"]);
 }
+
+/// Replay at the start (`Home`): the placeholder of the empty call-stack chart is whole, not
+/// overwritten by the cursor's line.
+#[test]
+fn the_empty_chart_placeholder_is_not_hidden_by_the_cursor() {
+    let mut app = App::replay(plain_report());
+    press(&mut app, KeyCode::Home);
+    assert_eq!(cursor(&app), 0);
+    let lines = screen(&app);
+    line_with(&lines, &["\u{2502}no samples yet"]);
+}
