@@ -435,7 +435,16 @@ impl Machine<'_> {
         let mut warnings = Vec::new();
         let outcome;
         let mut fault = None;
+        // The view sees the machine before its first instruction (`--paused` waits there).
+        let quit_before_start = match monitor.as_deref_mut() {
+            Some(m) => self.tick(m, &profiler, &sampler, &console, None) == Control::Stop,
+            None => false,
+        };
         loop {
+            if quit_before_start {
+                outcome = self.stopped(&profiler);
+                break;
+            }
             let used_cycles = self.core.cycles();
             let used_insns = self.core.instructions();
             let mut budget = Budget {
@@ -1189,4 +1198,49 @@ fn flush(live: &mut Option<Box<dyn Write + Send>>, bytes: &[u8], keep: &mut Vec<
         let _ = w.flush();
     }
     keep.extend_from_slice(bytes);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records the ticks it sees and stops the run at the first.
+    struct FirstTick(Vec<u64>);
+
+    impl RunMonitor for FirstTick {
+        fn tick(&mut self, at: &Tick, _live: &mut dyn FnMut() -> traces::Report) -> Control {
+            self.0.push(at.cycles);
+            Control::Stop
+        }
+    }
+
+    /// A monitor sees the machine before its first instruction (`--paused` pauses there).
+    #[test]
+    fn the_monitor_ticks_before_the_first_instruction() {
+        let elf = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/esp32s3-demo.elf");
+        let board = tigris_targets::load("esp32s3").unwrap();
+        let options = LoadOptions {
+            entry: None,
+            memory_stats: false,
+            rom: None,
+            no_rom: true,
+            strict_mmio: false,
+            trace_mmio: false,
+            fill_ram: None,
+            symbols: Vec::new(),
+        };
+        let mut machine = Machine::load(elf, board, &options).unwrap();
+        let mut monitor = FirstTick(Vec::new());
+        let opts = RunOptions {
+            max_cycles: 1_000_000,
+            max_instructions: u64::MAX,
+            timeout: None,
+            allow_host_fs: false,
+            live_console: None,
+            trace_instructions: false,
+        };
+        let report = machine.run(opts, Some(&mut monitor)).unwrap();
+        assert_eq!(monitor.0, [0]);
+        assert_eq!(report.totals.instructions, 0);
+    }
 }
