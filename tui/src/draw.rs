@@ -62,7 +62,10 @@ pub fn draw(frame: &mut Frame, app: &App) {
     ])
     .areas(area);
     let snapshot = app.snapshot();
-    frame.render_widget(header_line(app, snapshot.as_ref()), header);
+    frame.render_widget(
+        header_line(app, snapshot.as_ref(), usize::from(header.width)),
+        header,
+    );
     match &snapshot {
         Some(snapshot) => draw_body(frame, body, app, snapshot),
         None => frame.render_widget(
@@ -113,7 +116,8 @@ fn draw_body(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     draw_console(frame, console, snapshot.report, whole_run);
 }
 
-fn header_line<'a>(app: &App, snapshot: Option<&Snapshot>) -> Line<'a> {
+/// The header, cut with an ellipsis to `width` columns.
+fn header_line<'a>(app: &App, snapshot: Option<&Snapshot>, width: usize) -> Line<'a> {
     let (badge, colour) = match &app.mode {
         Mode::Live(live) => match &live.run {
             Run::Running if app.quit => ("STOPPING", Color::Yellow),
@@ -170,7 +174,11 @@ fn header_line<'a>(app: &App, snapshot: Option<&Snapshot>) -> Line<'a> {
         report.board.name, report.board.core, clock
     ));
     details.push(report.firmware.file.clone());
-    spans.push(Span::raw(format!(" {}", details.join(" \u{b7} "))));
+    let badge_width = spans[0].content.chars().count();
+    spans.push(Span::raw(crate::format::fit(
+        &format!(" {}", details.join(" \u{b7} ")),
+        width.saturating_sub(badge_width),
+    )));
     Line::from(spans)
 }
 
@@ -660,7 +668,10 @@ fn draw_fast_arena(frame: &mut Frame, area: Rect, snapshot: &Snapshot) {
     let title = region.map_or(" Fast arena ".into(), |region| {
         format!(" Fast arena ({region}) ")
     });
-    let block = Block::bordered().title(title);
+    let block = Block::bordered().title(crate::format::fit(
+        &title,
+        usize::from(area.width.saturating_sub(2)),
+    ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(fast) = snapshot.fast_arena() else {
@@ -727,7 +738,10 @@ fn draw_traffic(frame: &mut Frame, area: Rect, snapshot: &Snapshot, window: Wind
         );
         return;
     };
-    let block = Block::bordered().title(format!(" Slow memory traffic ({}) ", traffic.title));
+    let block = Block::bordered().title(crate::format::fit(
+        &format!(" Slow memory traffic ({}) ", traffic.title),
+        usize::from(area.width.saturating_sub(2)),
+    ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let [read_row, write_row, totals_row] =

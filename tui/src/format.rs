@@ -40,6 +40,19 @@ pub fn seconds(seconds: f64) -> String {
     }
 }
 
+/// `text` cut to `width` characters, its last one an ellipsis when it was cut.
+pub fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(width.saturating_sub(1)).collect();
+    if width == 0 {
+        kept
+    } else {
+        format!("{kept}\u{2026}")
+    }
+}
+
 /// A clock: `240 MHz`, `32.768 kHz`.
 pub fn frequency(hz: u64) -> String {
     match hz {
@@ -112,6 +125,9 @@ mod tests {
         assert_eq!(time(18_318_692, 240_000_000), "76.328 ms");
         assert_eq!(time(480_000_000, 240_000_000), "2.000 s");
         assert_eq!(time(1234, 0), "1,234 cycles");
+        assert_eq!(fit("esp32s3", 10), "esp32s3");
+        assert_eq!(fit("esp32s3", 5), "esp3\u{2026}");
+        assert_eq!(fit("esp32s3", 0), "");
         assert_eq!(frequency(240_000_000), "240 MHz");
         assert_eq!(frequency(25_165_824), "25.165824 MHz");
         assert_eq!(frequency(32_768), "32.768 kHz");
