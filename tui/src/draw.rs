@@ -774,7 +774,7 @@ fn draw_traffic(frame: &mut Frame, area: Rect, snapshot: &Snapshot, window: Wind
     }
     let (read_total, written_total) = traffic.at(snapshot.cursor);
     let totals = format!(
-        "total {} read, {} written",
+        "whole run {} read, {} written",
         bytes(read_total),
         bytes(written_total)
     );

@@ -214,7 +214,7 @@ fn slow_traffic_totals_come_from_the_arena_counters() {
         &lines,
         " Slow memory traffic (slow arena, psram) "
     ));
-    line_with(&lines, &["total 2.5 KiB read, 0 B written"]);
+    line_with(&lines, &["whole run 2.5 KiB read, 0 B written"]);
 }
 
 #[test]
