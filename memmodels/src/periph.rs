@@ -9,8 +9,8 @@
 
 use crate::sha::ShaStates;
 use tigris_targets::periph::{
-    AlarmSpec, CountdownSpec, CpuClockSpec, InterruptMatrixSpec, PeripheralSpec, RegisterKind,
-    SpiDeviceSpec, TimerAlarmSpec, TimerConfig, WatchdogAction, WatchdogSpec,
+    AlarmSpec, CountdownSpec, CpuClockSpec, FieldSpec, InterruptMatrixSpec, PeripheralSpec,
+    RegisterKind, SpiDeviceSpec, TimerAlarmSpec, TimerConfig, WatchdogAction, WatchdogSpec,
 };
 
 /// Reads of one address that return the same value, with no peripheral write in between, after
@@ -513,13 +513,19 @@ impl Peripherals {
             .as_ref()
             .and_then(|c| c.settings_for(self.clock_hz));
         for (field, value) in settings.into_iter().flatten() {
-            let Some(b) = self.block_of(field.addr) else {
-                continue;
-            };
-            let w = ((field.addr - self.blocks[b].spec.base) / 4) as usize;
-            let word = &mut self.blocks[b].words[w];
-            *word = field.put(*word, value);
+            self.set_field(field, |_| value);
         }
+    }
+
+    /// Set `field` (of a block's register) to `value(the register's reset value)`.
+    fn set_field(&mut self, field: FieldSpec, value: impl FnOnce(u32) -> u32) {
+        let Some(b) = self.block_of(field.addr) else {
+            return;
+        };
+        let block = &mut self.blocks[b];
+        let w = ((field.addr - block.spec.base) / 4) as usize;
+        let reset = block.register_of_word[w].map_or(0, |r| block.spec.registers[r as usize].reset);
+        block.words[w] = field.put(block.words[w], value(reset));
     }
 
     /// After a write to a clock-select register at core cycle `now`: when the fields select
@@ -558,20 +564,8 @@ impl Peripherals {
         let Some(c) = self.cpu_clock.clone() else {
             return;
         };
-        let fields = std::iter::once(c.select).chain(
-            c.sources
-                .iter()
-                .flat_map(|s| s.by.into_iter().chain(s.divider)),
-        );
-        for field in fields {
-            let Some(b) = self.block_of(field.addr) else {
-                continue;
-            };
-            let block = &mut self.blocks[b];
-            let w = ((field.addr - block.spec.base) / 4) as usize;
-            let reset =
-                block.register_of_word[w].map_or(0, |r| block.spec.registers[r as usize].reset);
-            block.words[w] = field.put(block.words[w], field.get(reset));
+        for field in c.fields() {
+            self.set_field(field, |reset| field.get(reset));
         }
         self.follow_cpu_clock(0);
     }
@@ -741,13 +735,9 @@ impl Peripherals {
         Some(v)
     }
 
-    /// Watch a read of an MMIO address no block models (it reads its reset value, 0, or what was
-    /// written): polling it without progress is as worth a warning as polling a modelled one.
-    pub fn watch_unmodelled(&mut self, addr: u32, value: u32) {
-        self.watch_poll(addr, value);
-    }
-
-    fn watch_poll(&mut self, addr: u32, value: u32) {
+    /// Count a read of `addr` that gave `value` towards a poll without progress (also the reads of
+    /// MMIO addresses no block models, which the bus makes: polling one is as worth a warning).
+    pub fn watch_poll(&mut self, addr: u32, value: u32) {
         let (a, v, n) = &mut self.last_read;
         if *a == addr && *v == value {
             *n += 1;

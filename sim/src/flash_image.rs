@@ -30,9 +30,7 @@ pub fn detect(path: &str, bytes: &[u8], board: &Board) -> Result<bool> {
             })
         );
     }
-    let chip = bytes
-        .get(at + CHIP_ID_OFFSET..at + CHIP_ID_OFFSET + 2)
-        .map(|b| u16::from_le_bytes([b[0], b[1]]));
+    let chip = chip_id(bytes, at);
     if chip != Some(boot.chip_id) {
         bail!(
             "{path}: the bootloader image at flash offset 0x{at:x} is for chip ID {}, but board `{}` is chip ID {} (the extended header's chip ID, esptool's `--chip`)",
@@ -52,10 +50,16 @@ fn other_board(bytes: &[u8]) -> Option<(usize, String)> {
         .find_map(|name| {
             let boot = tigris_targets::load(name).ok()?.flash_boot?;
             let at = boot.bootloader as usize;
-            let header = bytes.get(at..at + CHIP_ID_OFFSET + 2)?;
-            let chip = u16::from_le_bytes([header[CHIP_ID_OFFSET], header[CHIP_ID_OFFSET + 1]]);
-            (header[0] == IMAGE_MAGIC && chip == boot.chip_id).then(|| (at, name.to_string()))
+            let image_there = bytes.get(at) == Some(&IMAGE_MAGIC);
+            (image_there && chip_id(bytes, at) == Some(boot.chip_id))
+                .then(|| (at, name.to_string()))
         })
+}
+
+/// The chip ID in the extended header of the image at `at`, if the file holds it.
+fn chip_id(bytes: &[u8], at: usize) -> Option<u16> {
+    let b = bytes.get(at + CHIP_ID_OFFSET..at + CHIP_ID_OFFSET + 2)?;
+    Some(u16::from_le_bytes([b[0], b[1]]))
 }
 
 #[cfg(test)]

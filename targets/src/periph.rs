@@ -477,15 +477,18 @@ pub struct ClockSourceSpec {
 }
 
 impl CpuClockSpec {
+    /// Every field the selection reads: the select, each source's `by` and divider.
+    pub fn fields(&self) -> impl Iterator<Item = FieldSpec> + '_ {
+        std::iter::once(self.select).chain(
+            self.sources
+                .iter()
+                .flat_map(|s| s.by.into_iter().chain(s.divider)),
+        )
+    }
+
     /// Whether the register at `addr` holds one of the fields.
     pub fn reads(&self, addr: u32) -> bool {
-        std::iter::once(&self.select)
-            .chain(
-                self.sources
-                    .iter()
-                    .flat_map(|s| s.by.iter().chain(&s.divider)),
-            )
-            .any(|f| f.addr == addr)
+        self.fields().any(|f| f.addr == addr)
     }
 
     /// The CPU clock the fields' values select (`word` reads a register), if they name one.

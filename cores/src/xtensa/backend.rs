@@ -599,7 +599,7 @@ impl EspBus {
                 Some((status, ready)) if addr == status => ready,
                 _ => {
                     let v = self.plain_read(mi, off, size);
-                    self.periph.watch_unmodelled(addr, v);
+                    self.periph.watch_poll(addr, v);
                     v
                 }
             },
