@@ -9,7 +9,8 @@ bash firmware/build.sh
 # The ESP chips' mask-ROM ELFs, from the espflash crate on crates.io (not shipped here).
 bash scripts/fetch-roms.sh
 # The TiGrIS compiler (and onnx) that sim/tests/plan.rs compares the plan reader with, and
-# esp-coredump, whose loader sim/tests/esp_fixtures.rs checks the ESP-IDF core dumps with; pinned.
+# esp-coredump, whose loader sim/tests/esp_fixtures.rs checks the ESP-IDF core dumps with, and
+# esptool, which builds the flash images it boots (scripts/esp_flash_image.py); pinned.
 python3 -m pip install --quiet --disable-pip-version-check tigris-ml==0.12.1 onnx==1.23.2 esp-coredump==1.17.2 esptool==5.6.0
 # Guard rails: formatting and lints fail the suite (said and skipped where the toolchain lacks the
 # rustfmt or clippy component).
