@@ -272,6 +272,8 @@ static void uart_init(void)
     REG(GPIOD + 0x24u) = (REG(GPIOD + 0x24u) & ~0xFu) | 7u;              /* AF7 */
     REG(USART_BRR) = (APB1 + 115200u / 2u) / 115200u;
     REG(USART_CR1) = (1u << 3) | (1u << 0); /* TE, UE */
+    /* The transmitter acknowledges TE (HAL_UART_Init's UART_CheckIdleState waits for it too). */
+    wait_bits(USART_ISR, 1u << 21, 1u << 21, "USART ISR.TEACK");
 }
 
 STM32_USART_IO(USART_ISR, USART_TDR)
@@ -351,6 +353,8 @@ static void uart_init(void)
     REG(GPIOA + 0x24u) = (REG(GPIOA + 0x24u) & ~(0xFu << 4)) | (7u << 4); /* AF7 */
     REG(USART_BRR) = (SYSCLK + 115200u / 2u) / 115200u; /* PCLK2 = SYSCLK */
     REG(USART_CR1) = (1u << 3) | (1u << 0);             /* TE, UE */
+    /* The transmitter acknowledges TE (HAL_UART_Init's UART_CheckIdleState waits for it too). */
+    wait_bits(USART_ISR, 1u << 21, 1u << 21, "USART ISR.TEACK");
 }
 
 STM32_USART_IO(USART_ISR, USART_TDR)
@@ -533,51 +537,74 @@ static void report(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-#elif defined(BOARD_RP2040)
+#elif defined(BOARD_RP2040) || defined(BOARD_RP2350)
 /*
- * RP2040: datasheet §2.14 RESETS, §2.15 CLOCKS, §2.16 XOSC, §2.18 PLL, §4.2 UART (PL011). The
- * sequence of §2.15.6 / the Pico SDK's clocks_init: XOSC (12 MHz crystal) on, wait STABLE;
- * clk_ref from XOSC; PLL_SYS out of reset, FBDIV 125 (1500 MHz VCO), power up, wait LOCK, post
- * dividers 6 x 2 = 125 MHz; clk_sys from the PLL through the aux mux, wait SELECTED; clk_peri on;
- * UART0 out of reset, 115200 baud, enable. Plain read-modify-writes, not the atomic SET/CLR
- * register aliases.
+ * RP2040: datasheet §2.14 RESETS, §2.15 CLOCKS, §2.16 XOSC, §2.18 PLL, §4.2 UART (PL011); the
+ * RP2350 has the same blocks at other bases and other reset bits (RP2350 datasheet: address map,
+ * RESETS, CLOCKS, XOSC, PLL, UART). The sequence of RP2040 §2.15.6 / the Pico SDK's clocks_init:
+ * XOSC (12 MHz crystal) on, wait STABLE; clk_ref from XOSC; PLL_SYS out of reset, FBDIV 125
+ * (1500 MHz VCO), power up, wait LOCK, post dividers 6 x 2 = 125 MHz (RP2040) or 5 x 2 = 150 MHz
+ * (RP2350); clk_sys from the PLL through the aux mux, wait SELECTED; clk_peri on; UART0 out of
+ * reset, 115200 baud, enable. Bits are set and cleared through the atomic register aliases
+ * (RP2040 §2.1.2, RP2350 §2.1.3: +0x2000 set, +0x3000 clear), as the SDK's hw_set_bits and
+ * hw_clear_bits do.
  */
+#if defined(BOARD_RP2040)
 #define BOARD_NAME "rp2040"
 #define CLOCKS 0x40008000u
+#define RESETS 0x4000C000u
+#define IO_BANK0 0x40014000u
+#define XOSC 0x40024000u
+#define PLL_SYS 0x40028000u
+#define UART0 0x40034000u
+#define SYSCLK 125000000u
+#define POSTDIV1 6u
+#define RESET_IO_BANK0 (1u << 5)
+#define RESET_PADS_BANK0 (1u << 8)
+#define RESET_PLL_SYS (1u << 12)
+#define RESET_UART0 (1u << 22)
+#else
+#define BOARD_NAME "rp2350"
+#define CLOCKS 0x40010000u
+#define RESETS 0x40020000u
+#define IO_BANK0 0x40028000u
+#define XOSC 0x40048000u
+#define PLL_SYS 0x40050000u
+#define UART0 0x40070000u
+#define SYSCLK 150000000u
+#define POSTDIV1 5u
+#define RESET_IO_BANK0 (1u << 6)
+#define RESET_PADS_BANK0 (1u << 9)
+#define RESET_PLL_SYS (1u << 14)
+#define RESET_UART0 (1u << 26)
+#endif
 #define CLK_REF_CTRL (CLOCKS + 0x30u)
 #define CLK_REF_SELECTED (CLOCKS + 0x38u)
 #define CLK_SYS_CTRL (CLOCKS + 0x3Cu)
 #define CLK_SYS_SELECTED (CLOCKS + 0x44u)
 #define CLK_PERI_CTRL (CLOCKS + 0x48u)
-#define RESETS 0x4000C000u
 #define RESETS_RESET (RESETS + 0x0u)
 #define RESETS_DONE (RESETS + 0x8u)
-#define XOSC 0x40024000u
 #define XOSC_CTRL (XOSC + 0x0u)
 #define XOSC_STATUS (XOSC + 0x4u)
 #define XOSC_STARTUP (XOSC + 0xCu)
-#define PLL_SYS 0x40028000u
 #define PLL_CS (PLL_SYS + 0x0u)
 #define PLL_PWR (PLL_SYS + 0x4u)
 #define PLL_FBDIV (PLL_SYS + 0x8u)
 #define PLL_PRIM (PLL_SYS + 0xCu)
-#define IO_BANK0_GPIO0_CTRL 0x40014004u
-#define UART0 0x40034000u
+#define IO_BANK0_GPIO0_CTRL (IO_BANK0 + 0x4u)
 #define UART_DR (UART0 + 0x00u)
 #define UART_FR (UART0 + 0x18u)
 #define UART_IBRD (UART0 + 0x24u)
 #define UART_FBRD (UART0 + 0x28u)
 #define UART_LCR_H (UART0 + 0x2Cu)
 #define UART_CR (UART0 + 0x30u)
-#define SYSCLK 125000000u
-#define RESET_IO_BANK0 (1u << 5)
-#define RESET_PADS_BANK0 (1u << 8)
-#define RESET_PLL_SYS (1u << 12)
-#define RESET_UART0 (1u << 22)
+#define SET_BITS(addr) REG((addr) + 0x2000u)
+#define CLEAR_BITS(addr) REG((addr) + 0x3000u)
 
 static void unreset(uint32_t mask, const char *what)
 {
-    REG(RESETS_RESET) &= ~mask;
+    CLEAR_BITS(RESETS_RESET) = mask;
     wait_bits(RESETS_DONE, mask, mask, what);
 }
 
@@ -591,22 +618,22 @@ static void clock_init(void)
     wait_bits(CLK_REF_SELECTED, 7u, 1u << 2, "CLK_REF_SELECTED = XOSC");
     unreset(RESET_PLL_SYS, "RESET_DONE.PLL_SYS");
     REG(PLL_FBDIV) = 125u;
-    REG(PLL_PWR) &= ~((1u << 0) | (1u << 5)); /* PD, VCOPD off */
+    CLEAR_BITS(PLL_PWR) = (1u << 0) | (1u << 5); /* PD, VCOPD off */
     wait_bits(PLL_CS, 1u << 31, 1u << 31, "PLL_SYS CS.LOCK");
-    REG(PLL_PRIM) = (6u << 16) | (2u << 12);
-    REG(PLL_PWR) &= ~(1u << 3); /* POSTDIVPD off */
+    REG(PLL_PRIM) = (POSTDIV1 << 16) | (2u << 12);
+    CLEAR_BITS(PLL_PWR) = 1u << 3; /* POSTDIVPD off */
     REG(CLK_SYS_CTRL) = (0u << 5) /* AUXSRC = pll_sys */ | 1u /* SRC = aux */;
     wait_bits(CLK_SYS_SELECTED, 3u, 1u << 1, "CLK_SYS_SELECTED = aux");
-    REG(CLK_PERI_CTRL) = 1u << 11; /* ENABLE, AUXSRC = clk_sys */
+    SET_BITS(CLK_PERI_CTRL) = 1u << 11; /* ENABLE, AUXSRC = clk_sys (its reset value, 0) */
 }
 
 static void uart_init(void)
 {
     unreset(RESET_IO_BANK0 | RESET_PADS_BANK0 | RESET_UART0, "RESET_DONE.UART0");
     REG(IO_BANK0_GPIO0_CTRL) = 2u; /* GPIO0 = UART0 TX */
-    /* Baud divisor = 125 MHz / (16 x 115200) = 67.817: integer 67, fraction 52/64. */
-    REG(UART_IBRD) = 67u;
-    REG(UART_FBRD) = 52u;
+    /* Baud divisor = clk_peri / (16 x 115200): integer part, then the fraction in 64ths. */
+    REG(UART_IBRD) = SYSCLK / (16u * 115200u);
+    REG(UART_FBRD) = (SYSCLK % (16u * 115200u)) * 64u / (16u * 115200u);
     REG(UART_LCR_H) = (3u << 5) | (1u << 4); /* 8 bits, FIFOs on */
     REG(UART_CR) = (1u << 8) | 1u;           /* TXE, UARTEN */
 }
@@ -630,28 +657,14 @@ static void report(void)
     put_hex(REG(CLK_SYS_SELECTED));
     puts_(" PLL_SYS.CS=");
     put_hex(REG(PLL_CS));
+    puts_(" PLL_SYS.PWR=");
+    put_hex(REG(PLL_PWR));
+    puts_(" CLK_PERI_CTRL=");
+    put_hex(REG(CLK_PERI_CTRL));
     puts_("\n");
 }
 
 /* ------------------------------------------------------------------------------------------ */
-#elif defined(BOARD_RP2350)
-/* RP2350: only the UART (PL011 UART0 at 0x40070000, RP2350 datasheet); its clocks and resets are
- * not modelled yet, so this board gets no clock-tree bring-up. */
-#define BOARD_NAME "rp2350"
-#define UART0 0x40070000u
-#define UART_DR (UART0 + 0x00u)
-#define UART_FR (UART0 + 0x18u)
-#define UART_CR (UART0 + 0x30u)
-static void clock_init(void) {}
-static void uart_init(void) { REG(UART_CR) = (1u << 8) | 1u; }
-static void uart_putc(char c)
-{
-    wait_bits(UART_FR, 1u << 5, 0, "UART0 FR.TXFF clear");
-    REG(UART_DR) = (uint8_t)c;
-}
-static void uart_flush(void) { wait_bits(UART_FR, 1u << 3, 0, "UART0 FR.BUSY clear"); }
-static void report(void) { puts_("clock_tree: " BOARD_NAME " (no clock tree modelled)\n"); }
-
 /* ------------------------------------------------------------------------------------------ */
 #elif defined(BOARD_MPS2_AN386) || defined(BOARD_MPS2_AN500)
 /* Arm MPS2 FPGA images: fixed clocks (no clock tree); CMSDK APB UART0 at 0x40004000 (Arm DDI 0479

@@ -2,5 +2,5 @@
 #![no_main]
 libfuzzer_sys::fuzz_target!(|text: &str| {
     let _ = tigris_targets::parse(text, "fuzz.toml");
-    let _ = tigris_targets::periph::parse_peripherals(text, "fuzz.toml");
+    let _ = tigris_targets::periph::parse_peripherals(text, "fuzz.toml", &[]);
 });

@@ -44,6 +44,7 @@ enum Effect {
         target: usize,
         mask: u32,
         shift: i32,
+        invert: bool,
         delay: u64,
     },
     /// A write with a bit of `mask` set sets (or clears) `bits` in `target`.
@@ -217,6 +218,7 @@ impl Block {
                     target: w,
                     mask: f.mask,
                     shift: f.shift,
+                    invert: f.invert,
                     delay: f.delay_cycles + ns(f.delay_ns),
                 });
             }
@@ -604,7 +606,7 @@ impl Peripherals {
     }
 
     /// The address a block answers `addr` at: `addr` itself, or its place in the block an alias
-    /// of which holds it.
+    /// or an atomic window of which holds it (a read there reads the register).
     fn canonical(&self, addr: u32) -> u32 {
         if self.block_of(addr).is_some() {
             return addr;
@@ -617,8 +619,35 @@ impl Peripherals {
                     .iter()
                     .find(|&&a| addr.wrapping_sub(a) < b.spec.size)
                     .map(|&a| b.spec.base + (addr - a))
+                    .or_else(|| b.spec.atomic_target(addr).map(|(target, _)| target))
             })
             .unwrap_or(addr)
+    }
+
+    /// A write of the low `size` bytes of `value` through an atomic window at `addr`, if one
+    /// holds it: the register's new value, written through as a whole word (write-1-to-clear
+    /// bits only where written).
+    fn atomic_write(&mut self, addr: u32, size: u32, value: u32, now: u64) -> Option<bool> {
+        if self.block_of(addr).is_some() {
+            return None;
+        }
+        let low = if size >= 4 {
+            value
+        } else {
+            value & ((1u32 << (8 * size)) - 1)
+        };
+        let bits = low << (8 * (addr & 3));
+        let (b, (target, op)) = self
+            .blocks
+            .iter()
+            .enumerate()
+            .find_map(|(i, b)| b.spec.atomic_target(addr).map(|t| (i, t)))?;
+        let block = &self.blocks[b];
+        let off = target - block.spec.base;
+        let old = block.words[(off / 4) as usize];
+        let w1c = block.spec.register_at(off).map_or(0, |r| r.w1c);
+        let new = op.apply(old, bits) & !(w1c & !bits);
+        Some(self.write_at(target & !3, 4, new, now))
     }
 
     pub fn covers(&self, addr: u32) -> bool {
@@ -798,6 +827,9 @@ impl Peripherals {
 
     /// `write` at `now` in cycles of the time base.
     fn write_at(&mut self, addr: u32, size: u32, value: u32, now: u64) -> bool {
+        if let Some(handled) = self.atomic_write(addr, size, value, now) {
+            return handled;
+        }
         let addr = self.canonical(addr);
         let Some(b) = self.block_of(addr) else {
             return false;
@@ -857,8 +889,8 @@ impl Peripherals {
             self.set_word(b, target, new, now);
             return true;
         } else {
-            let writable = bytes & !spec.read_only & !spec.w1c & !spec.self_clear;
-            let cleared = value & bytes & spec.w1c;
+            let writable = bytes & !spec.read_only & !spec.w1c & !spec.w0c & !spec.self_clear;
+            let cleared = (value & bytes & spec.w1c) | (!value & bytes & spec.w0c);
             let new = ((old & !writable) | (value & writable)) & !cleared;
             let counting = !self.blocks[b].countdowns.is_empty();
             if counting {
@@ -892,10 +924,12 @@ impl Peripherals {
                     target,
                     mask,
                     shift,
+                    invert,
                     delay,
                 } => {
                     let m = shifted(mask, shift);
-                    let set = shifted(written & mask, shift);
+                    let source = if invert { !written } else { written };
+                    let set = shifted(source & mask, shift);
                     self.schedule(now + delay, now, b, target, set, m & !set);
                 }
                 Effect::Trigger {
@@ -904,7 +938,7 @@ impl Peripherals {
                     bits,
                     delay,
                     clear,
-                } if written & bytes & mask != 0 => {
+                } if mask == 0 || written & bytes & mask != 0 => {
                     if clear {
                         self.schedule(now + delay, now, b, target, 0, bits);
                     } else {
@@ -1655,7 +1689,82 @@ registers = [
 "#;
 
     fn engine() -> Peripherals {
-        Peripherals::new(&parse_peripherals(CHIP, "t").unwrap(), 100_000_000)
+        Peripherals::new(&parse_peripherals(CHIP, "t", &[]).unwrap(), 100_000_000)
+    }
+
+    const ATOMIC_RESETS: &str = r#"
+chip = "t"
+[[block]]
+name = "RESETS"
+base = 0x4000
+size = "4K"
+source = "test"
+atomic = { xor = 0x1000, set = 0x2000, clear = 0x3000 }
+registers = [
+  { name = "RESET", offset = 0, reset = 0x1F },
+  { name = "DONE", offset = 8, read_only = 0xFFFF_FFFF, follow = [{ from = "RESET", mask = 0x1F, invert = true }] },
+  { name = "INTR", offset = 12, reset = 0x3, w1c = 0x3 },
+]
+[[block]]
+name = "RESETS2"
+base = 0x8000
+derived_from = "RESETS"
+"#;
+
+    /// RP2040 datasheet §2.1.2: writes through base + 0x1000/0x2000/0x3000 XOR, set and clear the
+    /// written bits; a read there reads the register; a derived block has the same behaviours.
+    #[test]
+    fn atomic_windows_xor_set_and_clear_and_done_bits_follow_inverted() {
+        let specs = parse_peripherals(ATOMIC_RESETS, "t", &[]).unwrap();
+        let mut p = Peripherals::new(&specs, 1_000_000);
+        for base in [0x4000, 0x8000] {
+            assert_eq!(p.read(base + 8, 4, 0), Some(0), "all held in reset");
+            assert!(p.write(base + 0x3000, 4, 0b00101, 1), "clear");
+            assert_eq!(p.read(base, 4, 2), Some(0b11010));
+            assert_eq!(
+                p.read(base + 8, 4, 2),
+                Some(0b00101),
+                "done once out of reset"
+            );
+            assert!(p.write(base + 0x2000, 4, 0b00001, 3), "set");
+            assert!(p.write(base + 0x1000, 4, 0b00011, 4), "xor");
+            assert_eq!(
+                p.read(base + 0x1000, 4, 5),
+                Some(0b11000),
+                "a read of a window reads the register"
+            );
+            // Setting one write-1-to-clear bit clears that bit only.
+            assert!(p.write(base + 0x200C, 4, 0b01, 6));
+            assert_eq!(p.read(base + 12, 4, 7), Some(0b10));
+        }
+        let e = parse_peripherals(
+            &ATOMIC_RESETS.replace("from = \"RESETS\"", "from = \"NONE\""),
+            "t",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("derived_from names block `NONE`, which is not defined before it"),
+            "{e}"
+        );
+        // A derived block takes its window from a file the board lists earlier too.
+        let later =
+            "chip = \"u\"\n[[block]]\nname = \"R3\"\nbase = 0xC000\nderived_from = \"RESETS\"\n";
+        let derived = parse_peripherals(later, "u", &specs).unwrap();
+        assert_eq!(
+            (derived[0].size, derived[0].atomic),
+            (specs[0].size, specs[0].atomic)
+        );
+        // Windows overlapping another block are refused.
+        let e = parse_peripherals(
+            &ATOMIC_RESETS.replace("base = 0x8000", "base = 0x6000"),
+            "t",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("overlaps block `RESETS`"), "{e}");
     }
 
     const GPIO_AND_FRC: &str = r#"
@@ -1699,7 +1808,10 @@ registers = [
 
     /// The GPIO / console / down-counter chip at a 1 MHz core clock (1 cycle = 1 µs).
     fn gpio_engine() -> Peripherals {
-        Peripherals::new(&parse_peripherals(GPIO_AND_FRC, "t").unwrap(), 1_000_000)
+        Peripherals::new(
+            &parse_peripherals(GPIO_AND_FRC, "t", &[]).unwrap(),
+            1_000_000,
+        )
     }
 
     /// W1TS/W1TC set and clear bits of OUT, which records its changes with their time.
@@ -1839,7 +1951,7 @@ array = { read = 0x0000, write = 0x8080 }
     /// once; on a fixed board nothing answers.
     #[test]
     fn spi_chips_answer_their_protocol_and_a_following_psram_refits() {
-        let mut specs = parse_peripherals(SPI_BUS, "t").unwrap();
+        let mut specs = parse_peripherals(SPI_BUS, "t", &[]).unwrap();
         specs[0].spi.as_mut().unwrap().psram_mode = Some("octal".into());
         let mut p = Peripherals::new(&specs, 100_000_000);
         assert_eq!(transact(&mut p, 16, 0x4040, 0, &[], 2) & 0xFFFF, 0x0D01);
@@ -1883,7 +1995,7 @@ registers = [
     /// the firmware makes changes how fast time runs per core cycle from then on, and is told.
     #[test]
     fn the_cpu_clock_follows_its_select_registers() {
-        let mut p = Peripherals::new(&parse_peripherals(CLOCKED, "t").unwrap(), 240_000_000);
+        let mut p = Peripherals::new(&parse_peripherals(CLOCKED, "t", &[]).unwrap(), 240_000_000);
         assert_eq!((p.peek(0x5000), p.peek(0x5004)), (Some(2), Some(0x401)));
         assert_eq!(p.read(0x5008, 4, 240), Some(1));
         p.write(0x5004, 4, 0x000, 240); // XTAL / 1
@@ -1927,7 +2039,10 @@ registers = [
     /// cycle of the next firing.
     #[test]
     fn timer_alarms_fire_at_their_count_and_reload() {
-        let mut p = Peripherals::new(&parse_peripherals(TIMER_GROUP, "t").unwrap(), 80_000_000);
+        let mut p = Peripherals::new(
+            &parse_peripherals(TIMER_GROUP, "t", &[]).unwrap(),
+            80_000_000,
+        );
         let (en, reload, alarm) = (1u32 << 31, 1u32 << 29, 1u32 << 10);
         let config = en | reload | 80 << 13; // 1 MHz count
         p.write(0x6010, 4, 1000, 0);
@@ -2129,7 +2244,7 @@ registers = [
 
     fn matrix_engine() -> Peripherals {
         Peripherals::new(
-            &parse_peripherals(MATRIX_AND_ALARM, "t").unwrap(),
+            &parse_peripherals(MATRIX_AND_ALARM, "t", &[]).unwrap(),
             10_000_000,
         )
     }

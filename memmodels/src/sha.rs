@@ -196,7 +196,7 @@ mod tests {
 
     impl Chip {
         fn new(chip: &str) -> Chip {
-            let specs = load_peripherals(chip).unwrap();
+            let specs = load_peripherals(chip, &[]).unwrap();
             Chip {
                 p: Peripherals::new(&specs, 240_000_000),
                 now: 0,

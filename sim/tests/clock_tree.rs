@@ -45,10 +45,15 @@ fn expected(board: &str) -> Option<&'static str> {
             "clock_tree: nrf52840 HFXO 64000000 Hz, HFCLKSTAT=0x00010001 LFCLKSTAT=0x00010001"
         }
         // CLK_SYS_SELECTED one-hot of SRC 1 (aux); PLL CS.LOCK with REFDIV 1 (datasheet §2.15, §2.18).
+        // PWR: PD, VCOPD and POSTDIVPD cleared through the CLR alias, DSMPD (bit 2) left as reset;
+        // CLK_PERI_CTRL.ENABLE set through the SET alias (datasheet §2.1.2, §2.18.4, §2.15.7).
         "rp2040" => {
-            "clock_tree: rp2040 PLL_SYS 125000000 Hz, CLK_SYS_SELECTED=0x00000002 PLL_SYS.CS=0x80000001"
+            "clock_tree: rp2040 PLL_SYS 125000000 Hz, CLK_SYS_SELECTED=0x00000002 PLL_SYS.CS=0x80000001 PLL_SYS.PWR=0x00000004 CLK_PERI_CTRL=0x00000800"
         }
-        "rp2350" => "clock_tree: rp2350 (no clock tree modelled)",
+        // The RP2040's blocks at the RP2350's bases; post dividers 5 x 2.
+        "rp2350" => {
+            "clock_tree: rp2350 PLL_SYS 150000000 Hz, CLK_SYS_SELECTED=0x00000002 PLL_SYS.CS=0x80000001 PLL_SYS.PWR=0x00000004 CLK_PERI_CTRL=0x00000800"
+        }
         "mps2-an386" => "clock_tree: mps2-an386 (fixed FPGA clocks)",
         "mps2-an500" => "clock_tree: mps2-an500 (fixed FPGA clocks)",
         _ => return None,
@@ -114,13 +119,22 @@ fn the_clock_tree_comes_up_and_the_uart_prints_on_every_cortex_m_board() {
 fn without_the_rcc_model_the_firmware_names_the_ready_bit_it_missed() {
     let dir = std::env::temp_dir().join(format!("tigris-clock-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // The chip file without its RCC block; the USARTs and the rest stay.
+    let chip = std::fs::read_to_string(root().join("targets/peripherals/stm32f4.toml")).unwrap();
+    let rcc = chip.find("[[block]]\nname = \"RCC\"").unwrap();
+    let next = rcc + 1 + chip[rcc + 1..].find("[[block]]").unwrap();
+    std::fs::write(
+        dir.join("stm32f4-no-rcc.toml"),
+        format!("{}{}", &chip[..rcc], &chip[next..]),
+    )
+    .unwrap();
     let text = std::fs::read_to_string(root().join("targets/boards/stm32f407vg.toml")).unwrap();
     let board = dir.join("stm32f407vg-no-rcc.toml");
     std::fs::write(
         &board,
         text.replace(
             "peripherals = [\"stm32f4\", \"stm32f407\"]",
-            "peripherals = [\"stm32f407\"]",
+            "peripherals = [\"stm32f4-no-rcc.toml\", \"stm32f407\"]",
         ),
     )
     .unwrap();

@@ -287,7 +287,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
             }
             _ => name.clone(),
         };
-        for block in load_peripherals(&path)? {
+        for block in load_peripherals(&path, &peripherals)? {
             let inside = regions.iter().any(|(_, r)| {
                 r.kind == RegionKind::Mmio
                     && block.base >= r.base

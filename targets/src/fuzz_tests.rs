@@ -32,7 +32,7 @@ proptest! {
     ) {
         let name = periph::builtin_peripheral_files()[chip];
         let text = periph::builtin_peripheral_text(name).expect("a built-in chip file");
-        let _ = periph::parse_peripherals(&mutated(text, &edits), "fuzz.toml");
+        let _ = periph::parse_peripherals(&mutated(text, &edits), "fuzz.toml", &[]);
     }
 
     #[test]

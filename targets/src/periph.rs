@@ -1,6 +1,7 @@
 //! Peripheral register blocks as data: per chip, the blocks with their base, registers (offset,
-//! name, reset value, read-only, write-1-to-clear and self-clearing bits) and a small vocabulary of
-//! behaviours that start-up code and drivers wait on. The engine that runs them is
+//! name, reset value, read-only, write-1-to-clear (`w1c`), write-0-to-clear (`w0c`) and
+//! self-clearing bits) and a small vocabulary of behaviours that start-up code and drivers wait
+//! on. The engine that runs them is
 //! `tigris_memmodels::periph`; the chips differ only in these files.
 //!
 //! Built-in chip files live in `targets/peripherals/*.toml`; a board names them with
@@ -18,11 +19,13 @@
 //!   whose driver picks its clock); the count is kept across changes of REG.
 //! - `follow = [{ from = "REG", mask = M, shift = S, delay_cycles = D }]`: D core cycles after a
 //!   write to REG, the bits `(REG & M)` appear here at `M` shifted left by S (right when negative):
-//!   a ready bit that follows its enable bit. `delay_us = T` adds T microseconds of simulated time
+//!   a ready bit that follows its enable bit; with `invert = true` the bits appear inverted (a
+//!   reset-done bit that reads 1 once its reset bit is 0). `delay_us = T` adds T microseconds of simulated time
 //!   (at the board's core clock), for start-up times a datasheet gives in time; so does it in `set`.
 //! - `set = [{ on = "REG", mask = M, bits = B, delay_cycles = D }]`: D core cycles after a write to
 //!   REG with any bit of M set, the bits B are set here (a task register that sets an event, a
-//!   command that sets a done bit).
+//!   command that sets a done bit); without `mask`, any write to REG does (a byte written to a
+//!   UART's data register, 0 included).
 //! - `clear = [{ on = "REG", mask = M, bits = B }]`: such a write clears the bits B here at once
 //!   (a command that makes its done bit read 0 until it completes).
 //! - `divide = { dividend = "REG", divisor = "REG", signed = S, remainder = R }`: reads the quotient
@@ -79,7 +82,12 @@
 //! register reads 1 for `block_cycles` (`load_cycles`) after a block (a load).
 //!
 //! A block may answer at other bases as well (`aliases = [0x6000_0000]`: the same registers on a
-//! second bus, as the ESP32's UART FIFOs on AHB).
+//! second bus, as the ESP32's UART FIFOs on AHB), and have atomic write windows (`atomic = { xor =
+//! 0x1000, set = 0x2000, clear = 0x3000 }`, `AtomicAliases`: the RP2040's SET/CLR/XOR aliases).
+//! `derived_from = "BLOCK"` (with `name` and `base`, no registers) makes another instance of a
+//! block named before it, in this file or one the board lists earlier (SVD's `derivedFrom`: a
+//! chip's USART2..n as copies of USART1); `derived_from = "CHIP:BLOCK"` copies a block of another
+//! built-in chip file (the same IP in a sibling chip at another base).
 //!
 //! One block of a chip may hold its interrupt matrix (`[block.interrupt_matrix]`, see
 //! `InterruptMatrixSpec`): `sources`, per CPU the offset of its first map register (`maps`), and
@@ -96,6 +104,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("esp32", include_str!("../peripherals/esp32.toml")),
     ("nrf52833", include_str!("../peripherals/nrf52833.toml")),
     ("rp2040", include_str!("../peripherals/rp2040.toml")),
+    ("rp2350", include_str!("../peripherals/rp2350.toml")),
     ("atsamd51", include_str!("../peripherals/atsamd51.toml")),
     ("stm32f4", include_str!("../peripherals/stm32f4.toml")),
     ("stm32f407", include_str!("../peripherals/stm32f407.toml")),
@@ -279,13 +288,17 @@ pub struct Follow {
     pub from: usize,
     pub mask: u32,
     pub shift: i32,
+    /// The bits appear inverted: set while the bits they follow are clear (a reset-done status
+    /// that reads 1 once its reset bit is 0).
+    pub invert: bool,
     pub delay_cycles: u64,
     /// A further delay in nanoseconds of simulated time (converted with the core clock), for a
     /// start-up time the manual gives in time rather than cycles.
     pub delay_ns: u64,
 }
 
-/// Bits of this register set (or cleared) when register `on` is written with a bit of `mask` set.
+/// Bits of this register set (or cleared) when register `on` is written with a bit of `mask` set
+/// (with any write when `mask` is 0).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Trigger {
     pub on: usize,
@@ -307,6 +320,8 @@ pub struct RegisterSpec {
     pub read_only: u32,
     /// Bits a write of 1 clears (and a write of 0 leaves alone).
     pub w1c: u32,
+    /// Bits a write of 0 clears (and a write of 1 leaves alone): the manuals' `rc_w0`.
+    pub w0c: u32,
     /// Bits a write of 1 triggers but that read back as 0.
     pub self_clear: u32,
     pub kind: RegisterKind,
@@ -432,8 +447,50 @@ pub struct PeripheralSpec {
     pub sha: Option<ShaSpec>,
     /// Other base addresses the block also answers at (a second bus to the same registers).
     pub aliases: Vec<u32>,
+    /// Offsets from the base of the windows whose writes XOR, set or clear the written bits.
+    pub atomic: Option<AtomicAliases>,
     /// The chip's CPU clock selection, on the block of its select register (one per chip).
     pub cpu_clock: Option<CpuClockSpec>,
+}
+
+/// The atomic write windows of a block (RP2040 datasheet §2.1.2, RP2350 datasheet §2.1.3: a write
+/// at base + `xor` XORs the written bits into the register at the same offset from base, + `set`
+/// sets them, + `clear` clears them). A read there reads the register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AtomicAliases {
+    pub xor: u32,
+    pub set: u32,
+    pub clear: u32,
+}
+
+impl AtomicAliases {
+    /// Each window's offset from the block's base and what a write there does.
+    pub fn windows(self) -> [(u32, AtomicOp); 3] {
+        [
+            (self.xor, AtomicOp::Xor),
+            (self.set, AtomicOp::Set),
+            (self.clear, AtomicOp::Clear),
+        ]
+    }
+}
+
+/// What a write through an atomic alias does to the register's bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicOp {
+    Xor,
+    Set,
+    Clear,
+}
+
+impl AtomicOp {
+    pub fn apply(self, old: u32, bits: u32) -> u32 {
+        match self {
+            AtomicOp::Xor => old ^ bits,
+            AtomicOp::Set => old | bits,
+            AtomicOp::Clear => old & !bits,
+        }
+    }
 }
 
 /// A bit field of a register, by the register's address.
@@ -677,6 +734,26 @@ impl PeripheralSpec {
         addr.wrapping_sub(self.base) < self.size
     }
 
+    /// Every base the block answers at: its own, its aliases and its atomic write windows.
+    pub fn windows(&self) -> impl Iterator<Item = u32> + '_ {
+        let atomic = self
+            .atomic
+            .iter()
+            .flat_map(|a| a.windows())
+            .map(|(off, _)| self.base.wrapping_add(off));
+        std::iter::once(self.base)
+            .chain(self.aliases.iter().copied())
+            .chain(atomic)
+    }
+
+    /// The register address an atomic-alias address `addr` stands for, and what a write does.
+    pub fn atomic_target(&self, addr: u32) -> Option<(u32, AtomicOp)> {
+        self.atomic?.windows().into_iter().find_map(|(off, op)| {
+            let inside = addr.wrapping_sub(self.base.wrapping_add(off));
+            (inside < self.size).then_some((self.base + inside, op))
+        })
+    }
+
     /// The register at byte offset `offset`, if one is named there.
     pub fn register_at(&self, offset: u32) -> Option<&RegisterSpec> {
         self.registers.iter().find(|r| r.offset == offset & !3)
@@ -784,8 +861,12 @@ fn build_cpu_clock(
 struct BlockFile {
     name: String,
     base: u32,
-    size: size::Size,
-    source: String,
+    size: Option<size::Size>,
+    source: Option<String>,
+    /// Another instance of a block named earlier (in this file or a file the board lists before
+    /// it): the same registers and behaviours at this base, as an SVD file's `derivedFrom`.
+    derived_from: Option<String>,
+    atomic: Option<AtomicAliases>,
     #[serde(default)]
     registers: Vec<RegisterFile>,
     spi: Option<SpiControllerFile>,
@@ -951,6 +1032,8 @@ struct RegisterFile {
     #[serde(default)]
     w1c: u32,
     #[serde(default)]
+    w0c: u32,
+    #[serde(default)]
     self_clear: u32,
     #[serde(default)]
     console: bool,
@@ -1092,6 +1175,8 @@ struct FollowFile {
     #[serde(default)]
     shift: i32,
     #[serde(default)]
+    invert: bool,
+    #[serde(default)]
     delay_cycles: u64,
     #[serde(default)]
     delay_us: f64,
@@ -1101,6 +1186,7 @@ struct FollowFile {
 #[serde(deny_unknown_fields)]
 struct TriggerFile {
     on: String,
+    #[serde(default)]
     mask: u32,
     bits: u32,
     #[serde(default)]
@@ -1133,13 +1219,77 @@ fn counter(hz: u64, shift: u32, bits: u32) -> Result<CounterSpec, String> {
     Ok(CounterSpec { hz, shift, bits })
 }
 
-fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
-    if b.size.0 == 0 || b.base as u64 + b.size.0 > 1 << 32 {
+/// A block of `size` bytes is above 0 bytes and ends within 4 GiB at `base` and at every other
+/// window (alias or atomic window) it answers at.
+fn check_extent(base: u32, size: u64, others: impl IntoIterator<Item = u32>) -> Result<(), String> {
+    if size == 0 || base as u64 + size > 1 << 32 {
         return Err(format!(
-            "size {} at base 0x{:08x} must be above 0 and end within 4 GiB",
-            b.size.0, b.base
+            "size {size} at base 0x{base:08x} must be above 0 and end within 4 GiB"
         ));
     }
+    match others.into_iter().find(|&w| w as u64 + size > 1 << 32) {
+        Some(w) => Err(format!("alias 0x{w:08x} must end within 4 GiB")),
+        None => Ok(()),
+    }
+}
+
+/// Another instance of the block named by `b.derived_from`, found among `known`: the same
+/// registers, behaviours and atomic windows at `b.base`, under `b.name`.
+fn derive_block(
+    b: &BlockFile,
+    from: &str,
+    known: &[&PeripheralSpec],
+) -> Result<PeripheralSpec, String> {
+    if !b.registers.is_empty()
+        || b.spi.is_some()
+        || b.sha.is_some()
+        || b.interrupt_matrix.is_some()
+        || b.atomic.is_some()
+    {
+        return Err(format!(
+            "a block derived from `{from}` takes its registers and behaviours from it: give only name, base, aliases and optionally size and source"
+        ));
+    }
+    let Some(original) = known.iter().find(|o| o.name == from) else {
+        let names: Vec<&str> = known.iter().map(|o| o.name.as_str()).collect();
+        return Err(format!(
+            "derived_from names block `{from}`, which is not defined before it (defined: {})",
+            names.join(", ")
+        ));
+    };
+    if b.size.is_some_and(|s| s.0 != original.size as u64) {
+        return Err(format!(
+            "size differs from the {} bytes of `{from}`",
+            original.size
+        ));
+    }
+    let spec = PeripheralSpec {
+        name: b.name.clone(),
+        base: b.base,
+        source: b.source.clone().unwrap_or_else(|| original.source.clone()),
+        aliases: b.aliases.clone(),
+        cpu_clock: None,
+        ..(*original).clone()
+    };
+    check_extent(spec.base, spec.size as u64, spec.windows().skip(1))?;
+    Ok(spec)
+}
+
+fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
+    let (Some(size), Some(source)) = (b.size, &b.source) else {
+        return Err(
+            "size and source are required (unless the block is derived_from another)".into(),
+        );
+    };
+    let atomic = b.atomic.iter().flat_map(|a| a.windows());
+    check_extent(
+        b.base,
+        size.0,
+        b.aliases
+            .iter()
+            .copied()
+            .chain(atomic.map(|(off, _)| b.base.wrapping_add(off))),
+    )?;
     let index_of = |name: &str, what: &str| -> Result<usize, String> {
         b.registers
             .iter()
@@ -1155,7 +1305,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
     let mut registers = Vec::new();
     for r in &b.registers {
         let at = |m: String| format!("register `{}`: {m}", r.name);
-        if r.offset % 4 != 0 || r.offset as u64 >= b.size.0 {
+        if r.offset % 4 != 0 || r.offset as u64 >= size.0 {
             return Err(at(format!(
                 "offset 0x{:x} must be word-aligned and inside the block",
                 r.offset
@@ -1324,6 +1474,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 from: index_of(&f.from, "follow.from").map_err(at)?,
                 mask: f.mask,
                 shift: f.shift,
+                invert: f.invert,
                 delay_cycles: f.delay_cycles,
                 delay_ns: delay_ns(f.delay_us).map_err(at)?,
             });
@@ -1441,6 +1592,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             reset: r.reset,
             read_only: r.read_only,
             w1c: r.w1c,
+            w0c: r.w0c,
             self_clear: r.self_clear,
             kind,
             follows,
@@ -1470,7 +1622,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             let at = |m: String| format!("spi: {m}");
             let data = index_of(&c.data, "spi.data").map_err(at)?;
             let end = registers[data].offset as u64 + 4 * c.data_words as u64;
-            if c.data_words == 0 || end > b.size.0 {
+            if c.data_words == 0 || end > size.0 {
                 return Err(at(format!(
                     "data_words {} must be above 0 and the buffer inside the block",
                     c.data_words
@@ -1546,9 +1698,6 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             })
         }
     };
-    if let Some(a) = b.aliases.iter().find(|&&a| a as u64 + b.size.0 > 1 << 32) {
-        return Err(format!("alias 0x{a:08x} must end within 4 GiB"));
-    }
     let interrupt_matrix = match &b.interrupt_matrix {
         None => None,
         Some(m) => {
@@ -1561,7 +1710,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
             if let Some(off) = m
                 .maps
                 .iter()
-                .find(|&&o| o % 4 != 0 || o as u64 + 4 * m.sources as u64 > b.size.0)
+                .find(|&&o| o % 4 != 0 || o as u64 + 4 * m.sources as u64 > size.0)
             {
                 return Err(at(format!(
                     "map offset 0x{off:x} must be word-aligned with its {} map registers inside the block",
@@ -1581,19 +1730,20 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
     let sha = match &b.sha {
         None => None,
         Some(s) => {
-            Some(build_sha(s, &registers, b.size.0, index_of).map_err(|m| format!("sha: {m}"))?)
+            Some(build_sha(s, &registers, size.0, index_of).map_err(|m| format!("sha: {m}"))?)
         }
     };
     Ok(PeripheralSpec {
         name: b.name.clone(),
         base: b.base,
-        size: b.size.0 as u32,
-        source: b.source.clone(),
+        size: size.0 as u32,
+        source: source.clone(),
         registers,
         spi,
         interrupt_matrix,
         sha,
         aliases: b.aliases.clone(),
+        atomic: b.atomic,
         cpu_clock: None,
     })
 }
@@ -1673,8 +1823,13 @@ fn build_sha(
     })
 }
 
-/// Parse a chip peripheral file; `origin` names it in errors.
-pub fn parse_peripherals(text: &str, origin: &str) -> Result<Vec<PeripheralSpec>, BoardError> {
+/// Parse a chip peripheral file; `origin` names it in errors. Its blocks may derive from the
+/// blocks of the files the board lists before it (`earlier`).
+pub fn parse_peripherals(
+    text: &str,
+    origin: &str,
+    earlier: &[PeripheralSpec],
+) -> Result<Vec<PeripheralSpec>, BoardError> {
     let file: ChipFile = toml::from_str(text).map_err(|e| BoardError::Parse {
         origin: origin.to_string(),
         message: e.to_string(),
@@ -1687,8 +1842,28 @@ pub fn parse_peripherals(text: &str, origin: &str) -> Result<Vec<PeripheralSpec>
             line,
             message,
         };
-        let b = build_block(spanned.get_ref())
-            .map_err(|m| invalid(format!("block `{}`: {m}", spanned.get_ref().name)))?;
+        let file_block = spanned.get_ref();
+        let b = match &file_block.derived_from {
+            // `CHIP:BLOCK`: a block of another built-in chip file, the same IP at another base.
+            Some(from) if from.contains(':') => {
+                let (chip, block) = from.split_once(':').unwrap_or_default();
+                match builtin_peripheral_text(chip) {
+                    Some(text) => parse_peripherals(text, chip, &[]).map_err(|e| e.to_string()),
+                    None => Err(format!(
+                        "derived_from names chip file `{chip}`, which is not built in (built in: {})",
+                        builtin_peripheral_files().join(", ")
+                    )),
+                }
+                .and_then(|specs| derive_block(file_block, block, &specs.iter().collect::<Vec<_>>()))
+            }
+            Some(from) => {
+                let known: Vec<&PeripheralSpec> =
+                    earlier.iter().chain(blocks.iter().map(|(_, b)| b)).collect();
+                derive_block(file_block, from, &known)
+            }
+            None => build_block(file_block),
+        }
+        .map_err(|m| invalid(format!("block `{}`: {m}", file_block.name)))?;
         for (other_line, o) in &blocks {
             if o.name == b.name {
                 return Err(invalid(format!(
@@ -1696,20 +1871,14 @@ pub fn parse_peripherals(text: &str, origin: &str) -> Result<Vec<PeripheralSpec>
                     b.name
                 )));
             }
-            let windows = |s: &PeripheralSpec| -> Vec<u64> {
-                std::iter::once(s.base)
-                    .chain(s.aliases.iter().copied())
-                    .map(u64::from)
-                    .collect()
-            };
-            let overlap = windows(&b).iter().any(|&x| {
-                windows(o)
-                    .iter()
-                    .any(|&y| x < y + o.size as u64 && y < x + b.size as u64)
+            let overlap = b.windows().any(|x| {
+                o.windows().any(|y| {
+                    (x as u64) < y as u64 + o.size as u64 && (y as u64) < x as u64 + b.size as u64
+                })
             });
             if overlap {
                 return Err(invalid(format!(
-                    "block `{}` overlaps block `{}` (line {other_line}), at its base or an alias",
+                    "block `{}` overlaps block `{}` (line {other_line}), at its base, an alias or an atomic window",
                     b.name, o.name
                 )));
             }
@@ -1776,17 +1945,25 @@ fn check_interrupt_sources(blocks: &[(usize, PeripheralSpec)]) -> Result<(), (us
     Ok(())
 }
 
-/// The blocks of a built-in chip file by name, or of a file at a path.
-pub fn load_peripherals(name_or_path: &str) -> Result<Vec<PeripheralSpec>, BoardError> {
+/// The blocks of a built-in chip file by name, or of a file at a path (after the `earlier` files'
+/// blocks, which its blocks may derive from).
+pub fn load_peripherals(
+    name_or_path: &str,
+    earlier: &[PeripheralSpec],
+) -> Result<Vec<PeripheralSpec>, BoardError> {
     if let Some(text) = builtin_peripheral_text(name_or_path) {
-        return parse_peripherals(text, &format!("built-in peripherals `{name_or_path}`"));
+        return parse_peripherals(
+            text,
+            &format!("built-in peripherals `{name_or_path}`"),
+            earlier,
+        );
     }
     let text = std::fs::read_to_string(name_or_path).map_err(|_| BoardError::Unknown {
         name: format!("peripherals `{name_or_path}`"),
         known: builtin_peripheral_files().join(", "),
         suggestion: crate::did_you_mean(name_or_path, &builtin_peripheral_files()),
     })?;
-    parse_peripherals(&text, name_or_path)
+    parse_peripherals(&text, name_or_path, earlier)
 }
 
 #[cfg(test)]
@@ -1804,7 +1981,7 @@ mod tests {
             )
         };
         let ok = "{ select = 1, hz = [80, 160], by = { register = \"SYS.PER\", shift = 0, bits = 1 } }, { select = 0, hz = [40], divider = { register = \"SYS.CLK\", shift = 0, bits = 4 } }";
-        let blocks = parse_peripherals(&file(ok), "t.toml").unwrap();
+        let blocks = parse_peripherals(&file(ok), "t.toml", &[]).unwrap();
         let c = blocks[0].cpu_clock.as_ref().unwrap();
         assert_eq!(
             (c.select.addr, c.sources[0].by.unwrap().addr),
@@ -1815,11 +1992,11 @@ mod tests {
         assert_eq!(c.hz(words(0x003, 0)), Some(10));
         assert_eq!(c.settings_for(20).unwrap().last().map(|s| s.1), Some(1));
         assert!(c.settings_for(30).is_none());
-        let e = parse_peripherals(&file(&ok.replace("SYS.PER", "SYS.PRE")), "t.toml")
+        let e = parse_peripherals(&file(&ok.replace("SYS.PER", "SYS.PRE")), "t.toml", &[])
             .unwrap_err()
             .to_string();
         assert!(e.contains("cpu_clock: no register `SYS.PRE`"), "{e}");
-        let e = parse_peripherals(&file(&ok.replace("[80, 160]", "[80]")), "t.toml")
+        let e = parse_peripherals(&file(&ok.replace("[80, 160]", "[80]")), "t.toml", &[])
             .unwrap_err()
             .to_string();
         assert!(e.contains("hz needs 2 entries"), "{e}");
@@ -1838,7 +2015,7 @@ mod tests {
             )
         };
         let ok = "load = \"LOAD\", algorithms = [\"sha256\", \"sha512/224\"]";
-        let sha = parse_peripherals(&file(144, ok), "t.toml").unwrap()[0]
+        let sha = parse_peripherals(&file(144, ok), "t.toml", &[]).unwrap()[0]
             .sha
             .clone()
             .unwrap();
@@ -1852,21 +2029,40 @@ mod tests {
             e.algorithms,
             [ShaAlgorithm::Sha256, ShaAlgorithm::Sha512_224]
         );
-        let e = parse_peripherals(&file(140, ok), "t.toml")
+        let e = parse_peripherals(&file(140, ok), "t.toml", &[])
             .unwrap_err()
             .to_string();
         assert!(e.contains("sha: register `TEXT`: its 128 bytes"), "{e}");
-        let e = parse_peripherals(&file(144, "algorithms = [\"sha1\"]"), "t.toml")
+        let e = parse_peripherals(&file(144, "algorithms = [\"sha1\"]"), "t.toml", &[])
             .unwrap_err()
             .to_string();
         assert!(e.contains("needs a load register"), "{e}");
     }
 
+    /// Every built-in file parses, after the files a board lists before it (whose blocks it may
+    /// derive from), and each is some built-in board's.
     #[test]
     fn builtin_files_parse() {
+        let mut used = std::collections::BTreeSet::new();
+        for board in crate::builtin_names() {
+            let (_, text) = crate::BUILTIN.iter().find(|(n, _)| *n == board).unwrap();
+            let value = toml::from_str::<toml::Value>(text).unwrap();
+            let listed: Vec<String> = value
+                .get("peripherals")
+                .and_then(|p| p.as_array())
+                .map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect())
+                .unwrap_or_default();
+            let mut earlier = Vec::new();
+            for name in listed {
+                let blocks =
+                    load_peripherals(&name, &earlier).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(!blocks.is_empty(), "{name}");
+                earlier.extend(blocks);
+                used.insert(name);
+            }
+        }
         for name in builtin_peripheral_files() {
-            let blocks = load_peripherals(name).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(!blocks.is_empty(), "{name}");
+            assert!(used.contains(name), "no built-in board lists {name}");
         }
     }
 
@@ -1876,7 +2072,7 @@ mod tests {
 
     #[test]
     fn registers_and_behaviours_parse() {
-        let b = &parse_peripherals(ONE, "t.toml").unwrap()[0];
+        let b = &parse_peripherals(ONE, "t.toml", &[]).unwrap()[0];
         assert_eq!(
             (b.name.as_str(), b.base, b.size),
             ("RCC", 0x4002_3800, 1024)
@@ -1887,6 +2083,7 @@ mod tests {
                 from: 0,
                 mask: 0x10000,
                 shift: 1,
+                invert: false,
                 delay_cycles: 10,
                 delay_ns: 0,
             }]
@@ -1896,21 +2093,25 @@ mod tests {
 
     #[test]
     fn bad_references_and_offsets_are_named() {
-        let e = parse_peripherals(&ONE.replace("from = \"CR\"", "from = \"CX\""), "t.toml")
-            .unwrap_err()
-            .to_string();
+        let e = parse_peripherals(
+            &ONE.replace("from = \"CR\"", "from = \"CX\""),
+            "t.toml",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains("line 2") && e.contains("`CX`") && e.contains("CR, SR"),
             "{e}"
         );
-        let e = parse_peripherals(&ONE.replace("offset = 4", "offset = 6"), "t.toml")
+        let e = parse_peripherals(&ONE.replace("offset = 4", "offset = 6"), "t.toml", &[])
             .unwrap_err()
             .to_string();
         assert!(
             e.contains("register `SR`: offset 0x6 must be word-aligned"),
             "{e}"
         );
-        let e = parse_peripherals(&ONE.replace("offset = 4", "offset = 0"), "t.toml")
+        let e = parse_peripherals(&ONE.replace("offset = 4", "offset = 0"), "t.toml", &[])
             .unwrap_err()
             .to_string();
         assert!(e.contains("also register `CR`"), "{e}");
@@ -1918,7 +2119,9 @@ mod tests {
             "{ONE}{}",
             &ONE[ONE.find("[[block]]").unwrap()..].replace("RCC", "RCC2")
         );
-        let e = parse_peripherals(&twice, "t.toml").unwrap_err().to_string();
+        let e = parse_peripherals(&twice, "t.toml", &[])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("overlaps block `RCC`"), "{e}");
     }
 }

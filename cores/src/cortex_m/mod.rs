@@ -1058,19 +1058,21 @@ fn watch_fault_handler(uc: &mut Unicorn<State>, addr: u32) {
     }
 }
 
-/// Runs of 4 KiB pages `(base, length)` that hold a peripheral block of the board or its console
-/// UART, in address order.
+/// Runs of 4 KiB pages `(base, length)` that hold a peripheral block of the board (at its base,
+/// aliases or atomic windows) or its console UART, in address order.
 fn device_pages(board: &Board) -> Vec<(u32, u32)> {
     let mut pages = std::collections::BTreeSet::new();
     if let Some(u) = board.console.uart {
         pages.insert(u.data & !0xFFF);
     }
     for b in &board.peripherals {
-        let end = b.base as u64 + b.size as u64;
-        let mut p = (b.base & !0xFFF) as u64;
-        while p < end {
-            pages.insert(p as u32);
-            p += 0x1000;
+        for base in b.windows() {
+            let end = base as u64 + b.size as u64;
+            let mut p = (base & !0xFFF) as u64;
+            while p < end {
+                pages.insert(p as u32);
+                p += 0x1000;
+            }
         }
     }
     let mut runs: Vec<(u32, u32)> = Vec::new();
