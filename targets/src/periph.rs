@@ -97,6 +97,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("nrf52833", include_str!("../peripherals/nrf52833.toml")),
     ("rp2040", include_str!("../peripherals/rp2040.toml")),
     ("atsamd51", include_str!("../peripherals/atsamd51.toml")),
+    ("sam3x", include_str!("../peripherals/sam3x.toml")),
     ("stm32f4", include_str!("../peripherals/stm32f4.toml")),
     ("stm32f407", include_str!("../peripherals/stm32f407.toml")),
     ("stm32f411", include_str!("../peripherals/stm32f411.toml")),
