@@ -61,12 +61,14 @@ fn expected(board: &str) -> Option<&'static str> {
 }
 
 /// The start-up delay (simulated seconds) the board's data gives the ready bit that follows the
-/// enable bits `enable_mask` of `block.register`, if it has one.
+/// enable bits `enable_mask` of `block.register` when the firmware writes `written` there, if it
+/// has one.
 fn start_up_seconds(
     blocks: &[PeripheralSpec],
     block: &str,
     register: &str,
     enable_mask: u32,
+    written: u32,
 ) -> Option<f64> {
     let b = blocks.iter().find(|b| b.name == block)?;
     let cr = b.registers.iter().position(|r| r.name == register)?;
@@ -74,7 +76,7 @@ fn start_up_seconds(
         .iter()
         .flat_map(|r| &r.follows)
         .find(|f| f.from == cr && f.mask == enable_mask)
-        .map(|f| f.delay_ns as f64 * 1e-9)
+        .map(|f| (f.delay_ns + f.delay_count.map_or(0, |c| c.ns(written))) as f64 * 1e-9)
 }
 
 #[test]
@@ -108,15 +110,17 @@ fn the_clock_tree_comes_up_and_the_uart_prints_on_every_cortex_m_board() {
         let seconds = r["totals"]["seconds"].as_f64().unwrap();
         if let (true, Some(t)) = (
             hse_on,
-            start_up_seconds(&board.peripherals, "RCC", "CR", 0x1_0000),
+            start_up_seconds(&board.peripherals, "RCC", "CR", 0x1_0000, 0x1_0000),
         ) {
             assert!(
                 t > 0.0 && seconds >= t,
                 "{name}: {seconds} s, HSE start-up {t} s"
             );
         }
-        // The SAM3X firmware starts the crystal (CKGR_MOR.MOSCXTEN) and waits for MOSCXTS.
-        if let Some(t) = start_up_seconds(&board.peripherals, "PMC", "CKGR_MOR", 0x1) {
+        // The SAM3X firmware starts the crystal (CKGR_MOR: KEY, MOSCXTST = 8, MOSCRCEN, MOSCXTEN)
+        // and waits for MOSCXTS.
+        let mor = 0x0037_0809;
+        if let Some(t) = start_up_seconds(&board.peripherals, "PMC", "CKGR_MOR", 0x1, mor) {
             assert!(
                 t > 0.0 && seconds >= t,
                 "{name}: {seconds} s, crystal start-up {t} s"

@@ -20,6 +20,9 @@
 //!   write to REG, the bits `(REG & M)` appear here at `M` shifted left by S (right when negative):
 //!   a ready bit that follows its enable bit. `delay_us = T` adds T microseconds of simulated time
 //!   (at the board's core clock), for start-up times a datasheet gives in time; so does it in `set`.
+//!   `delay_count = { shift = S, bits = B, times = N, hz = F }` adds the field S/B of the written
+//!   value times N ticks of an F Hz clock: a start-up the chip counts from a field the firmware
+//!   writes (the SAM3X PMC's MOSCXTST x 8 slow-clock cycles); so does it in `set`.
 //! - `set = [{ on = "REG", mask = M, bits = B, delay_cycles = D }]`: D core cycles after a write to
 //!   REG with any bit of M set, the bits B are set here (a task register that sets an event, a
 //!   command that sets a done bit).
@@ -284,6 +287,27 @@ pub struct Follow {
     /// A further delay in nanoseconds of simulated time (converted with the core clock), for a
     /// start-up time the manual gives in time rather than cycles.
     pub delay_ns: u64,
+    /// A further delay the written value counts.
+    pub delay_count: Option<DelayCount>,
+}
+
+/// A delay counted from a field of the written value: `field × times` ticks of an `hz` clock
+/// (a start-up counter the firmware loads, such as the SAM3X PMC's MOSCXTST).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DelayCount {
+    pub shift: u32,
+    pub bits: u32,
+    pub times: u32,
+    pub hz: u64,
+}
+
+impl DelayCount {
+    /// Nanoseconds of simulated time the count lasts for the written value (rounded up).
+    pub fn ns(&self, written: u32) -> u64 {
+        let field = (written as u64 >> self.shift) & ((1u64 << self.bits) - 1);
+        let ns = (field as u128 * self.times as u128 * 1_000_000_000).div_ceil(self.hz as u128);
+        ns.min(u64::MAX as u128) as u64
+    }
 }
 
 /// Bits of this register set (or cleared) when register `on` is written with a bit of `mask` set.
@@ -295,6 +319,8 @@ pub struct Trigger {
     pub delay_cycles: u64,
     /// As `Follow::delay_ns`.
     pub delay_ns: u64,
+    /// As `Follow::delay_count`.
+    pub delay_count: Option<DelayCount>,
     /// Clear the bits instead of setting them.
     pub clear: bool,
 }
@@ -1096,6 +1122,21 @@ struct FollowFile {
     delay_cycles: u64,
     #[serde(default)]
     delay_us: f64,
+    delay_count: Option<DelayCountFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DelayCountFile {
+    shift: u32,
+    bits: u32,
+    #[serde(default = "one")]
+    times: u32,
+    hz: u64,
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Deserialize)]
@@ -1108,6 +1149,7 @@ struct TriggerFile {
     delay_cycles: u64,
     #[serde(default)]
     delay_us: f64,
+    delay_count: Option<DelayCountFile>,
 }
 
 /// `delay_us` of a file as whole nanoseconds.
@@ -1116,6 +1158,23 @@ fn delay_ns(us: f64) -> Result<u64, String> {
         return Err(format!("delay_us {us} must be 0 to 1e9 microseconds"));
     }
     Ok((us * 1000.0).round() as u64)
+}
+
+/// A file's `delay_count`, checked: a field inside 32 bits, `times` and `hz` above 0.
+fn delay_count(c: &Option<DelayCountFile>) -> Result<Option<DelayCount>, String> {
+    let Some(c) = c else { return Ok(None) };
+    if c.bits == 0 || c.shift.saturating_add(c.bits) > 32 || c.times == 0 || c.hz == 0 {
+        return Err(format!(
+            "delay_count: the field (shift {}, bits {}) must lie inside 32 bits, times and hz above 0",
+            c.shift, c.bits
+        ));
+    }
+    Ok(Some(DelayCount {
+        shift: c.shift,
+        bits: c.bits,
+        times: c.times,
+        hz: c.hz,
+    }))
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -1327,6 +1386,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 shift: f.shift,
                 delay_cycles: f.delay_cycles,
                 delay_ns: delay_ns(f.delay_us).map_err(at)?,
+                delay_count: delay_count(&f.delay_count).map_err(at)?,
             });
         }
         let mut triggers = Vec::new();
@@ -1338,6 +1398,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                     bits: t.bits,
                     delay_cycles: t.delay_cycles,
                     delay_ns: delay_ns(t.delay_us).map_err(at)?,
+                    delay_count: delay_count(&t.delay_count).map_err(at)?,
                     clear,
                 });
             }
@@ -1890,6 +1951,7 @@ mod tests {
                 shift: 1,
                 delay_cycles: 10,
                 delay_ns: 0,
+                delay_count: None,
             }]
         );
         assert_eq!(b.register_at(5).map(|r| r.name.as_str()), Some("SR"));
