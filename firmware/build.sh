@@ -57,14 +57,14 @@ command -v "$OBJCOPY" >/dev/null 2>&1 || die "'$OBJCOPY' not found (it comes wit
 command -v "$HOSTCC" >/dev/null 2>&1 || die "no host C compiler '$HOSTCC' (sudo apt-get install gcc)"
 
 # ------------------------------------------------------------------ configuration
-BOARDS=(mps2-an386 mps2-an500 stm32f446re stm32h753 nrf52840 rp2040 rp2350)
+BOARDS=(mps2-an386 mps2-an500 stm32f446re stm32h753 nrf52840 rp2040 rp2350 atsam3x8e)
 PORTABLE=(sort crc32 matmul recursion strings_float demo exit_code)
 TIMING_BOARDS=(mps2-an386 mps2-an500 stm32f446re rp2040)
 CONSOLE_BOARDS=(mps2-an386 stm32f446re)
 RTT_BOARDS=(mps2-an386 stm32f446re rp2040 stm32h753)
 IRQ_BOARDS=(mps2-an386 stm32f446re rp2040)
-# Every fault kind taken by the firmware's own handlers, on an M4, M7, M0+ and M33.
-FAULT_KINDS_BOARDS=(mps2-an386 stm32h753 rp2040 rp2350)
+# Every fault kind taken by the firmware's own handlers, on an M3, M4, M7, M0+ and M33.
+FAULT_KINDS_BOARDS=(mps2-an386 stm32h753 rp2040 rp2350 atsam3x8e)
 FPU_DP_BOARDS=(stm32h753 mps2-an500)
 FAULT_BOARDS=(mps2-an386)
 FAULTS=(fault_bad_address fault_undefined fault_stack_overflow fault_unhandled_irq
@@ -88,6 +88,8 @@ cpu_flags() {
             echo "-mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard -DCORE_CORTEX_M7" ;;
         rp2040)
             echo "-mcpu=cortex-m0plus -mfloat-abi=soft -DCORE_CORTEX_M0PLUS" ;;
+        atsam3x8e)
+            echo "-mcpu=cortex-m3 -mfloat-abi=soft -DCORE_CORTEX_M3" ;;
         rp2350|stm32u585)
             echo "-mcpu=cortex-m33 -mfpu=fpv5-sp-d16 -mfloat-abi=hard -DCORE_CORTEX_M33" ;;
         *) die "unknown board $1" ;;

@@ -468,6 +468,132 @@ static void report(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+#elif defined(BOARD_ATSAM3X8E)
+/*
+ * ATSAM3X8E (Arduino Due): Atmel datasheet 11057 §18 EEFC, §27 clock generator, §28 PMC, §34 UART.
+ * The PMC's programming sequence, in the order of the Due's SystemInit: flash wait states first
+ * (FWS = 4 in both EEFCs, read back), the 12 MHz crystal on (MOSCXTST = 8 x 8 slow clocks, wait
+ * MOSCXTS), MAINCK = crystal (wait MOSCSELS, then MAINFRDY for the measured frequency), MCK =
+ * MAINCK, PLLA = 12 MHz x (MULA 13 + 1) / DIVA 1 = 168 MHz (wait LOCKA), PRES = /2 while still on
+ * MAINCK, then CSS = PLLA: 84 MHz, waiting MCKRDY after each MCKR write. The watchdog, running
+ * from reset, is disabled first as Arduino's init() does. UART: its peripheral clock (PID 8),
+ * PA8/PA9 to peripheral A, 115200 baud from MCK, TXEN; TXRDY before each byte, TXEMPTY at the end.
+ */
+#define BOARD_NAME "atsam3x8e"
+#define PMC 0x400E0600u
+#define PMC_PCER0 (PMC + 0x10u)
+#define PMC_PCSR0 (PMC + 0x18u)
+#define CKGR_MOR (PMC + 0x20u)
+#define CKGR_MCFR (PMC + 0x24u)
+#define CKGR_PLLAR (PMC + 0x28u)
+#define PMC_MCKR (PMC + 0x30u)
+#define PMC_SR (PMC + 0x68u)
+#define EEFC_FMR(bank) (0x400E0A00u + 0x200u * (bank))
+#define UART 0x400E0800u
+#define UART_CR (UART + 0x00u)
+#define UART_MR (UART + 0x04u)
+#define UART_IDR (UART + 0x0Cu)
+#define UART_SR (UART + 0x14u)
+#define UART_THR (UART + 0x1Cu)
+#define UART_BRGR (UART + 0x20u)
+#define PIOA 0x400E0E00u
+#define PIO_PDR (PIOA + 0x04u)
+#define PIO_ABSR (PIOA + 0x70u)
+#define WDT_MR 0x400E1A54u
+#define SYSCLK 84000000u
+#define FWS 4u
+#define MOR_KEY (0x37u << 16)
+#define MOSCXTEN (1u << 0)
+#define MOSCRCEN (1u << 3)
+#define MOSCSEL (1u << 24)
+#define MAINFRDY (1u << 16)
+#define SR_MOSCXTS (1u << 0)
+#define SR_LOCKA (1u << 1)
+#define SR_MCKRDY (1u << 3)
+#define SR_MOSCSELS (1u << 16)
+#define MCKR_CSS_MAIN 1u
+#define MCKR_CSS_PLLA 2u
+#define MCKR_PRES_2 (1u << 4)
+#define ID_UART 8u
+#define UART_PINS ((1u << 8) | (1u << 9)) /* PA8 URXD, PA9 UTXD */
+
+static uint32_t fws_read[2];
+static uint32_t mainf;
+
+static void mckr_switch(uint32_t mckr, const char *what)
+{
+    REG(PMC_MCKR) = mckr;
+    wait_bits(PMC_SR, SR_MCKRDY, SR_MCKRDY, what);
+}
+
+static void clock_init(void)
+{
+    static const char *const fws_what[2] = {"EEFC0_FMR.FWS read-back", "EEFC1_FMR.FWS read-back"};
+    const uint32_t mor = MOR_KEY | (8u << 8) /* MOSCXTST */ | MOSCRCEN | MOSCXTEN;
+
+    REG(WDT_MR) = 1u << 15; /* WDDIS */
+    for (uint32_t bank = 0; bank < 2; bank++) {
+        REG(EEFC_FMR(bank)) = FWS << 8;
+        fws_read[bank] = (REG(EEFC_FMR(bank)) >> 8) & 0xFu;
+        if (fws_read[bank] != FWS && !failed)
+            failed = fws_what[bank];
+    }
+    REG(CKGR_MOR) = mor;
+    wait_bits(PMC_SR, SR_MOSCXTS, SR_MOSCXTS, "MOSCXTS");
+    REG(CKGR_MOR) = mor | MOSCSEL;
+    wait_bits(PMC_SR, SR_MOSCSELS, SR_MOSCSELS, "MOSCSELS");
+    wait_bits(CKGR_MCFR, MAINFRDY, MAINFRDY, "CKGR_MCFR.MAINFRDY");
+    mainf = REG(CKGR_MCFR) & 0xFFFFu;
+    mckr_switch((REG(PMC_MCKR) & ~3u) | MCKR_CSS_MAIN, "MCKRDY (CSS = MAINCK)");
+    REG(CKGR_PLLAR) = (1u << 29) /* ONE */ | (13u << 16) /* MULA */ | (0x3Fu << 8) /* PLLACOUNT */ |
+                      1u /* DIVA */;
+    wait_bits(PMC_SR, SR_LOCKA, SR_LOCKA, "LOCKA");
+    mckr_switch(MCKR_PRES_2 | MCKR_CSS_MAIN, "MCKRDY (PRES = /2)");
+    mckr_switch(MCKR_PRES_2 | MCKR_CSS_PLLA, "MCKRDY (CSS = PLLA)");
+}
+
+static void uart_init(void)
+{
+    REG(PMC_PCER0) = 1u << ID_UART;
+    wait_bits(PMC_PCSR0, 1u << ID_UART, 1u << ID_UART, "PMC_PCSR0.PID8 (UART clock)");
+    REG(PIO_PDR) = UART_PINS;
+    REG(PIO_ABSR) &= ~UART_PINS;
+    REG(UART_CR) = (1u << 2) | (1u << 3) | (1u << 5) | (1u << 7); /* RSTRX, RSTTX, RXDIS, TXDIS */
+    REG(UART_MR) = 4u << 9;                                        /* PAR: no parity */
+    REG(UART_BRGR) = (SYSCLK + 8u * 115200u) / (16u * 115200u);    /* CD = MCK / (16 x baud) */
+    REG(UART_IDR) = 0xFFFFFFFFu;
+    REG(UART_CR) = (1u << 4) | (1u << 6); /* RXEN, TXEN */
+}
+
+static void uart_putc(char c)
+{
+    wait_bits(UART_SR, 1u << 1, 1u << 1, "UART_SR.TXRDY");
+    REG(UART_THR) = (uint8_t)c;
+}
+
+static void uart_flush(void)
+{
+    wait_bits(UART_SR, 1u << 9, 1u << 9, "UART_SR.TXEMPTY");
+}
+
+static void report(void)
+{
+    puts_("clock_tree: " BOARD_NAME " PLLA ");
+    put_dec(SYSCLK);
+    puts_(" Hz, PMC_MCKR=");
+    put_hex(REG(PMC_MCKR));
+    puts_(" PMC_SR=");
+    put_hex(REG(PMC_SR));
+    puts_(" MAINF=");
+    put_dec(mainf);
+    puts_(" EEFC_FMR.FWS=");
+    put_dec(fws_read[0]);
+    puts_(",");
+    put_dec(fws_read[1]);
+    puts_("\n");
+}
+
+/* ------------------------------------------------------------------------------------------ */
 #elif defined(BOARD_NRF52833) || defined(BOARD_NRF52840)
 /*
  * nRF52833/nRF52840: nRF52833 PS §6.4 CLOCK, §6.33 UART (the nRF52840 PS has the same registers at

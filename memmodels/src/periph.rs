@@ -9,8 +9,9 @@
 
 use crate::sha::ShaStates;
 use tigris_targets::periph::{
-    AlarmSpec, CountdownSpec, CpuClockSpec, FieldSpec, InterruptMatrixSpec, PeripheralSpec,
-    RegisterKind, SpiDeviceSpec, TimerAlarmSpec, TimerConfig, WatchdogAction, WatchdogSpec,
+    AlarmSpec, CountdownSpec, CpuClockSpec, DelayCount, FieldSpec, InterruptMatrixSpec,
+    PeripheralSpec, RegisterKind, SpiDeviceSpec, TimerAlarmSpec, TimerConfig, WatchdogAction,
+    WatchdogSpec,
 };
 
 /// Reads of one address that return the same value, with no peripheral write in between, after
@@ -39,13 +40,15 @@ struct Pending {
 /// What a write to a register sets off elsewhere in its block (precomputed from the specs).
 #[derive(Debug, Clone, Copy)]
 enum Effect {
-    /// `target` gets `(value & mask)` shifted by `shift` at `mask << shift`, `delay` cycles later.
+    /// `target` gets `(value & mask)` shifted by `shift` at `mask << shift`, `delay` cycles
+    /// (and what `count` counts from the value) later.
     Follow {
         target: usize,
         mask: u32,
         shift: i32,
         invert: bool,
         delay: u64,
+        count: Option<DelayCount>,
     },
     /// A write with a bit of `mask` set sets (or clears) `bits` in `target`.
     Trigger {
@@ -53,6 +56,7 @@ enum Effect {
         mask: u32,
         bits: u32,
         delay: u64,
+        count: Option<DelayCount>,
         clear: bool,
     },
     /// A write with a bit of `mask` set latches the counter into `target`.
@@ -204,7 +208,7 @@ impl Block {
     }
 
     fn new(spec: PeripheralSpec, clock_hz: u64) -> Block {
-        let ns = |ns: u64| (ns as u128 * clock_hz as u128 / 1_000_000_000) as u64;
+        let ns = |ns: u64| ns_to_cycles(ns, clock_hz);
         let n = (spec.size as usize).div_ceil(4);
         let mut words = vec![0u32; n];
         let mut register_of_word = vec![None; n];
@@ -220,6 +224,7 @@ impl Block {
                     shift: f.shift,
                     invert: f.invert,
                     delay: f.delay_cycles + ns(f.delay_ns),
+                    count: f.delay_count,
                 });
             }
             for t in &r.triggers {
@@ -228,6 +233,7 @@ impl Block {
                     mask: t.mask,
                     bits: t.bits,
                     delay: t.delay_cycles + ns(t.delay_ns),
+                    count: t.delay_count,
                     clear: t.clear,
                 });
             }
@@ -347,6 +353,11 @@ struct Matrix {
     block: usize,
     spec: InterruptMatrixSpec,
     lines: Vec<SourceLine>,
+}
+
+/// `ns` nanoseconds of simulated time in cycles of a `clock_hz` clock (rounded down).
+fn ns_to_cycles(ns: u64, clock_hz: u64) -> u64 {
+    (ns as u128 * clock_hz as u128 / 1_000_000_000).min(u64::MAX as u128) as u64
 }
 
 /// The engine's time base: cycles of the board's core clock (`Peripherals::clock_hz`). Core cycles
@@ -917,6 +928,9 @@ impl Peripherals {
         let block = &mut self.blocks[b];
         // The word as written, for the effects (self-clearing trigger bits included).
         let written = (old & !bytes) | (value & bytes);
+        let counted = |count: Option<DelayCount>, clock_hz: u64| {
+            count.map_or(0, |c| ns_to_cycles(c.ns(written), clock_hz))
+        };
         for i in 0..block.effects[r].len() {
             let e = self.blocks[b].effects[r][i];
             match e {
@@ -926,23 +940,30 @@ impl Peripherals {
                     shift,
                     invert,
                     delay,
+                    count,
                 } => {
                     let m = shifted(mask, shift);
                     let source = if invert { !written } else { written };
                     let set = shifted(source & mask, shift);
-                    self.schedule(now + delay, now, b, target, set, m & !set);
+                    // A count a huge field gives saturates rather than wraps.
+                    let due =
+                        now.saturating_add(delay.saturating_add(counted(count, self.clock_hz)));
+                    self.schedule(due, now, b, target, set, m & !set);
                 }
                 Effect::Trigger {
                     target,
                     mask,
                     bits,
                     delay,
+                    count,
                     clear,
                 } if mask == 0 || written & bytes & mask != 0 => {
+                    let due =
+                        now.saturating_add(delay.saturating_add(counted(count, self.clock_hz)));
                     if clear {
-                        self.schedule(now + delay, now, b, target, 0, bits);
+                        self.schedule(due, now, b, target, 0, bits);
                     } else {
-                        self.schedule(now + delay, now, b, target, bits, 0);
+                        self.schedule(due, now, b, target, bits, 0);
                     }
                 }
                 Effect::Latch { target, mask } if written & bytes & mask != 0 => {
@@ -1685,6 +1706,8 @@ registers = [
   { name = "SEL", offset = 84, one_hot = { from = "N", mask = 0x30 } },
   { name = "TXRDY", offset = 92, set = [{ on = "TX", mask = 0xFF, bits = 1 }] },
   { name = "SR2", offset = 88, follow = [{ from = "CR", mask = 0x1, shift = 1, delay_cycles = 5, delay_us = 2.5 }] },
+  { name = "MOR", offset = 96 },
+  { name = "MSR", offset = 100, follow = [{ from = "MOR", mask = 0x1, delay_count = { shift = 8, bits = 8, times = 8, hz = 32_000 } }], set = [{ on = "MOR", mask = 0x2, bits = 0x2, delay_count = { shift = 16, bits = 6, hz = 32_000 } }] },
 ]
 "#;
 
@@ -2135,6 +2158,30 @@ registers = [
         p.write(0x1000, 4, 0x1, 1000);
         assert_eq!(p.read(0x1058, 4, 1254), Some(0));
         assert_eq!(p.read(0x1058, 4, 1255), Some(0x2));
+    }
+
+    #[test]
+    fn a_delay_counted_from_the_written_field_lasts_that_many_ticks() {
+        // 100 MHz core; MOSCXTST-style: 8 x 8 ticks of 32 kHz = 2 ms = 200,000 cycles.
+        let mut p = engine();
+        p.write(0x1060, 4, 0x0801, 1000);
+        assert_eq!(p.read(0x1064, 4, 200_999), Some(0));
+        assert_eq!(p.read(0x1064, 4, 201_000), Some(1));
+        // A set trigger counts too: 63 ticks = 1.96875 ms = 196,875 cycles.
+        p.write(0x1060, 4, 0x003F_0803, 300_000);
+        assert_eq!(p.read(0x1064, 4, 496_874), Some(1));
+        assert_eq!(p.read(0x1064, 4, 496_875), Some(3));
+        // A field of all ones saturates instead of overflowing.
+        assert_eq!(
+            DelayCount {
+                shift: 0,
+                bits: 32,
+                times: u32::MAX,
+                hz: 1
+            }
+            .ns(u32::MAX),
+            u64::MAX
+        );
     }
 
     #[test]

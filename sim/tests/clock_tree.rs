@@ -37,6 +37,11 @@ fn expected(board: &str) -> Option<&'static str> {
         "atsamd51p19a" => {
             "clock_tree: atsamd51p19a DPLL0 120000000 Hz, GENCTRL0.SRC=7 DPLL0STATUS=0x00000003 NVMCTRL.AUTOWS=1"
         }
+        // MCKR: PRES /2 (bits 6:4 = 1), CSS 2 = PLLA; PMC_SR MOSCXTS|LOCKA|MCKRDY|MOSCSELS|MOSCRCS;
+        // MAINF: 12 MHz crystal cycles in 16 slow-clock periods (11057 §28).
+        "atsam3x8e" => {
+            "clock_tree: atsam3x8e PLLA 84000000 Hz, PMC_MCKR=0x00000012 PMC_SR=0x0003000b MAINF=6000 EEFC_FMR.FWS=4,4"
+        }
         // HFCLKSTAT: SRC = Xtal, STATE = running; LFCLKSTAT: STATE running, SRC = Xtal (PS §6.4).
         "nrf52833" => {
             "clock_tree: nrf52833 HFXO 64000000 Hz, HFCLKSTAT=0x00010001 LFCLKSTAT=0x00010001"
@@ -60,16 +65,23 @@ fn expected(board: &str) -> Option<&'static str> {
     })
 }
 
-/// The start-up delay (simulated seconds) the board's data gives `block.register`'s ready bit
-/// that follows `enable_mask`, if it has one.
-fn start_up_seconds(blocks: &[PeripheralSpec], block: &str, enable_mask: u32) -> Option<f64> {
+/// The start-up delay (simulated seconds) the board's data gives the ready bit that follows the
+/// enable bits `enable_mask` of `block.register` when the firmware writes `written` there, if it
+/// has one.
+fn start_up_seconds(
+    blocks: &[PeripheralSpec],
+    block: &str,
+    register: &str,
+    enable_mask: u32,
+    written: u32,
+) -> Option<f64> {
     let b = blocks.iter().find(|b| b.name == block)?;
-    let cr = b.registers.iter().position(|r| r.name == "CR")?;
+    let cr = b.registers.iter().position(|r| r.name == register)?;
     b.registers
         .iter()
         .flat_map(|r| &r.follows)
         .find(|f| f.from == cr && f.mask == enable_mask)
-        .map(|f| f.delay_ns as f64 * 1e-9)
+        .map(|f| (f.delay_ns + f.delay_count.map_or(0, |c| c.ns(written))) as f64 * 1e-9)
 }
 
 #[test]
@@ -100,62 +112,105 @@ fn the_clock_tree_comes_up_and_the_uart_prints_on_every_cortex_m_board() {
             .nth(1)
             .and_then(|v| u32::from_str_radix(v, 16).ok())
             .is_some_and(|v| v & 0x1_0000 != 0);
+        let seconds = r["totals"]["seconds"].as_f64().unwrap();
         if let (true, Some(t)) = (
             hse_on,
-            start_up_seconds(&board.peripherals, "RCC", 0x1_0000),
+            start_up_seconds(&board.peripherals, "RCC", "CR", 0x1_0000, 0x1_0000),
         ) {
-            let seconds = r["totals"]["seconds"].as_f64().unwrap();
             assert!(
                 t > 0.0 && seconds >= t,
                 "{name}: {seconds} s, HSE start-up {t} s"
             );
         }
+        // The SAM3X firmware starts the crystal (CKGR_MOR: KEY, MOSCXTST = 8, MOSCRCEN, MOSCXTEN)
+        // and waits for MOSCXTS.
+        let mor = 0x0037_0809;
+        if let Some(t) = start_up_seconds(&board.peripherals, "PMC", "CKGR_MOR", 0x1, mor) {
+            assert!(
+                t > 0.0 && seconds >= t,
+                "{name}: {seconds} s, crystal start-up {t} s"
+            );
+        }
     }
 }
 
-/// The modelled ready bits are what the firmware waits for: without the RCC model (plain memory
-/// that reads 0) the same firmware reports the first ready bit it never saw.
-#[test]
-fn without_the_rcc_model_the_firmware_names_the_ready_bit_it_missed() {
-    let dir = std::env::temp_dir().join(format!("tigris-clock-{}", std::process::id()));
+/// Run `board`'s clock_tree firmware on a copy of its board file changed by `edit` (given the
+/// directory the copy goes to); returns the exit code and the console.
+fn run_edited(
+    board: &str,
+    edit: impl Fn(&str, &std::path::Path) -> String,
+) -> (Option<i32>, String) {
+    let dir = std::env::temp_dir().join(format!("tigris-clock-{board}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // The chip file without its RCC block; the USARTs and the rest stay.
-    let chip = std::fs::read_to_string(root().join("targets/peripherals/stm32f4.toml")).unwrap();
-    let rcc = chip.find("[[block]]\nname = \"RCC\"").unwrap();
-    let next = rcc + 1 + chip[rcc + 1..].find("[[block]]").unwrap();
-    std::fs::write(
-        dir.join("stm32f4-no-rcc.toml"),
-        format!("{}{}", &chip[..rcc], &chip[next..]),
-    )
-    .unwrap();
-    let text = std::fs::read_to_string(root().join("targets/boards/stm32f407vg.toml")).unwrap();
-    let board = dir.join("stm32f407vg-no-rcc.toml");
-    std::fs::write(
-        &board,
-        text.replace(
-            "peripherals = [\"stm32f4\", \"stm32f407\"]",
-            "peripherals = [\"stm32f4-no-rcc.toml\", \"stm32f407\"]",
-        ),
-    )
-    .unwrap();
+    let text =
+        std::fs::read_to_string(root().join(format!("targets/boards/{board}.toml"))).unwrap();
+    let file = dir.join(format!("{board}-edited.toml"));
+    std::fs::write(&file, edit(&text, &dir)).unwrap();
     let report = dir.join("report.json");
     let out = sim(&[
         "run",
         "--quiet",
         "--board",
-        board.to_str().unwrap(),
-        &elf("stm32f407vg", "clock_tree"),
+        file.to_str().unwrap(),
+        &elf(board, "clock_tree"),
         "--report",
         report.to_str().unwrap(),
     ]);
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    let code = out.status.code();
-    let console = r["console"].as_str().unwrap();
+    (
+        out.status.code(),
+        r["console"].as_str().unwrap().to_string(),
+    )
+}
+
+/// A copy of built-in chip file `chip` in `dir` without its block `block` (the rest of the chip's
+/// blocks stay); its path, for a board file's `peripherals`.
+fn chip_without(chip: &str, block: &str, dir: &std::path::Path) -> String {
+    let text =
+        std::fs::read_to_string(root().join(format!("targets/peripherals/{chip}.toml"))).unwrap();
+    let start = text
+        .find(&format!("[[block]]\nname = \"{block}\""))
+        .unwrap();
+    let next = start + 1 + text[start + 1..].find("[[block]]").unwrap();
+    let without = dir.join(format!("{chip}-no-{block}.toml"));
+    std::fs::write(&without, format!("{}{}", &text[..start], &text[next..])).unwrap();
+    without.to_str().unwrap().replace('\\', "/")
+}
+
+/// The modelled ready bits are what the firmware waits for: without the RCC model (plain memory
+/// that reads 0) the same firmware reports the first ready bit it never saw.
+#[test]
+fn without_the_rcc_model_the_firmware_names_the_ready_bit_it_missed() {
+    let (code, console) = run_edited("stm32f407vg", |text, dir| {
+        let path = chip_without("stm32f4", "RCC", dir);
+        text.replace(
+            "peripherals = [\"stm32f4\", \"stm32f407\"]",
+            &format!("peripherals = [\"{path}\", \"stm32f407\"]"),
+        )
+    });
     assert_eq!(code, Some(1), "{console}");
     assert!(
         console.ends_with("clock_tree: timeout waiting for HSERDY\n"),
+        "{console}"
+    );
+}
+
+/// The same on the SAM3X without its PMC block (the UART, in the same chip file, still prints):
+/// the crystal's MOSCXTS is the first ready bit that never comes.
+#[test]
+fn without_the_pmc_model_the_sam3x_firmware_names_the_ready_bit_it_missed() {
+    let (code, console) = run_edited("atsam3x8e", |text, dir| {
+        let path = chip_without("sam3x", "PMC", dir);
+        text.replace(
+            "peripherals = [\"sam3x\"]",
+            &format!("peripherals = [\"{path}\"]"),
+        )
+    });
+    assert_eq!(code, Some(1), "{console}");
+    assert!(
+        console.ends_with("clock_tree: timeout waiting for MOSCXTS\n"),
         "{console}"
     );
 }

@@ -47,6 +47,7 @@ fn every_fault_kind_is_taken_by_the_firmware_handler() {
         ("mps2-an386", &v7[..]),
         ("stm32h753", &v7[..]),
         ("rp2350", &v7[..]),
+        ("atsam3x8e", &v7[..]),
         ("rp2040", &v6[..]),
     ] {
         let (code, r, _) = run(board, &elf(board, "fault_kinds"), &[]);

@@ -4,7 +4,7 @@ mod common;
 
 use common::{elf, host_output, root, run, sim};
 
-const BOARDS: [&str; 7] = [
+const BOARDS: [&str; 8] = [
     "mps2-an386",
     "mps2-an500",
     "stm32f446re",
@@ -12,6 +12,7 @@ const BOARDS: [&str; 7] = [
     "nrf52840",
     "rp2040",
     "rp2350",
+    "atsam3x8e",
 ];
 
 #[test]

@@ -31,6 +31,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("nrf52840", include_str!("../boards/nrf52840.toml")),
     ("nrf52833", include_str!("../boards/nrf52833.toml")),
     ("atsamd51p19a", include_str!("../boards/atsamd51p19a.toml")),
+    ("atsam3x8e", include_str!("../boards/atsam3x8e.toml")),
     ("rp2040", include_str!("../boards/rp2040.toml")),
     ("rp2350", include_str!("../boards/rp2350.toml")),
     ("esp32s3", include_str!("../boards/esp32s3.toml")),

@@ -22,6 +22,9 @@
 //!   a ready bit that follows its enable bit; with `invert = true` the bits appear inverted (a
 //!   reset-done bit that reads 1 once its reset bit is 0). `delay_us = T` adds T microseconds of simulated time
 //!   (at the board's core clock), for start-up times a datasheet gives in time; so does it in `set`.
+//!   `delay_count = { shift = S, bits = B, times = N, hz = F }` adds the field S/B of the written
+//!   value times N ticks of an F Hz clock: a start-up the chip counts from a field the firmware
+//!   writes (the SAM3X PMC's MOSCXTST x 8 slow-clock cycles); so does it in `set`.
 //! - `set = [{ on = "REG", mask = M, bits = B, delay_cycles = D }]`: D core cycles after a write to
 //!   REG with any bit of M set, the bits B are set here (a task register that sets an event, a
 //!   command that sets a done bit); without `mask`, any write to REG does (a byte written to a
@@ -106,6 +109,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("rp2040", include_str!("../peripherals/rp2040.toml")),
     ("rp2350", include_str!("../peripherals/rp2350.toml")),
     ("atsamd51", include_str!("../peripherals/atsamd51.toml")),
+    ("sam3x", include_str!("../peripherals/sam3x.toml")),
     ("stm32f4", include_str!("../peripherals/stm32f4.toml")),
     ("stm32f407", include_str!("../peripherals/stm32f407.toml")),
     ("stm32f411", include_str!("../peripherals/stm32f411.toml")),
@@ -295,6 +299,27 @@ pub struct Follow {
     /// A further delay in nanoseconds of simulated time (converted with the core clock), for a
     /// start-up time the manual gives in time rather than cycles.
     pub delay_ns: u64,
+    /// A further delay the written value counts.
+    pub delay_count: Option<DelayCount>,
+}
+
+/// A delay counted from a field of the written value: `field × times` ticks of an `hz` clock
+/// (a start-up counter the firmware loads, such as the SAM3X PMC's MOSCXTST).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DelayCount {
+    pub shift: u32,
+    pub bits: u32,
+    pub times: u32,
+    pub hz: u64,
+}
+
+impl DelayCount {
+    /// Nanoseconds of simulated time the count lasts for the written value (rounded up).
+    pub fn ns(&self, written: u32) -> u64 {
+        let field = (written as u64 >> self.shift) & ((1u64 << self.bits) - 1);
+        let ns = (field as u128 * self.times as u128 * 1_000_000_000).div_ceil(self.hz as u128);
+        ns.min(u64::MAX as u128) as u64
+    }
 }
 
 /// Bits of this register set (or cleared) when register `on` is written with a bit of `mask` set
@@ -307,6 +332,8 @@ pub struct Trigger {
     pub delay_cycles: u64,
     /// As `Follow::delay_ns`.
     pub delay_ns: u64,
+    /// As `Follow::delay_count`.
+    pub delay_count: Option<DelayCount>,
     /// Clear the bits instead of setting them.
     pub clear: bool,
 }
@@ -1180,6 +1207,21 @@ struct FollowFile {
     delay_cycles: u64,
     #[serde(default)]
     delay_us: f64,
+    delay_count: Option<DelayCountFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DelayCountFile {
+    shift: u32,
+    bits: u32,
+    #[serde(default = "one")]
+    times: u32,
+    hz: u64,
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Deserialize)]
@@ -1193,6 +1235,7 @@ struct TriggerFile {
     delay_cycles: u64,
     #[serde(default)]
     delay_us: f64,
+    delay_count: Option<DelayCountFile>,
 }
 
 /// `delay_us` of a file as whole nanoseconds.
@@ -1201,6 +1244,23 @@ fn delay_ns(us: f64) -> Result<u64, String> {
         return Err(format!("delay_us {us} must be 0 to 1e9 microseconds"));
     }
     Ok((us * 1000.0).round() as u64)
+}
+
+/// A file's `delay_count`, checked: a field inside 32 bits, `times` and `hz` above 0.
+fn delay_count(c: &Option<DelayCountFile>) -> Result<Option<DelayCount>, String> {
+    let Some(c) = c else { return Ok(None) };
+    if c.bits == 0 || c.shift.saturating_add(c.bits) > 32 || c.times == 0 || c.hz == 0 {
+        return Err(format!(
+            "delay_count: the field (shift {}, bits {}) must lie inside 32 bits, times and hz above 0",
+            c.shift, c.bits
+        ));
+    }
+    Ok(Some(DelayCount {
+        shift: c.shift,
+        bits: c.bits,
+        times: c.times,
+        hz: c.hz,
+    }))
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -1477,6 +1537,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                 invert: f.invert,
                 delay_cycles: f.delay_cycles,
                 delay_ns: delay_ns(f.delay_us).map_err(at)?,
+                delay_count: delay_count(&f.delay_count).map_err(at)?,
             });
         }
         let mut triggers = Vec::new();
@@ -1488,6 +1549,7 @@ fn build_block(b: &BlockFile) -> Result<PeripheralSpec, String> {
                     bits: t.bits,
                     delay_cycles: t.delay_cycles,
                     delay_ns: delay_ns(t.delay_us).map_err(at)?,
+                    delay_count: delay_count(&t.delay_count).map_err(at)?,
                     clear,
                 });
             }
@@ -2086,6 +2148,7 @@ mod tests {
                 invert: false,
                 delay_cycles: 10,
                 delay_ns: 0,
+                delay_count: None,
             }]
         );
         assert_eq!(b.register_at(5).map(|r| r.name.as_str()), Some("SR"));
