@@ -12,6 +12,7 @@ use ratatui::Frame;
 use std::cmp::Reverse;
 use std::ops::Range;
 use tigris_traces::{Outcome, Report, TigrisFigures};
+use unicode_width::UnicodeWidthChar;
 
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
@@ -923,21 +924,46 @@ fn draw_hot_functions(frame: &mut Frame, area: Rect, report: &Report, whole_run:
 
 fn draw_console(frame: &mut Frame, area: Rect, report: &Report, whole_run: &str) {
     let block = Block::bordered().title(format!(" Console{whole_run} "));
-    let room = usize::from(block.inner(area).height);
-    let lines: Vec<&str> = report.console.lines().collect();
-    // Firmware output may hold control characters; the terminal must not interpret them.
-    let tail = lines[lines.len().saturating_sub(room)..]
-        .iter()
-        .map(|line| {
-            Line::raw(
-                line.chars()
-                    .map(|c| if c.is_control() { ' ' } else { c })
-                    .collect::<String>(),
-            )
-        });
-    frame.render_widget(Paragraph::new(tail.collect::<Vec<_>>()).block(block), area);
+    let inner = block.inner(area);
+    let room = usize::from(inner.height);
+    // From the newest line back, so that a long console costs only what shows.
+    let mut rows = Vec::with_capacity(room);
+    for line in report.console.lines().rev() {
+        // Firmware output may hold control characters; the terminal must not interpret them.
+        let clean: String = line
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        rows.extend(wrap(&clean, usize::from(inner.width)).into_iter().rev());
+        if rows.len() >= room {
+            break;
+        }
+    }
+    rows.truncate(room);
+    let lines: Vec<Line> = rows.into_iter().rev().map(Line::raw).collect();
+    frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
+/// `text` cut into pieces of at most `width` columns (one, empty, for an empty text); a character
+/// wider than the whole width gets a piece of its own.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut piece = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let columns = c.width().unwrap_or(0);
+        if used + columns > width && used > 0 {
+            pieces.push(std::mem::take(&mut piece));
+            used = 0;
+        }
+        piece.push(c);
+        used += columns;
+    }
+    pieces.push(piece);
+    pieces
+}
+
+/// The newest lines of the console, wrapped at the panel's width as a terminal wraps them.
 const LIVE_KEYS: &[(&str, &str)] = &[
     ("space", "pause / resume the simulation"),
     ("n", "run to the next tile (or stage), then pause"),

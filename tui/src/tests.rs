@@ -666,3 +666,37 @@ fn the_empty_chart_placeholder_is_not_hidden_by_the_cursor() {
     let lines = screen(&app);
     line_with(&lines, &["\u{2502}no samples yet"]);
 }
+
+/// A console line wider than the panel wraps, and the newest lines stay at the bottom.
+#[test]
+fn long_console_lines_wrap_and_the_newest_stay_visible() {
+    let mut report = plain_report();
+    let long = format!("{}END", "x".repeat(100));
+    report.console = (1..=40).map(|i| format!("console line {i}\n")).collect();
+    report.console.push_str(&format!("{long}\nnewest\n"));
+    let lines = screen(&App::replay(report));
+    let newest = lines.iter().position(|l| l.contains("newest")).unwrap();
+    // 120 columns: the console's inside is 58 wide, so the long line takes two rows above.
+    assert!(lines[newest - 1].contains("xxEND"), "{}", lines.join("\n"));
+    assert!(lines[newest - 2].contains(&"x".repeat(58)));
+    assert!(lines[newest - 3].contains("console line 40"));
+    assert!(
+        lines[newest + 1].starts_with('\u{2514}'),
+        "newest is the last row"
+    );
+}
+
+#[test]
+fn wrapping_counts_display_columns() {
+    assert_eq!(crate::draw::wrap("abcdef", 4), ["abcd", "ef"]);
+    assert_eq!(crate::draw::wrap("", 4), [""]);
+    assert_eq!(
+        crate::draw::wrap("\u{65e5}\u{672c}\u{8a9e}", 4),
+        ["\u{65e5}\u{672c}", "\u{8a9e}"]
+    );
+    // Narrower than a wide character: one a row rather than none.
+    assert_eq!(
+        crate::draw::wrap("\u{65e5}\u{672c}", 1),
+        ["\u{65e5}", "\u{672c}"]
+    );
+}
