@@ -980,13 +980,13 @@ const REPLAY_KEYS: &[(&str, &str)] = &[
     ("Home / End", "cursor to the start / end of the run"),
 ];
 const VIEW_KEYS: &[(&str, &str)] = &[
-    ("+ / -", "zoom the timeline in / out"),
+    ("+ (=) / -", "zoom the timeline in / out"),
     ("\u{2190} / \u{2192}", "scroll the timeline back / forward"),
     (
-        "\u{2191} \u{2193} Tab",
-        "select a tile: its figures show on the right",
+        "\u{2193} Tab / \u{2191} Shift-Tab",
+        "select the next / previous tile: its figures show",
     ),
-    ("?", "show / hide this help"),
+    ("?", "show / hide this help (Esc closes it too)"),
 ];
 
 fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
@@ -994,19 +994,29 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
         Mode::Live(_) => (
             " Keys: live run ",
             LIVE_KEYS,
-            ("q or Esc", "quit (stops the simulation first)"),
+            ("q, Esc, Ctrl-C", "quit (stops the simulation first)"),
         ),
-        Mode::Replay(_) => (" Keys: replay ", REPLAY_KEYS, ("q or Esc", "quit")),
+        Mode::Replay(_) => (" Keys: replay ", REPLAY_KEYS, ("q, Esc, Ctrl-C", "quit")),
     };
-    let lines: Vec<Line> = (keys.iter().chain(VIEW_KEYS).chain([&quit]))
+    let entries: Vec<_> = keys.iter().chain(VIEW_KEYS).chain([&quit]).collect();
+    let key_width = entries
+        .iter()
+        .map(|(key, _)| key.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let lines: Vec<Line> = entries
+        .iter()
         .map(|(key, meaning)| {
             Line::from(vec![
-                Span::styled(format!(" {key:<12}"), Style::new().bold()),
+                Span::styled(format!(" {key:<key_width$}"), Style::new().bold()),
                 Span::raw(*meaning),
             ])
         })
         .collect();
-    let width = 68.min(area.width);
+    // As wide as the longest entry and the borders, within the screen.
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0) + 2;
+    let width = u16::try_from(widest).unwrap_or(u16::MAX).min(area.width);
     let height = (lines.len() as u16 + 2).min(area.height);
     let popup = Rect {
         x: area.x + (area.width - width) / 2,

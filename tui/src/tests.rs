@@ -667,6 +667,43 @@ fn the_empty_chart_placeholder_is_not_hidden_by_the_cursor() {
     line_with(&lines, &["\u{2502}no samples yet"]);
 }
 
+#[test]
+fn help_lists_every_key_the_view_handles() {
+    for (mut app, mode_keys) in [
+        (live_app().0, &["space", "n", "N or s", "Home / End"][..]),
+        (
+            App::replay(tigris_report()),
+            &["space", "n / p", "N or s / P", "Home / End"][..],
+        ),
+    ] {
+        app.apply(progress(tigris_report(), false));
+        press(&mut app, KeyCode::Char('?'));
+        for (width, height) in [(80, 24), (120, 36)] {
+            let lines = screen_lines(&render(&app, width, height));
+            let view_keys = [
+                "+ (=) / -",
+                "\u{2190} / \u{2192}",
+                "\u{2193} Tab / \u{2191} Shift-Tab",
+                "? ",
+                "Esc closes it too",
+                "q, Esc, Ctrl-C",
+            ];
+            for key in mode_keys.iter().chain(&view_keys) {
+                assert!(
+                    contains(&lines, key),
+                    "{key} missing:\n{}",
+                    lines.join("\n")
+                );
+            }
+            // Whole: the widest meaning is not cut at the minimum size.
+            line_with(
+                &lines,
+                &["select the next / previous tile: its figures show"],
+            );
+        }
+    }
+}
+
 /// A console line wider than the panel wraps, and the newest lines stay at the bottom.
 #[test]
 fn long_console_lines_wrap_and_the_newest_stay_visible() {
