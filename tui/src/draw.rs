@@ -83,15 +83,18 @@ pub fn draw(frame: &mut Frame, app: &App) {
 fn draw_body(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let window = app.view.window(snapshot);
     let chart = Chart::new(snapshot);
-    // Room for the chart's lines, borders and axis, within a share of the screen.
+    // Room for the chart's lines, borders and axis, within 45% of the screen, and at least 40% even
+    // for a short chart: the timeline is what the view is for.
     let wanted = u16::try_from(chart.lines(snapshot))
         .unwrap_or(u16::MAX)
         .saturating_add(3);
     let most = area
         .height
         .saturating_sub(MIDDLE_HEIGHT + BOTTOM_MIN_HEIGHT);
-    let share = u16::try_from(u32::from(area.height) * 9 / 20).unwrap_or(u16::MAX);
-    let timeline_height = wanted.min(share).max(7).min(most);
+    let share = |twentieths: u32| {
+        u16::try_from(u32::from(area.height) * twentieths / 20).unwrap_or(u16::MAX)
+    };
+    let timeline_height = wanted.min(share(9)).max(share(8)).max(7).min(most);
     let [timeline, middle, bottom] = Layout::vertical([
         Constraint::Length(timeline_height),
         Constraint::Length(MIDDLE_HEIGHT),

@@ -704,6 +704,29 @@ fn help_lists_every_key_the_view_handles() {
     }
 }
 
+/// On a tall terminal the timeline gets 40% of the screen even when its chart is short.
+#[test]
+fn a_tall_terminal_gives_the_timeline_a_fair_share() {
+    let lines = screen_lines(&render(&App::replay(tigris_report()), 200, 50));
+    let top = lines
+        .iter()
+        .position(|l| l.starts_with("\u{250c} Timeline"))
+        .unwrap();
+    let bottom = top
+        + lines[top..]
+            .iter()
+            .position(|l| l.starts_with('\u{2514}'))
+            .unwrap();
+    assert!(
+        bottom - top + 1 >= 19,
+        "timeline {} of 48 rows",
+        bottom - top + 1
+    );
+    // The panels below still show.
+    line_with(&lines, &["tigris_conv2d_s8"]);
+    line_with(&lines, &["last line"]);
+}
+
 /// A console line wider than the panel wraps, and the newest lines stay at the bottom.
 #[test]
 fn long_console_lines_wrap_and_the_newest_stay_visible() {
