@@ -971,7 +971,7 @@ const LIVE_KEYS: &[(&str, &str)] = &[
     ("space", "pause / resume the simulation"),
     ("n", "run to the next tile (or stage), then pause"),
     ("N or s", "run to the next stage, then pause"),
-    ("Home / End", "scroll to the start / follow the run"),
+    ("Home / End", "scroll to the first stage / follow the run"),
 ];
 const REPLAY_KEYS: &[(&str, &str)] = &[
     (

@@ -76,9 +76,12 @@ impl<'a> Snapshot<'a> {
         }
     }
 
-    /// Cycles of the run the time axis covers (never 0, so scales can divide by it).
-    pub fn extent(&self) -> u64 {
-        self.report.totals.cycles.max(1)
+    /// Cycles `[start, end)` the time axis covers (never empty, so scales can divide by its length):
+    /// to the run's end, from the first stage's start when there are stages (the stage chart has
+    /// nothing to show before it), else from reset.
+    pub fn extent(&self) -> (u64, u64) {
+        let start = self.stages().first().map_or(0, |s| s.start_cycle);
+        (start, self.report.totals.cycles.max(start + 1))
     }
 
     /// The core clock, when it was one for the whole run; 0 (show cycles) when the firmware

@@ -186,7 +186,7 @@ fn stage_rows_show_their_tiles_as_segments() {
     );
     line_with(
         &lines,
-        &["time", "\u{2502}0 ms", "\u{2502}2 ms", "\u{2502}8 ms"],
+        &["time", "\u{2502}2 ms", "\u{2502}4 ms", "\u{2502}8 ms"],
     );
 }
 
@@ -471,17 +471,18 @@ fn playing_moves_the_cursor_and_stops_at_the_end() {
 fn zoom_and_scroll_move_the_window() {
     let mut app = App::replay(tigris_report());
     let window = |app: &App| app.view.window(&app.snapshot().unwrap());
-    assert_eq!((window(&app).start, window(&app).span), (0, 10_000));
+    // The stage chart starts at the first stage: nothing to show before it.
+    assert_eq!((window(&app).start, window(&app).span), (1_000, 9_000));
     press(&mut app, KeyCode::Char('+'));
     press(&mut app, KeyCode::Char('+'));
     assert_eq!(app.view.zoom, 2);
     // A following window keeps the shown cycle (the end) at its right edge.
-    assert_eq!((window(&app).start, window(&app).span), (7_500, 2_500));
+    assert_eq!((window(&app).start, window(&app).span), (7_750, 2_250));
     assert!(contains(&screen(&app), " zoom 4x "));
     press(&mut app, KeyCode::Left);
-    assert_eq!(app.view.pinned_start, Some(6_875));
+    assert_eq!(app.view.pinned_start, Some(7_188));
     press(&mut app, KeyCode::Left);
-    assert_eq!(window(&app).start, 6_250);
+    assert_eq!(window(&app).start, 6_626);
     // Scrolling back to the end follows it again.
     press(&mut app, KeyCode::Right);
     press(&mut app, KeyCode::Right);
@@ -490,7 +491,7 @@ fn zoom_and_scroll_move_the_window() {
     press(&mut app, KeyCode::Char('-'));
     press(&mut app, KeyCode::Char('-'));
     assert_eq!(app.view.zoom, 0);
-    assert_eq!(window(&app).start, 0);
+    assert_eq!(window(&app).start, 1_000);
 }
 
 #[test]
@@ -534,7 +535,7 @@ fn selection_steps_through_tiles_and_untiled_stages_and_wraps() {
         })
     );
     let window = app.view.window(&app.snapshot().unwrap());
-    assert_eq!((window.start, window.span), (2_500 - 1_250, 2_500));
+    assert_eq!((window.start, window.span), (2_500 - 1_125, 2_250));
 }
 
 #[test]
@@ -665,6 +666,85 @@ fn the_empty_chart_placeholder_is_not_hidden_by_the_cursor() {
     assert_eq!(cursor(&app), 0);
     let lines = screen(&app);
     line_with(&lines, &["\u{2502}no samples yet"]);
+}
+
+fn window_of(app: &App) -> (u64, u64) {
+    let window = app.view.window(&app.snapshot().unwrap());
+    (window.start, window.start + window.span)
+}
+
+/// `n` from `--paused`: the set-up before the first stage takes most of the run so far, yet the
+/// timeline starts at the first stage, so that the stages show at a readable width.
+#[test]
+fn stepping_to_a_stage_shows_the_stages_not_the_set_up_before_them() {
+    let (mut app, _commands) = live_app();
+    // 8 ms of set-up, stage 0 from 8,000 to 8,400, stage 1 begins at 8,400.
+    let stages = vec![
+        TigrisStage {
+            op_names: vec!["conv0".into()],
+            ..stage(0, "normal", 8_000, figures(400), vec![])
+        },
+        stage(1, "normal", 8_400, figures(0), vec![]),
+    ];
+    let timeline = vec![
+        event(8_000, "stage_begin"),
+        event(8_400, "stage_end"),
+        event(8_400, "stage_begin"),
+    ];
+    let report = Report {
+        tigris: Some(tigris(stages, timeline)),
+        ..report(CLOCK_HZ, 8_400)
+    };
+    app.apply(progress(report, true));
+    assert_eq!(window_of(&app), (8_000, 8_400));
+    let lines = screen(&app);
+    // The whole label fits: stage 0 fills the chart, not 5 of its 105 columns.
+    line_with(&lines, &["S0 normal", "conv0 0.400 ms"]);
+    line_with(&lines, &["time", "\u{2502}8.0 ms", "\u{2502}8.3 ms"]);
+    // Home scrolls to the first stage; nothing before it is a stage chart's.
+    press(&mut app, KeyCode::Home);
+    assert_eq!(window_of(&app), (8_000, 8_400));
+}
+
+/// Resuming with a tile selected: the window follows the run until the tile would leave it, then
+/// stays on it; End (or scrolling) hands the window back to following.
+#[test]
+fn a_selected_tile_stays_in_view_while_the_run_goes_on() {
+    let (mut app, _commands) = live_app();
+    app.apply(progress(tigris_report(), true));
+    press(&mut app, KeyCode::Char('+'));
+    // Tile 1 (7,000-8,950) is in the following window 5,500-10,000: selecting it scrolls nothing.
+    press(&mut app, KeyCode::Up);
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 1,
+            tile: Some(1)
+        })
+    );
+    assert_eq!(window_of(&app), (5_500, 10_000));
+    let went_on = |cycles| {
+        let mut report = tigris_report();
+        report.totals.cycles = cycles;
+        progress(report, false)
+    };
+    // Following would show 10,500-20,000: the window stops with the tile at its left edge.
+    app.apply(went_on(20_000));
+    assert_eq!(window_of(&app), (7_000, 16_500));
+    assert!(contains(&screen(&app), "[tile 1"));
+    app.apply(went_on(30_000));
+    assert_eq!(window_of(&app).0, 7_000);
+    // End follows the run again, selection or not.
+    press(&mut app, KeyCode::End);
+    app.apply(went_on(40_000));
+    assert_eq!(window_of(&app), (20_500, 40_000));
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 1,
+            tile: Some(1)
+        })
+    );
 }
 
 #[test]
