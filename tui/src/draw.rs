@@ -790,23 +790,26 @@ fn draw_selection(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot,
     let report = snapshot.report;
     let clock = snapshot.clock_hz();
     let budget = snapshot.budget().map(|(budget, _)| u64::from(budget));
-    let (title, lines) = match app.view.selected.and_then(|item| snapshot.resolve(item)) {
+    let selected = app.view.selected;
+    let unfinished = selected.is_some_and(|item| snapshot.unfinished(item));
+    let so_far = if unfinished { ", so far" } else { "" };
+    let (title, lines) = match selected.and_then(|item| snapshot.resolve(item)) {
         Some((stage, Some(tile), figures)) => {
             let [first, end] = tile.rows;
             let title = format!(
-                " Tile {} of stage {} ({}), rows [{first},{end}) ",
+                " Tile {} of stage {} ({}), rows [{first},{end}){so_far} ",
                 tile.index, stage.stage, stage.path
             );
-            (title, figure_lines(figures, clock, budget))
+            (title, figure_lines(figures, clock, budget, unfinished))
         }
         Some((stage, None, figures)) => (
-            format!(" Stage {} ({}) ", stage.stage, stage.path),
-            figure_lines(figures, clock, budget),
+            format!(" Stage {} ({}){so_far} ", stage.stage, stage.path),
+            figure_lines(figures, clock, budget, unfinished),
         ),
         None => match &report.tigris {
             Some(tigris) if !snapshot.stages().is_empty() => {
                 let title = format!(" TiGrIS total{whole_run} (\u{2191}\u{2193} select a tile) ");
-                (title, figure_lines(&tigris.total, clock, budget))
+                (title, figure_lines(&tigris.total, clock, budget, false))
             }
             _ => (format!(" Run{whole_run} "), run_lines(report)),
         },
@@ -824,7 +827,14 @@ fn labelled<'a>(label: &'a str, value: String) -> Line<'a> {
     ])
 }
 
-fn figure_lines(figures: &TigrisFigures, clock_hz: u64, budget: Option<u64>) -> Vec<Line<'static>> {
+/// The figures of a tile, a stage or the total; an `unfinished` item's halo rows are known from its
+/// start, their bytes and cycles only once it has loaded them.
+fn figure_lines(
+    figures: &TigrisFigures,
+    clock_hz: u64,
+    budget: Option<u64>,
+    unfinished: bool,
+) -> Vec<Line<'static>> {
     let fast_peak = u64::from(figures.fast_peak);
     let of_budget = budget.map_or(String::new(), |budget| {
         format!(" ({:.0}%)", percent(fast_peak, budget))
@@ -864,12 +874,16 @@ fn figure_lines(figures: &TigrisFigures, clock_hz: u64, budget: Option<u64>) -> 
         ),
         labelled(
             "halo",
-            format!(
-                "{} rows  {}  {} cyc",
-                figures.halo_rows,
-                bytes(figures.halo_bytes),
-                thousands(figures.halo_load_cycles)
-            ),
+            if unfinished {
+                format!("{} rows  (B, cyc pending)", figures.halo_rows)
+            } else {
+                format!(
+                    "{} rows  {}  {} cyc",
+                    figures.halo_rows,
+                    bytes(figures.halo_bytes),
+                    thousands(figures.halo_load_cycles)
+                )
+            },
         ),
         labelled(
             "recompute",
@@ -925,6 +939,7 @@ fn draw_hot_functions(frame: &mut Frame, area: Rect, report: &Report, whole_run:
     frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
 }
 
+/// The newest lines of the console, wrapped at the panel's width as a terminal wraps them.
 fn draw_console(frame: &mut Frame, area: Rect, report: &Report, whole_run: &str) {
     let block = Block::bordered().title(format!(" Console{whole_run} "));
     let inner = block.inner(area);
@@ -966,7 +981,6 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     pieces
 }
 
-/// The newest lines of the console, wrapped at the panel's width as a terminal wraps them.
 const LIVE_KEYS: &[(&str, &str)] = &[
     ("space", "pause / resume the simulation"),
     ("n", "run to the next tile (or stage), then pause"),

@@ -203,6 +203,31 @@ impl<'a> Snapshot<'a> {
             .collect()
     }
 
+    /// Whether `item` was still running when the report was made (a live run's latest tile or
+    /// stage, or the one a limit cut): its figures are those so far, and those the runtime gives
+    /// only as the item goes on (halo bytes and cycles) may still be missing.
+    pub fn unfinished(&self, item: Item) -> bool {
+        let Some(tigris) = &self.report.tigris else {
+            return false;
+        };
+        let Some(stage) = tigris.stages.get(item.stage) else {
+            return false;
+        };
+        let (last, start) = match item.tile {
+            Some(tile) => (
+                tile + 1 == stage.tiles.len(),
+                stage.tiles.get(tile).map(|t| t.start_cycle),
+            ),
+            None => (stage.tiles.is_empty(), Some(stage.start_cycle)),
+        };
+        let Some(start) = start else { return false };
+        // The last item of the report ends with its stage's STAGE_END.
+        let ended = (tigris.timeline.iter().rev())
+            .take_while(|e| e.cycle >= start)
+            .any(|e| e.kind == "stage_end");
+        item.stage + 1 == tigris.stages.len() && last && !ended
+    }
+
     /// The item's stage, its tile if any, and its figures, when the cursor has reached it.
     pub fn resolve(
         &self,

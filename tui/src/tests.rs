@@ -88,6 +88,10 @@ fn tigris_report() -> Report {
         },
         TigrisEvent {
             slow_read_bytes: 1_024,
+            ..event(4_000, "stage_end")
+        },
+        TigrisEvent {
+            slow_read_bytes: 1_024,
             ..event(5_000, "stage_begin")
         },
         TigrisEvent {
@@ -103,6 +107,11 @@ fn tigris_report() -> Report {
             fast_used: 6_144,
             slow_read_bytes: 2_560,
             ..event(7_000, "tile_begin")
+        },
+        TigrisEvent {
+            fast_used: 6_144,
+            slow_read_bytes: 2_560,
+            ..event(9_000, "stage_end")
         },
     ];
     Report {
@@ -668,6 +677,20 @@ fn the_empty_chart_placeholder_is_not_hidden_by_the_cursor() {
     line_with(&lines, &["\u{2502}no samples yet"]);
 }
 
+/// Where a live run paused by `n` at cycle `cycles` of `tigris_report`: the report cut there, the
+/// stage or tile that begins there with no figures yet.
+fn paused_at(cycles: u64) -> Report {
+    let mut report = tigris_report();
+    report.totals.cycles = cycles;
+    let tigris = report.tigris.as_mut().unwrap();
+    tigris.stages.retain(|s| s.start_cycle <= cycles);
+    for stage in &mut tigris.stages {
+        stage.tiles.retain(|t| t.start_cycle <= cycles);
+    }
+    tigris.timeline.retain(|e| e.cycle <= cycles);
+    report
+}
+
 fn window_of(app: &App) -> (u64, u64) {
     let window = app.view.window(&app.snapshot().unwrap());
     (window.start, window.start + window.span)
@@ -745,6 +768,51 @@ fn a_selected_tile_stays_in_view_while_the_run_goes_on() {
             tile: Some(1)
         })
     );
+}
+
+/// Paused at a tile's start, the tile's halo rows are known (from its rows) but not its halo's
+/// bytes and cycles: they show as pending, not as 0, until the tile has them.
+#[test]
+fn an_unfinished_tile_shows_its_halo_figures_as_pending() {
+    let (mut app, _commands) = live_app();
+    let mut report = paused_at(7_000);
+    let tigris = report.tigris.as_mut().unwrap();
+    tigris.stages[1].tiles[1].figures = TigrisFigures {
+        halo_rows: 2,
+        ..Default::default()
+    };
+    app.apply(progress(report, true));
+    press(&mut app, KeyCode::Up);
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 1,
+            tile: Some(1)
+        })
+    );
+    let lines = screen(&app);
+    assert!(contains(
+        &lines,
+        " Tile 1 of stage 1 (tiled), rows [8,20), so far "
+    ));
+    line_with(&lines, &["halo", "2 rows  (B, cyc pending)"]);
+    assert!(!contains(&lines, "0 B  0 cyc"));
+
+    // Its stage ended: the tile has its figures.
+    let mut ended = tigris_report();
+    ended.tigris.as_mut().unwrap().stages[1].tiles[1]
+        .figures
+        .halo_bytes = 256;
+    app.apply(progress(ended, true));
+    let lines = screen(&app);
+    assert!(contains(&lines, " Tile 1 of stage 1 (tiled), rows [8,20) "));
+    line_with(&lines, &["halo", "2 rows  256 B  0 cyc"]);
+    // Earlier tiles ended when the next began.
+    press(&mut app, KeyCode::Up);
+    assert!(contains(
+        &screen(&app),
+        " Tile 0 of stage 1 (tiled), rows [0,11) "
+    ));
 }
 
 #[test]
