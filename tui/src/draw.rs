@@ -792,18 +792,19 @@ fn draw_selection(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot,
     let budget = snapshot.budget().map(|(budget, _)| u64::from(budget));
     let selected = app.view.selected;
     let unfinished = selected.is_some_and(|item| snapshot.unfinished(item));
-    let so_far = if unfinished { ", so far" } else { "" };
+    // First in the title, so that a narrow panel's ellipsis does not hide it.
+    let so_far = if unfinished { "so far: " } else { "" };
     let (title, lines) = match selected.and_then(|item| snapshot.resolve(item)) {
         Some((stage, Some(tile), figures)) => {
             let [first, end] = tile.rows;
             let title = format!(
-                " Tile {} of stage {} ({}), rows [{first},{end}){so_far} ",
+                " {so_far}Tile {} of stage {} ({}), rows [{first},{end}) ",
                 tile.index, stage.stage, stage.path
             );
             (title, figure_lines(figures, clock, budget, unfinished))
         }
         Some((stage, None, figures)) => (
-            format!(" Stage {} ({}){so_far} ", stage.stage, stage.path),
+            format!(" {so_far}Stage {} ({}) ", stage.stage, stage.path),
             figure_lines(figures, clock, budget, unfinished),
         ),
         None => match &report.tigris {
@@ -814,6 +815,7 @@ fn draw_selection(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot,
             _ => (format!(" Run{whole_run} "), run_lines(report)),
         },
     };
+    let title = crate::format::fit(&title, usize::from(area.width.saturating_sub(2)));
     frame.render_widget(
         Paragraph::new(lines).block(Block::bordered().title(title)),
         area,

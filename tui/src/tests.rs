@@ -793,8 +793,18 @@ fn an_unfinished_tile_shows_its_halo_figures_as_pending() {
     let lines = screen(&app);
     assert!(contains(
         &lines,
-        " Tile 1 of stage 1 (tiled), rows [8,20), so far "
+        " so far: Tile 1 of stage 1 (tiled), rows [8,20) "
     ));
+    // At 80 columns the title is cut, its mark kept.
+    let narrow = screen_lines(&render(&app, 80, 24));
+    line_with(
+        &narrow,
+        &[
+            "\u{2510}",
+            " so far: Tile 1 of stage 1 (tiled)",
+            "\u{2026}\u{2510}",
+        ],
+    );
     line_with(&lines, &["halo", "2 rows  (B, cyc pending)"]);
     assert!(!contains(&lines, "0 B  0 cyc"));
 
