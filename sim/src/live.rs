@@ -16,30 +16,42 @@ const PROGRESS_PERIOD: Duration = Duration::from_millis(250);
 /// Runs shorter than this show no progress line (it would only flicker).
 const PROGRESS_AFTER: Duration = Duration::from_millis(500);
 
-/// Simulated MIPS between two looks at the run.
+/// Least running time a speed is measured over: a step between two pauses can be a few
+/// microseconds, too short for a rate that means anything.
+const SPEED_WINDOW: Duration = Duration::from_millis(250);
+
+/// Simulated MIPS over the latest stretch of at least `SPEED_WINDOW` of running time (wall-clock
+/// time the run was not paused); until one has passed, since the start.
 struct Speed {
-    since: Instant,
+    /// Running time and instructions where the current stretch began.
+    since: Duration,
     instructions: u64,
-    mips: f64,
+    /// The rate over the latest full stretch.
+    mips: Option<f64>,
 }
 
 impl Speed {
     fn new() -> Self {
         Speed {
-            since: Instant::now(),
+            since: Duration::ZERO,
             instructions: 0,
-            mips: 0.0,
+            mips: None,
         }
     }
 
-    fn update(&mut self, instructions: u64) -> f64 {
-        let wall = self.since.elapsed().as_secs_f64();
-        if wall > 0.0 {
-            self.mips = (instructions - self.instructions) as f64 / wall / 1e6;
+    fn update(&mut self, running: Duration, instructions: u64) -> f64 {
+        let stretch = running.saturating_sub(self.since);
+        let rate = if stretch.is_zero() {
+            0.0
+        } else {
+            instructions.saturating_sub(self.instructions) as f64 / stretch.as_secs_f64() / 1e6
+        };
+        if stretch >= SPEED_WINDOW {
+            self.mips = Some(rate);
+            self.since = running;
+            self.instructions = instructions;
         }
-        self.since = Instant::now();
-        self.instructions = instructions;
-        self.mips
+        self.mips.unwrap_or(rate)
     }
 }
 
@@ -48,6 +60,8 @@ pub struct TuiMonitor {
     updates: Sender<Update>,
     commands: Receiver<Command>,
     started: Instant,
+    /// Wall-clock time spent waiting for the view while paused: not part of the run's wall time.
+    paused: Duration,
     last_sent: Option<Instant>,
     speed: Speed,
     /// Pause when an event of one of these kinds arrives.
@@ -62,6 +76,7 @@ impl TuiMonitor {
             updates,
             commands,
             started: Instant::now(),
+            paused: Duration::ZERO,
             last_sent: None,
             speed: Speed::new(),
             step_to: None,
@@ -71,9 +86,10 @@ impl TuiMonitor {
 
     fn send(&mut self, at: &Tick, live: &mut dyn FnMut() -> Report, paused: bool) {
         let report = live();
+        let running = self.started.elapsed().saturating_sub(self.paused);
         let status = Status {
-            wall_seconds: self.started.elapsed().as_secs_f64(),
-            mips: self.speed.update(at.instructions),
+            wall_seconds: running.as_secs_f64(),
+            mips: self.speed.update(running, at.instructions),
             paused,
             current_stack: report
                 .timeline
@@ -127,7 +143,10 @@ impl RunMonitor for TuiMonitor {
         while paused {
             self.send(at, live, true);
             // Wait for the view; a view that has gone away means stop.
-            let Ok(command) = self.commands.recv() else {
+            let waiting = Instant::now();
+            let command = self.commands.recv();
+            self.paused += waiting.elapsed();
+            let Ok(command) = command else {
                 return Control::Stop;
             };
             if self.obey(command, &mut paused).is_none() {
@@ -179,7 +198,7 @@ impl RunMonitor for ProgressMonitor {
     fn tick(&mut self, at: &Tick, _live: &mut dyn FnMut() -> Report) -> Control {
         if self.started.elapsed() >= PROGRESS_AFTER && self.last_drawn.elapsed() >= PROGRESS_PERIOD
         {
-            let mips = self.speed.update(at.instructions);
+            let mips = self.speed.update(self.started.elapsed(), at.instructions);
             let ms = at.cycles as f64 * 1e3 / self.clock_hz as f64;
             eprint!(
                 "\r\x1b[K  {:.1} M cycles, {ms:.3} ms simulated, {mips:.0} MIPS",
@@ -328,5 +347,44 @@ mod tests {
             monitor.tick(&tick(2, None), &mut snapshot(2)),
             Control::Stop
         );
+    }
+    #[test]
+    fn speed_is_measured_over_a_quarter_second_of_running_at_least() {
+        let ms = Duration::from_millis;
+        let mut speed = Speed::new();
+        assert_eq!(speed.update(Duration::ZERO, 0), 0.0, "nothing ran yet");
+        // Before a full window: the rate since the start.
+        assert_eq!(speed.update(ms(10), 1_000_000), 100.0);
+        assert_eq!(speed.update(ms(20), 3_000_000), 150.0);
+        // A full window: its own rate, and the next window starts there.
+        assert_eq!(speed.update(ms(250), 26_000_000), 104.0);
+        // A short step between two pauses changes nothing.
+        assert_eq!(speed.update(ms(260), 27_000_000), 104.0);
+        assert_eq!(speed.update(ms(500), 38_500_000), 50.0);
+    }
+
+    #[test]
+    fn time_paused_is_not_wall_time() {
+        let (update_tx, updates) = channel();
+        let (commands, command_rx) = channel();
+        let mut monitor = TuiMonitor::new(update_tx, command_rx, true);
+        const WAIT: Duration = Duration::from_millis(600);
+        // The view: resumes a while after it has seen the paused start.
+        let view = std::thread::spawn(move || {
+            updates.recv().unwrap();
+            std::thread::sleep(WAIT);
+            commands.send(Command::Resume).unwrap();
+            updates
+        });
+        monitor.tick(&tick(1, None), &mut snapshot(1));
+        let updates = view.join().unwrap();
+        // The resumed run reports at once: the last report is older than the view's period.
+        match updates.try_iter().last() {
+            Some(Update::Progress { status, .. }) => {
+                assert!(!status.paused);
+                assert!(status.wall_seconds < WAIT.as_secs_f64() / 2.0, "{status:?}");
+            }
+            other => panic!("expected progress, got {other:?}"),
+        }
     }
 }

@@ -64,17 +64,20 @@ pub struct View {
     /// live, the cursor in replay) at the window's right edge.
     pub pinned_start: Option<u64>,
     pub selected: Option<Item>,
+    /// Live, the window stops following the run where the selection would leave it: set by
+    /// selecting, cleared when the user scrolls (then the user chose what to look at).
+    pub keep_selected: bool,
 }
 
 impl View {
     pub fn window(&self, snapshot: &Snapshot) -> Window {
-        let extent = snapshot.extent();
-        let span = (extent >> self.zoom).max(1);
+        let (first, end) = snapshot.extent();
+        let span = ((end - first) >> self.zoom).max(1);
         let start = self
             .pinned_start
             .unwrap_or_else(|| snapshot.cursor.saturating_sub(span));
         Window {
-            start: start.min(extent - span),
+            start: start.clamp(first, end - span),
             span,
         }
     }
@@ -89,13 +92,32 @@ impl View {
         }
     }
 
-    fn follow(&mut self) {
-        self.pinned_start = None;
+    /// The user moves the window: to `start`, or (`None`) to follow the shown cycle. From then on
+    /// the window stays where the user put it, selection or not.
+    fn move_to(&mut self, snapshot: &Snapshot, start: Option<u64>) {
+        self.keep_selected = false;
+        match start {
+            Some(start) => self.pin(snapshot, start),
+            None => self.pinned_start = None,
+        }
     }
 
     /// Keep the current window if it lies before the shown cycle, else follow it.
     fn settle(&mut self, snapshot: &Snapshot) {
         if let Some(start) = self.pinned_start {
+            self.pin(snapshot, start);
+        }
+    }
+
+    /// Stop following the run where the selection's start would leave the window at the left (a
+    /// pinned window stays where it is).
+    fn keep_selection(&mut self, snapshot: &Snapshot) {
+        let following = self.keep_selected && self.pinned_start.is_none();
+        let selected = self.selected.filter(|_| following);
+        let Some((start, _)) = selected.and_then(|item| snapshot.span(item)) else {
+            return;
+        };
+        if start < self.window(snapshot).start {
             self.pin(snapshot, start);
         }
     }
@@ -108,7 +130,7 @@ impl View {
         } else {
             window.start.saturating_sub(step)
         };
-        self.pin(snapshot, start);
+        self.move_to(snapshot, Some(start));
     }
 
     /// Zoom around the selection, or the middle of a window scrolled into the past; a following
@@ -154,6 +176,7 @@ impl View {
     /// Select `item` and scroll so that it is on screen.
     fn show(&mut self, snapshot: &Snapshot, item: Item) {
         self.selected = Some(item);
+        self.keep_selected = true;
         let window = self.window(snapshot);
         if let Some((start, end)) = snapshot.span(item) {
             if start < window.start || end > window.start + window.span {
@@ -218,7 +241,10 @@ impl App {
             Update::Failed(message) => live.run = Run::Failed(message),
         }
         if let Some(report) = &self.report {
-            self.view.settle(&snapshot_of(report, &self.mode));
+            let snapshot = snapshot_of(report, &self.mode);
+            self.view.settle(&snapshot);
+            // The run's end moves on by itself; the selection stays in view until the user scrolls.
+            self.view.keep_selection(&snapshot);
         }
     }
 
@@ -324,8 +350,8 @@ fn live_key(live: &Live, view: &mut View, snapshot: &Snapshot, code: KeyCode) {
         KeyCode::Char(' ') => Command::Pause,
         KeyCode::Char('n') => Command::StepTile,
         KeyCode::Char('N') | KeyCode::Char('s') => Command::StepStage,
-        KeyCode::Home => return view.pin(snapshot, 0),
-        KeyCode::End => return view.follow(),
+        KeyCode::Home => return view.move_to(snapshot, Some(0)),
+        KeyCode::End => return view.move_to(snapshot, None),
         _ => return,
     };
     if live.run == Run::Running {

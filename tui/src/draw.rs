@@ -12,6 +12,7 @@ use ratatui::Frame;
 use std::cmp::Reverse;
 use std::ops::Range;
 use tigris_traces::{Outcome, Report, TigrisFigures};
+use unicode_width::UnicodeWidthChar;
 
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
@@ -82,15 +83,18 @@ pub fn draw(frame: &mut Frame, app: &App) {
 fn draw_body(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     let window = app.view.window(snapshot);
     let chart = Chart::new(snapshot);
-    // Room for the chart's lines, borders and axis, within a share of the screen.
+    // Room for the chart's lines, borders and axis, within 45% of the screen, and at least 40% even
+    // for a short chart: the timeline is what the view is for.
     let wanted = u16::try_from(chart.lines(snapshot))
         .unwrap_or(u16::MAX)
         .saturating_add(3);
     let most = area
         .height
         .saturating_sub(MIDDLE_HEIGHT + BOTTOM_MIN_HEIGHT);
-    let share = u16::try_from(u32::from(area.height) * 9 / 20).unwrap_or(u16::MAX);
-    let timeline_height = wanted.min(share).max(7).min(most);
+    let share = |twentieths: u32| {
+        u16::try_from(u32::from(area.height) * twentieths / 20).unwrap_or(u16::MAX)
+    };
+    let timeline_height = wanted.min(share(9)).max(share(8)).max(7).min(most);
     let [timeline, middle, bottom] = Layout::vertical([
         Constraint::Length(timeline_height),
         Constraint::Length(MIDDLE_HEIGHT),
@@ -786,27 +790,32 @@ fn draw_selection(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot,
     let report = snapshot.report;
     let clock = snapshot.clock_hz();
     let budget = snapshot.budget().map(|(budget, _)| u64::from(budget));
-    let (title, lines) = match app.view.selected.and_then(|item| snapshot.resolve(item)) {
+    let selected = app.view.selected;
+    let unfinished = selected.is_some_and(|item| snapshot.unfinished(item));
+    // First in the title, so that a narrow panel's ellipsis does not hide it.
+    let so_far = if unfinished { "so far: " } else { "" };
+    let (title, lines) = match selected.and_then(|item| snapshot.resolve(item)) {
         Some((stage, Some(tile), figures)) => {
             let [first, end] = tile.rows;
             let title = format!(
-                " Tile {} of stage {} ({}), rows [{first},{end}) ",
+                " {so_far}Tile {} of stage {} ({}), rows [{first},{end}) ",
                 tile.index, stage.stage, stage.path
             );
-            (title, figure_lines(figures, clock, budget))
+            (title, figure_lines(figures, clock, budget, unfinished))
         }
         Some((stage, None, figures)) => (
-            format!(" Stage {} ({}) ", stage.stage, stage.path),
-            figure_lines(figures, clock, budget),
+            format!(" {so_far}Stage {} ({}) ", stage.stage, stage.path),
+            figure_lines(figures, clock, budget, unfinished),
         ),
         None => match &report.tigris {
             Some(tigris) if !snapshot.stages().is_empty() => {
                 let title = format!(" TiGrIS total{whole_run} (\u{2191}\u{2193} select a tile) ");
-                (title, figure_lines(&tigris.total, clock, budget))
+                (title, figure_lines(&tigris.total, clock, budget, false))
             }
             _ => (format!(" Run{whole_run} "), run_lines(report)),
         },
     };
+    let title = crate::format::fit(&title, usize::from(area.width.saturating_sub(2)));
     frame.render_widget(
         Paragraph::new(lines).block(Block::bordered().title(title)),
         area,
@@ -820,7 +829,14 @@ fn labelled<'a>(label: &'a str, value: String) -> Line<'a> {
     ])
 }
 
-fn figure_lines(figures: &TigrisFigures, clock_hz: u64, budget: Option<u64>) -> Vec<Line<'static>> {
+/// The figures of a tile, a stage or the total; an `unfinished` item's halo rows are known from its
+/// start, their bytes and cycles only once it has loaded them.
+fn figure_lines(
+    figures: &TigrisFigures,
+    clock_hz: u64,
+    budget: Option<u64>,
+    unfinished: bool,
+) -> Vec<Line<'static>> {
     let fast_peak = u64::from(figures.fast_peak);
     let of_budget = budget.map_or(String::new(), |budget| {
         format!(" ({:.0}%)", percent(fast_peak, budget))
@@ -860,12 +876,16 @@ fn figure_lines(figures: &TigrisFigures, clock_hz: u64, budget: Option<u64>) -> 
         ),
         labelled(
             "halo",
-            format!(
-                "{} rows  {}  {} cyc",
-                figures.halo_rows,
-                bytes(figures.halo_bytes),
-                thousands(figures.halo_load_cycles)
-            ),
+            if unfinished {
+                format!("{} rows  (B, cyc pending)", figures.halo_rows)
+            } else {
+                format!(
+                    "{} rows  {}  {} cyc",
+                    figures.halo_rows,
+                    bytes(figures.halo_bytes),
+                    thousands(figures.halo_load_cycles)
+                )
+            },
         ),
         labelled(
             "recompute",
@@ -921,28 +941,53 @@ fn draw_hot_functions(frame: &mut Frame, area: Rect, report: &Report, whole_run:
     frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
 }
 
+/// The newest lines of the console, wrapped at the panel's width as a terminal wraps them.
 fn draw_console(frame: &mut Frame, area: Rect, report: &Report, whole_run: &str) {
     let block = Block::bordered().title(format!(" Console{whole_run} "));
-    let room = usize::from(block.inner(area).height);
-    let lines: Vec<&str> = report.console.lines().collect();
-    // Firmware output may hold control characters; the terminal must not interpret them.
-    let tail = lines[lines.len().saturating_sub(room)..]
-        .iter()
-        .map(|line| {
-            Line::raw(
-                line.chars()
-                    .map(|c| if c.is_control() { ' ' } else { c })
-                    .collect::<String>(),
-            )
-        });
-    frame.render_widget(Paragraph::new(tail.collect::<Vec<_>>()).block(block), area);
+    let inner = block.inner(area);
+    let room = usize::from(inner.height);
+    // From the newest line back, so that a long console costs only what shows.
+    let mut rows = Vec::with_capacity(room);
+    for line in report.console.lines().rev() {
+        // Firmware output may hold control characters; the terminal must not interpret them.
+        let clean: String = line
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        rows.extend(wrap(&clean, usize::from(inner.width)).into_iter().rev());
+        if rows.len() >= room {
+            break;
+        }
+    }
+    rows.truncate(room);
+    let lines: Vec<Line> = rows.into_iter().rev().map(Line::raw).collect();
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// `text` cut into pieces of at most `width` columns (one, empty, for an empty text); a character
+/// wider than the whole width gets a piece of its own.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut piece = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let columns = c.width().unwrap_or(0);
+        if used + columns > width && used > 0 {
+            pieces.push(std::mem::take(&mut piece));
+            used = 0;
+        }
+        piece.push(c);
+        used += columns;
+    }
+    pieces.push(piece);
+    pieces
 }
 
 const LIVE_KEYS: &[(&str, &str)] = &[
     ("space", "pause / resume the simulation"),
     ("n", "run to the next tile (or stage), then pause"),
     ("N or s", "run to the next stage, then pause"),
-    ("Home / End", "scroll to the start / follow the run"),
+    ("Home / End", "scroll to the first stage / follow the run"),
 ];
 const REPLAY_KEYS: &[(&str, &str)] = &[
     (
@@ -954,13 +999,13 @@ const REPLAY_KEYS: &[(&str, &str)] = &[
     ("Home / End", "cursor to the start / end of the run"),
 ];
 const VIEW_KEYS: &[(&str, &str)] = &[
-    ("+ / -", "zoom the timeline in / out"),
+    ("+ (=) / -", "zoom the timeline in / out"),
     ("\u{2190} / \u{2192}", "scroll the timeline back / forward"),
     (
-        "\u{2191} \u{2193} Tab",
-        "select a tile: its figures show on the right",
+        "\u{2193} Tab / \u{2191} Shift-Tab",
+        "select the next / previous tile: its figures show",
     ),
-    ("?", "show / hide this help"),
+    ("?", "show / hide this help (Esc closes it too)"),
 ];
 
 fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
@@ -968,19 +1013,29 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
         Mode::Live(_) => (
             " Keys: live run ",
             LIVE_KEYS,
-            ("q or Esc", "quit (stops the simulation first)"),
+            ("q, Esc, Ctrl-C", "quit (stops the simulation first)"),
         ),
-        Mode::Replay(_) => (" Keys: replay ", REPLAY_KEYS, ("q or Esc", "quit")),
+        Mode::Replay(_) => (" Keys: replay ", REPLAY_KEYS, ("q, Esc, Ctrl-C", "quit")),
     };
-    let lines: Vec<Line> = (keys.iter().chain(VIEW_KEYS).chain([&quit]))
+    let entries: Vec<_> = keys.iter().chain(VIEW_KEYS).chain([&quit]).collect();
+    let key_width = entries
+        .iter()
+        .map(|(key, _)| key.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let lines: Vec<Line> = entries
+        .iter()
         .map(|(key, meaning)| {
             Line::from(vec![
-                Span::styled(format!(" {key:<12}"), Style::new().bold()),
+                Span::styled(format!(" {key:<key_width$}"), Style::new().bold()),
                 Span::raw(*meaning),
             ])
         })
         .collect();
-    let width = 68.min(area.width);
+    // As wide as the longest entry and the borders, within the screen.
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0) + 2;
+    let width = u16::try_from(widest).unwrap_or(u16::MAX).min(area.width);
     let height = (lines.len() as u16 + 2).min(area.height);
     let popup = Rect {
         x: area.x + (area.width - width) / 2,

@@ -36,9 +36,9 @@ pub enum Update {
 /// Live figures that are not part of a report (wall-clock based, so never written to one).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Status {
-    /// Wall-clock seconds since the run started.
+    /// Wall-clock seconds the run has been running (time paused left out).
     pub wall_seconds: f64,
-    /// Simulated million instructions per wall-clock second, recently.
+    /// Simulated million instructions per wall-clock second of running, recently.
     pub mips: f64,
     /// The simulation waits for a command.
     pub paused: bool,

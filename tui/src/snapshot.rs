@@ -76,9 +76,12 @@ impl<'a> Snapshot<'a> {
         }
     }
 
-    /// Cycles of the run the time axis covers (never 0, so scales can divide by it).
-    pub fn extent(&self) -> u64 {
-        self.report.totals.cycles.max(1)
+    /// Cycles `[start, end)` the time axis covers (never empty, so scales can divide by its length):
+    /// to the run's end, from the first stage's start when there are stages (the stage chart has
+    /// nothing to show before it), else from reset.
+    pub fn extent(&self) -> (u64, u64) {
+        let start = self.stages().first().map_or(0, |s| s.start_cycle);
+        (start, self.report.totals.cycles.max(start + 1))
     }
 
     /// The core clock, when it was one for the whole run; 0 (show cycles) when the firmware
@@ -198,6 +201,31 @@ impl<'a> Snapshot<'a> {
                 stage_item.into_iter().chain(tile_items)
             })
             .collect()
+    }
+
+    /// Whether `item` was still running when the report was made (a live run's latest tile or
+    /// stage, or the one a limit cut): its figures are those so far, and those the runtime gives
+    /// only as the item goes on (halo bytes and cycles) may still be missing.
+    pub fn unfinished(&self, item: Item) -> bool {
+        let Some(tigris) = &self.report.tigris else {
+            return false;
+        };
+        let Some(stage) = tigris.stages.get(item.stage) else {
+            return false;
+        };
+        let (last, start) = match item.tile {
+            Some(tile) => (
+                tile + 1 == stage.tiles.len(),
+                stage.tiles.get(tile).map(|t| t.start_cycle),
+            ),
+            None => (stage.tiles.is_empty(), Some(stage.start_cycle)),
+        };
+        let Some(start) = start else { return false };
+        // The last item of the report ends with its stage's STAGE_END.
+        let ended = (tigris.timeline.iter().rev())
+            .take_while(|e| e.cycle >= start)
+            .any(|e| e.kind == "stage_end");
+        item.stage + 1 == tigris.stages.len() && last && !ended
     }
 
     /// The item's stage, its tile if any, and its figures, when the cursor has reached it.

@@ -88,6 +88,10 @@ fn tigris_report() -> Report {
         },
         TigrisEvent {
             slow_read_bytes: 1_024,
+            ..event(4_000, "stage_end")
+        },
+        TigrisEvent {
+            slow_read_bytes: 1_024,
             ..event(5_000, "stage_begin")
         },
         TigrisEvent {
@@ -103,6 +107,11 @@ fn tigris_report() -> Report {
             fast_used: 6_144,
             slow_read_bytes: 2_560,
             ..event(7_000, "tile_begin")
+        },
+        TigrisEvent {
+            fast_used: 6_144,
+            slow_read_bytes: 2_560,
+            ..event(9_000, "stage_end")
         },
     ];
     Report {
@@ -186,7 +195,7 @@ fn stage_rows_show_their_tiles_as_segments() {
     );
     line_with(
         &lines,
-        &["time", "\u{2502}0 ms", "\u{2502}2 ms", "\u{2502}8 ms"],
+        &["time", "\u{2502}2 ms", "\u{2502}4 ms", "\u{2502}8 ms"],
     );
 }
 
@@ -471,17 +480,18 @@ fn playing_moves_the_cursor_and_stops_at_the_end() {
 fn zoom_and_scroll_move_the_window() {
     let mut app = App::replay(tigris_report());
     let window = |app: &App| app.view.window(&app.snapshot().unwrap());
-    assert_eq!((window(&app).start, window(&app).span), (0, 10_000));
+    // The stage chart starts at the first stage: nothing to show before it.
+    assert_eq!((window(&app).start, window(&app).span), (1_000, 9_000));
     press(&mut app, KeyCode::Char('+'));
     press(&mut app, KeyCode::Char('+'));
     assert_eq!(app.view.zoom, 2);
     // A following window keeps the shown cycle (the end) at its right edge.
-    assert_eq!((window(&app).start, window(&app).span), (7_500, 2_500));
+    assert_eq!((window(&app).start, window(&app).span), (7_750, 2_250));
     assert!(contains(&screen(&app), " zoom 4x "));
     press(&mut app, KeyCode::Left);
-    assert_eq!(app.view.pinned_start, Some(6_875));
+    assert_eq!(app.view.pinned_start, Some(7_188));
     press(&mut app, KeyCode::Left);
-    assert_eq!(window(&app).start, 6_250);
+    assert_eq!(window(&app).start, 6_626);
     // Scrolling back to the end follows it again.
     press(&mut app, KeyCode::Right);
     press(&mut app, KeyCode::Right);
@@ -490,7 +500,7 @@ fn zoom_and_scroll_move_the_window() {
     press(&mut app, KeyCode::Char('-'));
     press(&mut app, KeyCode::Char('-'));
     assert_eq!(app.view.zoom, 0);
-    assert_eq!(window(&app).start, 0);
+    assert_eq!(window(&app).start, 1_000);
 }
 
 #[test]
@@ -534,7 +544,7 @@ fn selection_steps_through_tiles_and_untiled_stages_and_wraps() {
         })
     );
     let window = app.view.window(&app.snapshot().unwrap());
-    assert_eq!((window.start, window.span), (2_500 - 1_250, 2_500));
+    assert_eq!((window.start, window.span), (2_500 - 1_125, 2_250));
 }
 
 #[test]
@@ -665,4 +675,246 @@ fn the_empty_chart_placeholder_is_not_hidden_by_the_cursor() {
     assert_eq!(cursor(&app), 0);
     let lines = screen(&app);
     line_with(&lines, &["\u{2502}no samples yet"]);
+}
+
+/// Where a live run paused by `n` at cycle `cycles` of `tigris_report`: the report cut there, the
+/// stage or tile that begins there with no figures yet.
+fn paused_at(cycles: u64) -> Report {
+    let mut report = tigris_report();
+    report.totals.cycles = cycles;
+    let tigris = report.tigris.as_mut().unwrap();
+    tigris.stages.retain(|s| s.start_cycle <= cycles);
+    for stage in &mut tigris.stages {
+        stage.tiles.retain(|t| t.start_cycle <= cycles);
+    }
+    tigris.timeline.retain(|e| e.cycle <= cycles);
+    report
+}
+
+fn window_of(app: &App) -> (u64, u64) {
+    let window = app.view.window(&app.snapshot().unwrap());
+    (window.start, window.start + window.span)
+}
+
+/// `n` from `--paused`: the set-up before the first stage takes most of the run so far, yet the
+/// timeline starts at the first stage, so that the stages show at a readable width.
+#[test]
+fn stepping_to_a_stage_shows_the_stages_not_the_set_up_before_them() {
+    let (mut app, _commands) = live_app();
+    // 8 ms of set-up, stage 0 from 8,000 to 8,400, stage 1 begins at 8,400.
+    let stages = vec![
+        TigrisStage {
+            op_names: vec!["conv0".into()],
+            ..stage(0, "normal", 8_000, figures(400), vec![])
+        },
+        stage(1, "normal", 8_400, figures(0), vec![]),
+    ];
+    let timeline = vec![
+        event(8_000, "stage_begin"),
+        event(8_400, "stage_end"),
+        event(8_400, "stage_begin"),
+    ];
+    let report = Report {
+        tigris: Some(tigris(stages, timeline)),
+        ..report(CLOCK_HZ, 8_400)
+    };
+    app.apply(progress(report, true));
+    assert_eq!(window_of(&app), (8_000, 8_400));
+    let lines = screen(&app);
+    // The whole label fits: stage 0 fills the chart, not 5 of its 105 columns.
+    line_with(&lines, &["S0 normal", "conv0 0.400 ms"]);
+    line_with(&lines, &["time", "\u{2502}8.0 ms", "\u{2502}8.3 ms"]);
+    // Home scrolls to the first stage; nothing before it is a stage chart's.
+    press(&mut app, KeyCode::Home);
+    assert_eq!(window_of(&app), (8_000, 8_400));
+}
+
+/// Resuming with a tile selected: the window follows the run until the tile would leave it, then
+/// stays on it; End (or scrolling) hands the window back to following.
+#[test]
+fn a_selected_tile_stays_in_view_while_the_run_goes_on() {
+    let (mut app, _commands) = live_app();
+    app.apply(progress(tigris_report(), true));
+    press(&mut app, KeyCode::Char('+'));
+    // Tile 1 (7,000-8,950) is in the following window 5,500-10,000: selecting it scrolls nothing.
+    press(&mut app, KeyCode::Up);
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 1,
+            tile: Some(1)
+        })
+    );
+    assert_eq!(window_of(&app), (5_500, 10_000));
+    let went_on = |cycles| {
+        let mut report = tigris_report();
+        report.totals.cycles = cycles;
+        progress(report, false)
+    };
+    // Following would show 10,500-20,000: the window stops with the tile at its left edge.
+    app.apply(went_on(20_000));
+    assert_eq!(window_of(&app), (7_000, 16_500));
+    assert!(contains(&screen(&app), "[tile 1"));
+    app.apply(went_on(30_000));
+    assert_eq!(window_of(&app).0, 7_000);
+    // End follows the run again, selection or not.
+    press(&mut app, KeyCode::End);
+    app.apply(went_on(40_000));
+    assert_eq!(window_of(&app), (20_500, 40_000));
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 1,
+            tile: Some(1)
+        })
+    );
+}
+
+/// Paused at a tile's start, the tile's halo rows are known (from its rows) but not its halo's
+/// bytes and cycles: they show as pending, not as 0, until the tile has them.
+#[test]
+fn an_unfinished_tile_shows_its_halo_figures_as_pending() {
+    let (mut app, _commands) = live_app();
+    let mut report = paused_at(7_000);
+    let tigris = report.tigris.as_mut().unwrap();
+    tigris.stages[1].tiles[1].figures = TigrisFigures {
+        halo_rows: 2,
+        ..Default::default()
+    };
+    app.apply(progress(report, true));
+    press(&mut app, KeyCode::Up);
+    assert_eq!(
+        app.view.selected,
+        Some(Item {
+            stage: 1,
+            tile: Some(1)
+        })
+    );
+    let lines = screen(&app);
+    assert!(contains(
+        &lines,
+        " so far: Tile 1 of stage 1 (tiled), rows [8,20) "
+    ));
+    // At 80 columns the title is cut, its mark kept.
+    let narrow = screen_lines(&render(&app, 80, 24));
+    line_with(
+        &narrow,
+        &[
+            "\u{2510}",
+            " so far: Tile 1 of stage 1 (tiled)",
+            "\u{2026}\u{2510}",
+        ],
+    );
+    line_with(&lines, &["halo", "2 rows  (B, cyc pending)"]);
+    assert!(!contains(&lines, "0 B  0 cyc"));
+
+    // Its stage ended: the tile has its figures.
+    let mut ended = tigris_report();
+    ended.tigris.as_mut().unwrap().stages[1].tiles[1]
+        .figures
+        .halo_bytes = 256;
+    app.apply(progress(ended, true));
+    let lines = screen(&app);
+    assert!(contains(&lines, " Tile 1 of stage 1 (tiled), rows [8,20) "));
+    line_with(&lines, &["halo", "2 rows  256 B  0 cyc"]);
+    // Earlier tiles ended when the next began.
+    press(&mut app, KeyCode::Up);
+    assert!(contains(
+        &screen(&app),
+        " Tile 0 of stage 1 (tiled), rows [0,11) "
+    ));
+}
+
+#[test]
+fn help_lists_every_key_the_view_handles() {
+    for (mut app, mode_keys) in [
+        (live_app().0, &["space", "n", "N or s", "Home / End"][..]),
+        (
+            App::replay(tigris_report()),
+            &["space", "n / p", "N or s / P", "Home / End"][..],
+        ),
+    ] {
+        app.apply(progress(tigris_report(), false));
+        press(&mut app, KeyCode::Char('?'));
+        for (width, height) in [(80, 24), (120, 36)] {
+            let lines = screen_lines(&render(&app, width, height));
+            let view_keys = [
+                "+ (=) / -",
+                "\u{2190} / \u{2192}",
+                "\u{2193} Tab / \u{2191} Shift-Tab",
+                "? ",
+                "Esc closes it too",
+                "q, Esc, Ctrl-C",
+            ];
+            for key in mode_keys.iter().chain(&view_keys) {
+                assert!(
+                    contains(&lines, key),
+                    "{key} missing:\n{}",
+                    lines.join("\n")
+                );
+            }
+            // Whole: the widest meaning is not cut at the minimum size.
+            line_with(
+                &lines,
+                &["select the next / previous tile: its figures show"],
+            );
+        }
+    }
+}
+
+/// On a tall terminal the timeline gets 40% of the screen even when its chart is short.
+#[test]
+fn a_tall_terminal_gives_the_timeline_a_fair_share() {
+    let lines = screen_lines(&render(&App::replay(tigris_report()), 200, 50));
+    let top = lines
+        .iter()
+        .position(|l| l.starts_with("\u{250c} Timeline"))
+        .unwrap();
+    let bottom = top
+        + lines[top..]
+            .iter()
+            .position(|l| l.starts_with('\u{2514}'))
+            .unwrap();
+    assert!(
+        bottom - top + 1 >= 19,
+        "timeline {} of 48 rows",
+        bottom - top + 1
+    );
+    // The panels below still show.
+    line_with(&lines, &["tigris_conv2d_s8"]);
+    line_with(&lines, &["last line"]);
+}
+
+/// A console line wider than the panel wraps, and the newest lines stay at the bottom.
+#[test]
+fn long_console_lines_wrap_and_the_newest_stay_visible() {
+    let mut report = plain_report();
+    let long = format!("{}END", "x".repeat(100));
+    report.console = (1..=40).map(|i| format!("console line {i}\n")).collect();
+    report.console.push_str(&format!("{long}\nnewest\n"));
+    let lines = screen(&App::replay(report));
+    let newest = lines.iter().position(|l| l.contains("newest")).unwrap();
+    // 120 columns: the console's inside is 58 wide, so the long line takes two rows above.
+    assert!(lines[newest - 1].contains("xxEND"), "{}", lines.join("\n"));
+    assert!(lines[newest - 2].contains(&"x".repeat(58)));
+    assert!(lines[newest - 3].contains("console line 40"));
+    assert!(
+        lines[newest + 1].starts_with('\u{2514}'),
+        "newest is the last row"
+    );
+}
+
+#[test]
+fn wrapping_counts_display_columns() {
+    assert_eq!(crate::draw::wrap("abcdef", 4), ["abcd", "ef"]);
+    assert_eq!(crate::draw::wrap("", 4), [""]);
+    assert_eq!(
+        crate::draw::wrap("\u{65e5}\u{672c}\u{8a9e}", 4),
+        ["\u{65e5}\u{672c}", "\u{8a9e}"]
+    );
+    // Narrower than a wide character: one a row rather than none.
+    assert_eq!(
+        crate::draw::wrap("\u{65e5}\u{672c}", 1),
+        ["\u{65e5}", "\u{672c}"]
+    );
 }
