@@ -211,7 +211,7 @@ for b in "${RTT_BOARDS[@]}"; do
         "$FW_DIR/console/console_defmt.c" "$FW_DIR/console/defmt_table.S" "$FW_DIR/common/rtt.c"
 done
 for b in "${IRQ_BOARDS[@]}"; do
-    for p in systick svc pendsv; do
+    for p in systick svc pendsv idle; do
         job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/interrupts/$p.c"
     done
 done
@@ -370,6 +370,9 @@ XT_MEMBENCH_BOARDS=(esp32s3 esp32 esp8266)
 XT_PROGRAMS=(sort crc32 recursion demo exit_code matmul strings_float)
 XT_CHECKS=(softfloat_check)
 XT_FAULTS=(fault_illegal fault_bad_address)
+# Device programs built for every Xtensa board like the programs (the others need their board's
+# registers: see xt_timer_alarm and the like below).
+XT_DEVICE_PROGRAMS=(idle)
 XT_LIBC=(libc softfloat decimal math)
 XT_EXAMPLE="$ROOT/examples/esp32s3-demo.elf"
 XT_CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -ffreestanding -fno-builtin -ffp-contract=off
@@ -479,12 +482,12 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
     wait_jobs
     for b in "${XT_BOARDS[@]}"; do
         mkdir -p "$BUILD/$b"
-        for p in "${XT_PROGRAMS[@]}" "${XT_CHECKS[@]}" "${XT_FAULTS[@]}"; do
+        for p in "${XT_PROGRAMS[@]}" "${XT_CHECKS[@]}" "${XT_FAULTS[@]}" "${XT_DEVICE_PROGRAMS[@]}"; do
             job "$b $p (call0)" xt_call0 "$b" "$p" "$BUILD/$b/$p.elf"
         done
     done
     for b in "${XT_WINDOWED_BOARDS[@]}"; do
-        for p in "${XT_PROGRAMS[@]}" "${XT_CHECKS[@]}" "${XT_FAULTS[@]}"; do
+        for p in "${XT_PROGRAMS[@]}" "${XT_CHECKS[@]}" "${XT_FAULTS[@]}" "${XT_DEVICE_PROGRAMS[@]}"; do
             job "$b $p (windowed)" xt_windowed "$b" "$p" "$BUILD/$b/$p-windowed.elf"
         done
         job "$b fault_window (windowed)" xt_windowed "$b" fault_window "$BUILD/$b/fault_window-windowed.elf" -DNO_VECBASE

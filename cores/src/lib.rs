@@ -164,6 +164,12 @@ pub enum Stop {
     Reset {
         by: String,
     },
+    /// The core sleeps (WFI/WFE, WAITI) at `pc` and no enabled interrupt source can ever wake it:
+    /// the firmware has nothing left to do. Not a fault: firmware that never exits ends this way.
+    Idle {
+        pc: u32,
+        detail: String,
+    },
 }
 
 /// The calling convention of a core's semihosting requests.
@@ -256,6 +262,8 @@ pub trait Core {
     }
     /// Disassembly of the instruction at `addr`, if it can be read and decoded.
     fn disassemble(&self, addr: u32) -> Option<String>;
+    /// The length in bytes of the instruction at `addr`, if it can be read.
+    fn instruction_length(&self, addr: u32) -> Option<u32>;
 
     /// Convention of the requests behind [`Stop::Semihosting`].
     fn semihosting_abi(&self) -> SemihostingAbi {

@@ -127,14 +127,7 @@ fn timed_report_runs(path: &str, board: &str, repeat: u32) -> Result<(f64, Refer
     let mut reference = None;
     for _ in 0..repeat {
         let mut m = Machine::load(path, tigris_targets::load(board)?, &Default::default())?;
-        let opts = RunOptions {
-            max_cycles: u64::MAX,
-            max_instructions: u64::MAX,
-            timeout: None,
-            allow_host_fs: false,
-            live_console: None,
-            trace_instructions: false,
-        };
+        let opts = RunOptions::default();
         let start = Instant::now();
         let report = m.run(opts, None)?;
         best = best.min(start.elapsed().as_secs_f64());

@@ -255,16 +255,12 @@ pub fn verdicts(r: &Report, cli: Limits, limits: Option<(&str, &str)>) -> Result
     }
 
     // A budget on a run that did not finish cleanly would pass on partial figures.
-    let (outcome, clean) = match &r.outcome {
-        Outcome::Exited { code } => (format!("exited with code {code}"), *code == 0),
-        Outcome::Limit { limit, .. } => (format!("stopped by the {limit} limit"), false),
-        Outcome::Fault => ("faulted".to_string(), false),
-        Outcome::Reset { by, .. } => (tigris_traces::reset_cause(by), false),
-    };
+    // An idle end is complete: the firmware had nothing left to do.
+    let clean = r.outcome.succeeded() || matches!(r.outcome, Outcome::Idle { .. });
     let mut out = vec![Verdict {
         name: "run outcome".into(),
-        measured: outcome,
-        budget: "exited with code 0".into(),
+        measured: r.outcome.brief(),
+        budget: "exit code 0, idle or a passed stop condition".into(),
         pass: clean,
     }];
     evaluate(

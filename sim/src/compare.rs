@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::process::ExitCode;
-use tigris_traces::{Outcome, Report, TigrisFigures, TigrisStage};
+use tigris_traces::{Report, TigrisFigures, TigrisStage};
 
 #[derive(clap::Args)]
 pub struct CompareArgs {
@@ -163,15 +163,6 @@ fn table(out: &mut Comparison, title: &str, rows: &[Row]) {
     }
 }
 
-fn outcome(r: &Report) -> String {
-    match &r.outcome {
-        Outcome::Exited { code } => format!("exited with code {code}"),
-        Outcome::Limit { limit, .. } => format!("stopped by the {limit} limit"),
-        Outcome::Fault => "faulted".to_string(),
-        Outcome::Reset { by, .. } => tigris_traces::reset_cause(by),
-    }
-}
-
 fn stage_rows(prefix: &str, a: Option<&TigrisFigures>, b: Option<&TigrisFigures>) -> Vec<Row> {
     let get = |f: Option<&TigrisFigures>, g: &dyn Fn(&TigrisFigures) -> f64| f.map(g);
     vec![
@@ -295,7 +286,7 @@ pub fn compare(a: &Report, b: &Report, top: usize) -> Comparison {
             r.board.settings_text(),
             r.board.core,
             r.board.clock_hz as f64 / 1e6,
-            outcome(r)
+            r.outcome.brief()
         );
     }
     if a.board.settings != b.board.settings {

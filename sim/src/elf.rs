@@ -1,8 +1,10 @@
 //! ELF loading: PT_LOAD segments at their physical (load) address, symbols for attribution, and the
 //! start state from the Cortex-M vector table.
 
+use crate::dwarf::{self, DebugInfo, SourceFrame};
 use anyhow::{bail, Context, Result};
 use goblin::elf::{header, program_header::PT_LOAD, sym, Elf};
+use std::sync::Arc;
 use tigris_targets::Board;
 
 /// One loadable segment: file bytes, then zero fill up to `mem_size`.
@@ -17,10 +19,56 @@ pub struct Segment {
 /// A function or object symbol.
 #[derive(Debug, Clone)]
 pub struct Symbol {
+    /// The name users read: demangled when the linker symbol is mangled.
     pub name: String,
+    /// The linker symbol, when it differs from `name` (a mangled Rust or C++ name).
+    pub mangled: Option<String>,
     pub addr: u32,
     pub size: u32,
     pub is_function: bool,
+    /// Other linker names of the same address (newlib's `printf` for `iprintf`).
+    pub aliases: Vec<String>,
+}
+
+impl Symbol {
+    /// A symbol from its linker name, demangled for display.
+    pub fn new(linker_name: &str, addr: u32, size: u32, is_function: bool) -> Symbol {
+        let (name, mangled) = match dwarf::demangle(linker_name) {
+            Some(name) => (name, Some(linker_name.to_string())),
+            None => (linker_name.to_string(), None),
+        };
+        Symbol {
+            name,
+            mangled,
+            addr,
+            size,
+            is_function,
+            aliases: Vec::new(),
+        }
+    }
+
+    /// Whether a user's `name` means this symbol: its display name or its linker symbol.
+    pub fn is_named(&self, name: &str) -> bool {
+        self.name == name
+            || self.mangled.as_deref() == Some(name)
+            || self.aliases.iter().any(|a| a == name)
+    }
+}
+
+/// Put `symbols` in address order, functions first, and keep one function and one object per
+/// address, the others' names as its aliases.
+fn sort_and_merge(symbols: &mut Vec<Symbol>) {
+    symbols
+        .sort_by(|a, b| (a.addr, !a.is_function, &a.name).cmp(&(b.addr, !b.is_function, &b.name)));
+    symbols.dedup_by(|alias, kept| {
+        let same = alias.addr == kept.addr && alias.is_function == kept.is_function;
+        if same {
+            kept.aliases.push(std::mem::take(&mut alias.name));
+            kept.aliases.extend(alias.mangled.take());
+            kept.aliases.append(&mut alias.aliases);
+        }
+        same
+    });
 }
 
 #[derive(Default)]
@@ -32,6 +80,8 @@ pub struct Firmware {
     pub vector_section: Option<u32>,
     /// Absolute symbols (`SHN_ABS`): the addresses of ROM functions an image links against.
     pub absolute: Vec<Symbol>,
+    /// Source lines and inlined frames, when the ELF carries DWARF.
+    pub debug: Option<Arc<DebugInfo>>,
 }
 
 impl Firmware {
@@ -39,11 +89,7 @@ impl Firmware {
     /// function and one object per address.
     pub fn add_symbols(&mut self, symbols: Vec<Symbol>) {
         self.symbols.extend(symbols);
-        self.symbols.sort_by(|a, b| {
-            (a.addr, !a.is_function, &a.name).cmp(&(b.addr, !b.is_function, &b.name))
-        });
-        self.symbols
-            .dedup_by(|a, b| a.addr == b.addr && a.is_function == b.is_function);
+        sort_and_merge(&mut self.symbols);
     }
 }
 
@@ -141,17 +187,10 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
             } else {
                 s.st_value as u32
             };
-            Some(Symbol {
-                name: name.to_string(),
-                addr,
-                size: s.st_size as u32,
-                is_function,
-            })
+            Some(Symbol::new(name, addr, s.st_size as u32, is_function))
         })
         .collect();
-    symbols
-        .sort_by(|a, b| (a.addr, !a.is_function, &a.name).cmp(&(b.addr, !b.is_function, &b.name)));
-    symbols.dedup_by(|a, b| a.addr == b.addr && a.is_function == b.is_function);
+    sort_and_merge(&mut symbols);
     let vector_section = elf
         .section_headers
         .iter()
@@ -168,12 +207,7 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
         .filter(|s| s.st_shndx == goblin::elf::section_header::SHN_ABS as usize && s.st_value != 0)
         .filter_map(|s| {
             let name = elf.strtab.get_at(s.st_name).filter(|n| !n.is_empty())?;
-            Some(Symbol {
-                name: name.to_string(),
-                addr: s.st_value as u32,
-                size: 0,
-                is_function: false,
-            })
+            Some(Symbol::new(name, s.st_value as u32, 0, false))
         })
         .collect();
     absolute.sort_by(|a, b| (a.addr, &a.name).cmp(&(b.addr, &b.name)));
@@ -183,6 +217,7 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
         entry: elf.entry as u32,
         vector_section,
         absolute,
+        debug: DebugInfo::load(&elf, bytes).map(Arc::new),
     })
 }
 
@@ -212,15 +247,43 @@ fn check_segment(path: &str, s: &Segment, board: &Board) -> Result<()> {
     )
 }
 
-/// Function symbols in address order, for attributing a PC.
+/// Function symbols in address order, for attributing a PC, and the DWARF for its source line.
 pub struct SymbolMap {
     functions: Vec<Symbol>,
+    debug: Option<Arc<DebugInfo>>,
 }
 
 impl SymbolMap {
     pub fn new(symbols: &[Symbol]) -> Self {
         let functions = symbols.iter().filter(|s| s.is_function).cloned().collect();
-        SymbolMap { functions }
+        SymbolMap {
+            functions,
+            debug: None,
+        }
+    }
+
+    /// The map of a firmware: its functions and its DWARF.
+    pub fn of(firmware: &Firmware) -> Self {
+        SymbolMap {
+            debug: firmware.debug.clone(),
+            ..SymbolMap::new(&firmware.symbols)
+        }
+    }
+
+    /// The addresses of the functions whose linker or demangled name is `name`.
+    pub fn functions_named(&self, name: &str) -> Vec<u32> {
+        let named = self.functions.iter().filter(|s| s.is_named(name));
+        named.map(|s| s.addr).collect()
+    }
+
+    /// Whether the firmware's DWARF gives source lines.
+    pub fn has_source(&self) -> bool {
+        self.debug.is_some()
+    }
+
+    /// The source frames at `addr`, innermost (inlined) first; empty without DWARF for it.
+    pub fn source(&self, addr: u32) -> Vec<SourceFrame> {
+        self.debug.as_ref().map_or(Vec::new(), |d| d.frames(addr))
     }
 
     pub fn len(&self) -> usize {

@@ -5,6 +5,7 @@ use crate::defmt::Defmt;
 use crate::elf::{self, Firmware, SymbolMap};
 use crate::flash_image;
 use crate::hle::Hle;
+use crate::lines;
 use crate::profiler::Profiler;
 use crate::rom;
 use crate::rtt::Rtt;
@@ -52,7 +53,52 @@ pub struct RunOptions {
     pub live_console: Option<Box<dyn Write + Send>>,
     /// `--trace-instructions`: run one instruction at a time and print each on stderr.
     pub trace_instructions: bool,
+    /// `--lines`: profile per source line as well.
+    pub line_profile: bool,
+    /// `--expect`, `--fail-on`, `--stop-at`, `--until-cycles`: what ends the run early.
+    pub conditions: StopConditions,
 }
+
+impl Default for RunOptions {
+    /// No limits, no host access, no console stream, no conditions.
+    fn default() -> Self {
+        RunOptions {
+            max_cycles: u64::MAX,
+            max_instructions: u64::MAX,
+            timeout: None,
+            allow_host_fs: false,
+            live_console: None,
+            trace_instructions: false,
+            line_profile: false,
+            conditions: StopConditions::default(),
+        }
+    }
+}
+
+/// Conditions that end a run before the firmware does (CI: docs/ci.md).
+#[derive(Debug, Clone, Default)]
+pub struct StopConditions {
+    /// `--expect TEXT`: the run passes when the console prints this.
+    pub expect: Option<String>,
+    /// `--expect-timeout`: simulated seconds within which `expect` must appear.
+    pub expect_timeout: Option<f64>,
+    /// `--fail-on TEXT` (repeatable): the run fails when the console prints one of these.
+    pub fail_on: Vec<String>,
+    /// `--stop-at SYMBOL`: the run passes when the core first enters this function.
+    pub stop_at: Option<String>,
+    /// `--until-cycles N`: the run passes when it has run this many cycles.
+    pub until_cycles: Option<u64>,
+}
+
+impl StopConditions {
+    fn watch_console(&self) -> bool {
+        self.expect.is_some() || !self.fail_on.is_empty()
+    }
+}
+
+/// Cycles between two looks at the console for `--expect`/`--fail-on` text (and at the simulated
+/// time for `--expect-timeout`): a run stops at most this many cycles after the text appeared.
+pub const CONDITION_CHECK_CYCLES: u64 = 100_000;
 
 /// Most cycles simulated between checks of the wall clock, console flushes and monitor ticks.
 const SLICE_CYCLES: u64 = 20_000_000;
@@ -220,6 +266,8 @@ impl Machine<'_> {
                 std::fs::read(file).with_context(|| format!("--symbols: cannot read {file}"))?;
             let named = elf::parse(file, &elf_bytes, &board)?;
             firmware.add_symbols(named.symbols);
+            // Source lines come from the first ELF that has DWARF (the app of a flash image).
+            firmware.debug = firmware.debug.take().or(named.debug);
         }
         let unnamed = !firmware.symbols.iter().any(|s| s.is_function);
         let symbols_note = match (unnamed, flash_boot) {
@@ -303,7 +351,7 @@ impl Machine<'_> {
         stamp_app_description(&firmware, core.as_mut(), &elf_sha256).map_err(|e| {
             anyhow::anyhow!("{path}: writing the ELF's SHA-256 into esp_app_desc: {e}")
         })?;
-        let symbols = SymbolMap::new(&firmware.symbols);
+        let symbols = SymbolMap::of(&firmware);
         let mut entry = Self::find_entry(path, &firmware, &board, options.entry.as_deref())?;
         if let (Some(sp), false) = (rom_stack, board.core.kind.is_cortex_m()) {
             entry.sp = sp;
@@ -372,7 +420,7 @@ impl Machine<'_> {
         let function = |name: &str| {
             fw.symbols
                 .iter()
-                .find(|s| s.name == name && s.is_function)
+                .find(|s| s.is_named(name) && s.is_function)
                 .map(|s| s.addr)
                 .with_context(|| {
                     format!("{path}: --entry {name}: no function symbol of that name in the ELF")
@@ -423,7 +471,11 @@ impl Machine<'_> {
         mut opts: RunOptions,
         mut monitor: Option<&mut dyn RunMonitor>,
     ) -> Result<traces::Report> {
+        let stop_at = self.stop_at_addresses(&opts.conditions)?;
         let mut profiler = Profiler::new(&self.symbols);
+        if opts.line_profile {
+            profiler.count_segments();
+        }
         let starts: Vec<u32> = (0..self.symbols.len())
             .map(|i| self.symbols.get(i).addr)
             .collect();
@@ -433,8 +485,10 @@ impl Machine<'_> {
         let started = Instant::now();
         let mut console = Vec::new();
         let mut warnings = Vec::new();
-        let outcome;
+        let mut outcome;
         let mut fault = None;
+        // Console bytes already searched for the conditions' texts.
+        let mut scanned = 0;
         // The view sees the machine before its first instruction (`--paused` waits there).
         let quit_before_start = match monitor.as_deref_mut() {
             Some(m) => self.tick(m, &profiler, &sampler, &console, None) == Control::Stop,
@@ -445,12 +499,19 @@ impl Machine<'_> {
                 outcome = self.stopped(&profiler);
                 break;
             }
+            if let Some(met) =
+                self.condition_met(&opts.conditions, &console, &mut scanned, &profiler)
+            {
+                outcome = met;
+                break;
+            }
             let used_cycles = self.core.cycles();
             let used_insns = self.core.instructions();
             let mut budget = Budget {
                 cycles: SLICE_CYCLES
                     .min(sampler.budget(used_cycles))
-                    .min(opts.max_cycles.saturating_sub(used_cycles)),
+                    .min(opts.max_cycles.saturating_sub(used_cycles))
+                    .min(self.next_condition_check(&opts.conditions)),
                 instructions: opts.max_instructions.saturating_sub(used_insns),
             };
             if opts.trace_instructions {
@@ -490,6 +551,13 @@ impl Machine<'_> {
                 sampler.take(self.sample(&profiler));
             }
             if let Stop::Trap { pc } = stop {
+                if stop_at.contains(&pc) {
+                    flush(&mut opts.live_console, &out, &mut console);
+                    let name = opts.conditions.stop_at.as_deref().unwrap_or_default();
+                    let detail = format!("--stop-at: reached {name} (0x{pc:08x})");
+                    outcome = self.condition("stop_at", detail, true, &profiler);
+                    break;
+                }
                 if let Some(t) = &mut self.tigris {
                     let seen = t.events_seen();
                     match t.on_trap(self.core.as_mut(), pc) {
@@ -575,6 +643,16 @@ impl Machine<'_> {
                     };
                     break;
                 }
+                Stop::Idle { pc, detail } => {
+                    let (_, location, backtrace) = self.place(pc, &profiler);
+                    outcome = traces::Outcome::Idle {
+                        detail,
+                        pc,
+                        location,
+                        backtrace,
+                    };
+                    break;
+                }
                 Stop::Budget | Stop::Semihosting | Stop::Trap { .. } => {}
             }
             if let Some(m) = monitor.as_deref_mut() {
@@ -597,6 +675,23 @@ impl Machine<'_> {
                 break;
             }
         }
+        // The text may have come in the run's last slice, before the firmware exited or slept.
+        if matches!(
+            outcome,
+            traces::Outcome::Exited { .. } | traces::Outcome::Idle { .. }
+        ) {
+            if let Some(met) = self.text_met(&opts.conditions, &console, &mut scanned, &profiler) {
+                outcome = met;
+            }
+        }
+        if let (Some(text), false) = (
+            &opts.conditions.expect,
+            matches!(outcome, traces::Outcome::Condition { .. }),
+        ) {
+            let note = format!("--expect: the console never printed {text:?}");
+            eprintln!("error: {note}");
+            warnings.push(note);
+        }
         semihosting.close();
         if sampler.samples.last().map(|s| s.cycle) != Some(self.core.cycles()) {
             sampler.take(self.sample(&profiler));
@@ -614,6 +709,11 @@ impl Machine<'_> {
         report.notes.extend(self.symbols_note.map(String::from));
         report.notes.extend(warnings);
         report.notes.extend(self.core.run_notes());
+        if opts.line_profile && !self.symbols.has_source() {
+            report.notes.push(
+                "--lines: the ELF has no DWARF line information (build with -g), so the lines are whole functions".into(),
+            );
+        }
         Ok(report)
     }
 
@@ -642,13 +742,144 @@ impl Machine<'_> {
     }
 
     fn limit(&self, limit: &str, profiler: &Profiler) -> traces::Outcome {
-        let pc = self.core.pc();
+        let (pc, location, backtrace) = self.place(self.core.pc(), profiler);
         traces::Outcome::Limit {
             limit: limit.into(),
             pc,
-            location: self.symbols.describe(pc),
-            backtrace: self.backtrace(pc, profiler),
+            location,
+            backtrace,
         }
+    }
+
+    /// Where the core is for an outcome: the PC, its symbol and the backtrace.
+    fn place(&self, pc: u32, profiler: &Profiler) -> (u32, Option<String>, Vec<String>) {
+        (pc, self.symbols.describe(pc), self.backtrace(pc, profiler))
+    }
+
+    fn condition(
+        &self,
+        condition: &str,
+        detail: String,
+        passed: bool,
+        profiler: &Profiler,
+    ) -> traces::Outcome {
+        let (pc, location, backtrace) = self.place(self.core.pc(), profiler);
+        traces::Outcome::Condition {
+            condition: condition.into(),
+            detail,
+            passed,
+            pc,
+            location,
+            backtrace,
+        }
+    }
+
+    /// The addresses `--stop-at` traps: every function of that name (the firmware's own and the
+    /// mask ROM's `strlen`, say), after checking there is one.
+    fn stop_at_addresses(&mut self, conditions: &StopConditions) -> Result<Vec<u32>> {
+        let Some(name) = &conditions.stop_at else {
+            return Ok(Vec::new());
+        };
+        let at = self.symbols.functions_named(name);
+        if at.is_empty() {
+            bail!("--stop-at {name}: no function symbol of that name in the ELF");
+        }
+        self.core
+            .set_traps(&at)
+            .map_err(|e| anyhow::anyhow!("--stop-at {name}: {e}"))?;
+        Ok(at)
+    }
+
+    /// Most cycles the next slice may run before the conditions are looked at again.
+    fn next_condition_check(&self, conditions: &StopConditions) -> u64 {
+        let cycles = self.core.cycles();
+        let text = if conditions.watch_console() {
+            CONDITION_CHECK_CYCLES
+        } else {
+            u64::MAX
+        };
+        let until = conditions
+            .until_cycles
+            .map_or(u64::MAX, |n| n.saturating_sub(cycles));
+        // The cycles left to the timeout at the clock the core runs at now.
+        let timeout = conditions.expect_timeout.map_or(u64::MAX, |limit| {
+            let board = self.board_info();
+            let hz = board.clock_changes.last().map_or(board.clock_hz, |c| c.hz);
+            let left = (limit - board.seconds(cycles)) * hz as f64;
+            (left.ceil() as u64).max(1)
+        });
+        text.min(until).min(timeout)
+    }
+
+    /// A stop condition met before the next slice: console text, `--until-cycles` or
+    /// `--expect-timeout`.
+    fn condition_met(
+        &self,
+        conditions: &StopConditions,
+        console: &[u8],
+        scanned: &mut usize,
+        profiler: &Profiler,
+    ) -> Option<traces::Outcome> {
+        if let Some(met) = self.text_met(conditions, console, scanned, profiler) {
+            return Some(met);
+        }
+        let cycles = self.core.cycles();
+        if let Some(n) = conditions.until_cycles.filter(|&n| cycles >= n) {
+            let detail = format!("--until-cycles: reached cycle {n}");
+            return Some(self.condition("until_cycles", detail, true, profiler));
+        }
+        let (Some(text), Some(limit)) = (&conditions.expect, conditions.expect_timeout) else {
+            return None;
+        };
+        (self.board_info().seconds(cycles) >= limit).then(|| {
+            let detail = format!(
+                "--expect-timeout: {text:?} not printed within {limit} s of simulated time"
+            );
+            self.condition("expect_timeout", detail, false, profiler)
+        })
+    }
+
+    /// `--fail-on` or `--expect` text in the console bytes not yet searched (the first of them to
+    /// appear wins; a `--fail-on` text before an `--expect` text at the same place).
+    fn text_met(
+        &self,
+        conditions: &StopConditions,
+        console: &[u8],
+        scanned: &mut usize,
+        profiler: &Profiler,
+    ) -> Option<traces::Outcome> {
+        if !conditions.watch_console() || console.len() == *scanned {
+            return None;
+        }
+        let found = |text: &str| {
+            // A text may straddle the bytes searched before and the new ones.
+            let from = scanned.saturating_sub(text.len().saturating_sub(1));
+            console[from..]
+                .windows(text.len().max(1))
+                .position(|w| w == text.as_bytes())
+                .map(|at| from + at)
+        };
+        let failed = conditions
+            .fail_on
+            .iter()
+            .filter_map(|t| found(t).map(|at| (at, t, false)));
+        let passed = conditions
+            .expect
+            .iter()
+            .filter_map(|t| found(t).map(|at| (at, t, true)));
+        let first = failed
+            .chain(passed)
+            .min_by_key(|&(at, _, passed)| (at, passed));
+        *scanned = console.len();
+        first.map(|(_, text, passed)| {
+            let (condition, flag) = if passed {
+                ("expect", "--expect")
+            } else {
+                ("fail_on", "--fail-on")
+            };
+            let detail = format!("{flag}: the console printed {text:?}");
+            self.condition(condition, detail, passed, profiler)
+        })
     }
 
     /// Let the monitor look at the run; `event` is the TiGrIS event just captured.
@@ -721,10 +952,11 @@ impl Machine<'_> {
         }
     }
 
-    /// A call path as `outer;...;inner`.
+    /// A call path as `outer;...;inner` (a `;` inside a demangled name, as in `[u8; 4]`, becomes
+    /// `,` so the folded form still splits into its functions).
     fn stack_names(&self, path: &[usize]) -> String {
         path.iter()
-            .map(|&i| self.function_name(i))
+            .map(|&i| self.function_name(i).replace(';', ","))
             .collect::<Vec<_>>()
             .join(";")
     }
@@ -732,30 +964,60 @@ impl Machine<'_> {
     /// Innermost first: the PC, then the call sites on the profiler's shadow stack and, for a frame
     /// an exception entered, the address it preempted with the exception's name (at most 16 lines).
     fn backtrace(&self, pc: u32, profiler: &Profiler) -> Vec<String> {
-        let describe = |a: u32| self.symbols.describe(a).unwrap_or("??".into());
         let frame = |(name, at): (String, u32)| {
-            format!("0x{at:08x} {} (exception frame: {name})", describe(at))
+            let mut lines = self.frame_lines(at);
+            if let Some(last) = lines.last_mut() {
+                last.push_str(&format!(" (exception frame: {name})"));
+            }
+            lines
         };
-        let mut backtrace = vec![format!("#0 0x{pc:08x} {}", describe(pc))];
+        let mut lines = self.frame_lines(pc);
         let stack = profiler.call_stack();
         let mut exceptions = self.core.exception_frames().into_iter();
         // A handler that stopped the run at its first block has no frame on the profiler's stack yet.
         let unseen = exceptions
             .len()
             .saturating_sub(stack.iter().filter(|f| f.2).count());
-        let mut lines: Vec<String> = exceptions.by_ref().take(unseen).map(frame).collect();
+        lines.extend(exceptions.by_ref().take(unseen).flat_map(frame));
         for (_, ret, exception) in stack {
             if exception {
-                lines.extend(exceptions.next().map(frame));
+                lines.extend(exceptions.next().into_iter().flat_map(frame));
             } else if ret != 0 {
                 let call_site = ret.wrapping_sub(self.core.call_instruction_bytes());
-                lines.push(format!("0x{call_site:08x} {}", describe(call_site)));
+                lines.extend(self.frame_lines(call_site));
             }
         }
-        for line in lines.into_iter().take(16) {
-            backtrace.push(format!("#{} {line}", backtrace.len()));
-        }
-        backtrace
+        lines
+            .into_iter()
+            .take(17)
+            .enumerate()
+            .map(|(i, line)| format!("#{i} {line}"))
+            .collect()
+    }
+
+    /// The backtrace lines of one address: `0xADDR symbol+0xoff`, with `at file:line` from DWARF,
+    /// and first a line for each function inlined there (innermost first), as gdb lists them.
+    fn frame_lines(&self, at: u32) -> Vec<String> {
+        let described = self.symbols.describe(at).unwrap_or("??".into());
+        let frames = self.symbols.source(at);
+        let Some((outer, inlined)) = frames.split_last() else {
+            return vec![format!("0x{at:08x} {described}")];
+        };
+        let at_line = |f: &crate::dwarf::SourceFrame| {
+            f.location
+                .as_ref()
+                .map(|l| format!(" at {l}"))
+                .unwrap_or_default()
+        };
+        let mut lines: Vec<String> = inlined
+            .iter()
+            .map(|f| {
+                let name = f.function.as_deref().unwrap_or("??");
+                format!("0x{at:08x} {name}{} (inlined)", at_line(f))
+            })
+            .collect();
+        lines.push(format!("0x{at:08x} {described}{}", at_line(outer)));
+        lines
     }
 
     /// When `pc` is in the mask ROM and no ROM is loaded: the ROM function the firmware called (by
@@ -814,6 +1076,11 @@ impl Machine<'_> {
             kind,
             pc: f.pc,
             location: self.symbols.describe(f.pc),
+            source: self
+                .symbols
+                .source(f.pc)
+                .into_iter()
+                .find_map(|frame| frame.location),
             address: f.address,
             instruction: self.core.disassemble(f.pc),
             message,
@@ -824,6 +1091,29 @@ impl Machine<'_> {
                 .into_iter()
                 .map(|(n, v)| (n.to_string(), v))
                 .collect(),
+        }
+    }
+
+    /// The board as the report shows it, with the clock switches the firmware made so far.
+    fn board_info(&self) -> traces::BoardInfo {
+        // A chip booted from its ROM starts at its reset clock: a change at cycle 0.
+        let mut clock_changes = self.core.clock_changes();
+        let start_clock = match clock_changes.first() {
+            Some(&(0, hz)) => {
+                clock_changes.remove(0);
+                hz
+            }
+            _ => self.board.core.clock_hz,
+        };
+        traces::BoardInfo {
+            name: self.board.name.clone(),
+            core: self.board.core.kind.name().into(),
+            clock_hz: start_clock,
+            clock_changes: clock_changes
+                .into_iter()
+                .map(|(cycle, hz)| traces::ClockChange { cycle, hz })
+                .collect(),
+            settings: self.board.settings.clone(),
         }
     }
 
@@ -841,25 +1131,7 @@ impl Machine<'_> {
             traces::Outcome::Limit { limit, .. } => Some(limit.clone()),
             _ => None,
         };
-        // A chip booted from its ROM starts at its reset clock: a change at cycle 0.
-        let mut clock_changes = self.core.clock_changes();
-        let start_clock = match clock_changes.first() {
-            Some(&(0, hz)) => {
-                clock_changes.remove(0);
-                hz
-            }
-            _ => self.board.core.clock_hz,
-        };
-        let board = traces::BoardInfo {
-            name: self.board.name.clone(),
-            core: self.board.core.kind.name().into(),
-            clock_hz: start_clock,
-            clock_changes: clock_changes
-                .into_iter()
-                .map(|(cycle, hz)| traces::ClockChange { cycle, hz })
-                .collect(),
-            settings: self.board.settings.clone(),
-        };
+        let board = self.board_info();
         let memory = self.core.memory();
         let mut function_memory: Vec<Vec<traces::FunctionMemory>> =
             vec![Vec::new(); profiler.stats.len()];
@@ -887,14 +1159,11 @@ impl Machine<'_> {
             .enumerate()
             .filter(|(_, s)| s.self_cycles > 0 || s.inclusive_cycles > 0)
             .map(|(i, s)| {
-                let address = if i == profiler.unknown() {
-                    0
-                } else {
-                    self.symbols.get(i).addr
-                };
+                let symbol = (i != profiler.unknown()).then(|| self.symbols.get(i));
                 traces::FunctionProfile {
                     name: self.function_name(i).to_string(),
-                    address,
+                    symbol: symbol.and_then(|s| s.mangled.clone()),
+                    address: symbol.map_or(0, |s| s.addr),
                     calls: s.calls,
                     self_cycles: s.self_cycles,
                     inclusive_cycles: s.inclusive_cycles,
@@ -995,6 +1264,7 @@ impl Machine<'_> {
             timeline: Some(timeline),
             fault,
             other_cores: self.other_cores(),
+            lines: lines::profile(&profiler.segments(), &self.symbols, self.core.as_ref()),
             panic: panic_message(console),
             notes: Vec::new(),
         }
@@ -1078,7 +1348,7 @@ impl Machine<'_> {
                         bail!("stopped at 0x{pc:08x}, an address no emulated function claims");
                     }
                 }
-                Stop::Budget | Stop::Returned { .. } => return Ok(()),
+                Stop::Budget | Stop::Returned { .. } | Stop::Idle { .. } => return Ok(()),
                 Stop::Fault(f) => bail!("firmware fault: {}", f.detail),
                 Stop::Reset { by } => bail!("the chip was {}", tigris_traces::reset_cause(&by)),
             }
@@ -1233,11 +1503,7 @@ mod tests {
         let mut monitor = FirstTick(Vec::new());
         let opts = RunOptions {
             max_cycles: 1_000_000,
-            max_instructions: u64::MAX,
-            timeout: None,
-            allow_host_fs: false,
-            live_console: None,
-            trace_instructions: false,
+            ..Default::default()
         };
         let report = machine.run(opts, Some(&mut monitor)).unwrap();
         assert_eq!(monitor.0, [0]);

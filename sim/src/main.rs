@@ -6,9 +6,11 @@ mod check;
 mod compare;
 mod coredump;
 mod defmt;
+mod dwarf;
 mod elf;
 mod flash_image;
 mod hle;
+mod lines;
 mod live;
 mod machine;
 mod profiler;
@@ -35,6 +37,10 @@ const EXIT_LIMIT: u8 = 124;
 const EXIT_FAULT: u8 = 125;
 /// The firmware reset the chip by software (after an ESP-IDF panic, or `esp_restart`).
 const EXIT_RESET: u8 = 123;
+/// The core went to sleep (WFI/WAITI) with nothing that could ever wake it.
+const EXIT_IDLE: u8 = 122;
+/// A stop condition failed: `--fail-on` text, `--expect-timeout`, or `--expect` text never printed.
+const EXIT_CONDITION_FAILED: u8 = 1;
 
 #[derive(Parser)]
 #[command(
@@ -50,7 +56,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a firmware ELF and print its profile.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the built-in boards, or show every parameter of one.
     Boards {
         #[command(subcommand)]
@@ -139,6 +145,22 @@ struct RunArgs {
     /// Stop after this many seconds of wall-clock time.
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
+    /// Pass (exit 0) when the console prints TEXT; the run fails (exit 1) when it ends without.
+    #[arg(long, value_name = "TEXT")]
+    expect: Option<String>,
+    /// With --expect: fail (exit 1) when TEXT has not appeared after this much simulated time
+    /// (`500ms`, `2s`, `100us`; a bare number is seconds).
+    #[arg(long, value_name = "TIME", requires = "expect", value_parser = parse_sim_time)]
+    expect_timeout: Option<f64>,
+    /// Fail (exit 1) when the console prints TEXT (repeatable).
+    #[arg(long, value_name = "TEXT")]
+    fail_on: Vec<String>,
+    /// Pass (exit 0) when the core first enters this function.
+    #[arg(long, value_name = "SYMBOL")]
+    stop_at: Option<String>,
+    /// Pass (exit 0) after this many simulated cycles (unlike --max-cycles, a limit that fails).
+    #[arg(long, value_name = "N")]
+    until_cycles: Option<u64>,
     /// Start at this function instead of the vector table's reset handler.
     #[arg(long, value_name = "SYMBOL")]
     entry: Option<String>,
@@ -149,6 +171,10 @@ struct RunArgs {
     /// Cortex-M: Unicorn then takes its slow path for every load and store.
     #[arg(long)]
     memory_stats: bool,
+    /// Profile per source line (from DWARF) too: the summary lists the hottest lines, the report
+    /// holds them all. Slower: every basic block is then followed.
+    #[arg(long)]
+    lines: bool,
     /// The chip's mask-ROM ELF (Espressif chips), instead of searching for it (TIGRIS_SIM_ROM_DIR,
     /// the ESP-IDF tools folder, the `espflash` crate in the cargo registry).
     #[arg(long, value_name = "FILE", conflicts_with = "no_rom")]
@@ -223,7 +249,7 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Run(args) => run(args),
+        Command::Run(args) => run(*args),
         Command::Boards { action: None, json } => {
             let mut list = Vec::new();
             for name in tigris_targets::builtin_names() {
@@ -384,7 +410,14 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         std::io::Write::write_all(&mut std::io::stdout(), summary.as_bytes())
     };
-    Ok(ExitCode::from(exit_code(&report.outcome)))
+    // With --expect, only the text passes a run (an exit with code 0 before it does not).
+    let expected = matches!(&report.outcome,
+        tigris_traces::Outcome::Condition { condition, .. } if condition == "expect");
+    let code = match exit_code(&report.outcome) {
+        0 if args.expect.is_some() && !expected => EXIT_CONDITION_FAILED,
+        code => code,
+    };
+    Ok(ExitCode::from(code))
 }
 
 /// The process exit code of `run` for a run's outcome.
@@ -394,6 +427,23 @@ pub(crate) fn exit_code(outcome: &tigris_traces::Outcome) -> u8 {
         tigris_traces::Outcome::Limit { .. } => EXIT_LIMIT,
         tigris_traces::Outcome::Fault => EXIT_FAULT,
         tigris_traces::Outcome::Reset { .. } => EXIT_RESET,
+        tigris_traces::Outcome::Idle { .. } => EXIT_IDLE,
+        tigris_traces::Outcome::Condition { passed: true, .. } => 0,
+        tigris_traces::Outcome::Condition { passed: false, .. } => EXIT_CONDITION_FAILED,
+    }
+}
+
+/// Simulated time: a number with `s`, `ms`, `us` or `ns` (seconds without a unit).
+fn parse_sim_time(s: &str) -> Result<f64, String> {
+    let (number, scale) = [("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("s", 1.0)]
+        .iter()
+        .find_map(|&(unit, scale)| s.strip_suffix(unit).map(|n| (n, scale)))
+        .unwrap_or((s, 1.0));
+    match number.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v * scale),
+        _ => Err(format!(
+            "`{s}` is not a simulated time (a positive number with s, ms, us or ns: `500ms`)"
+        )),
     }
 }
 
@@ -432,6 +482,14 @@ fn run_options(
         allow_host_fs: args.allow_host_fs,
         live_console,
         trace_instructions: args.trace_instructions,
+        line_profile: args.lines,
+        conditions: machine::StopConditions {
+            expect: args.expect.clone(),
+            expect_timeout: args.expect_timeout,
+            fail_on: args.fail_on.clone(),
+            stop_at: args.stop_at.clone(),
+            until_cycles: args.until_cycles,
+        },
     }
 }
 

@@ -111,6 +111,11 @@ pub struct Profiler<'s> {
     /// Address range of the function on top of the stack.
     range: (u32, u32),
     paths: CallPaths,
+    /// With `count_segments`: the straight-line runs of code between block events, by (first PC,
+    /// instructions), with their cycles and how often they ran — what a per-line profile is made of.
+    segments: Option<HashMap<(u32, u32), (u64, u64)>>,
+    /// Where the run since the last block event started.
+    segment_pc: u32,
 }
 
 impl<'s> Profiler<'s> {
@@ -125,7 +130,26 @@ impl<'s> Profiler<'s> {
             last_instructions: 0,
             range: (1, 0),
             paths: CallPaths::new(n - 1),
+            segments: None,
+            segment_pc: 0,
         }
+    }
+
+    /// Count every straight-line run of code (slower: every block is then reported).
+    pub fn count_segments(&mut self) {
+        self.segments = Some(HashMap::new());
+    }
+
+    /// The straight-line runs counted: (first PC, instructions, cycles, times run), in address order.
+    pub fn segments(&self) -> Vec<(u32, u32, u64, u64)> {
+        let mut out: Vec<_> = self
+            .segments
+            .iter()
+            .flatten()
+            .map(|(&(pc, n), &(cycles, runs))| (pc, n, cycles, runs))
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     pub fn unknown(&self) -> usize {
@@ -196,6 +220,14 @@ impl<'s> Profiler<'s> {
         self.stats[top].self_instructions += di;
         self.paths.cycles[path as usize] += dc;
         self.paths.instructions[path as usize] += di;
+        if let Some(segments) = &mut self.segments {
+            if di > 0 {
+                let n = u32::try_from(di).unwrap_or(u32::MAX);
+                let counts = segments.entry((self.segment_pc, n)).or_default();
+                counts.0 += dc;
+                counts.1 += 1;
+            }
+        }
         self.last_cycles = cycles;
         self.last_instructions = instructions;
     }
@@ -252,6 +284,7 @@ impl ExecObserver for Profiler<'_> {
             .map(|f| f.function)
             .unwrap_or(self.unknown());
         self.charge(cycles, instructions);
+        self.segment_pc = pc;
         match flow {
             Flow::Jump => {
                 if pc >= self.range.0 && pc < self.range.1 {
@@ -316,8 +349,13 @@ impl ExecObserver for Profiler<'_> {
     }
 
     fn quiet_jumps(&self) -> (u32, u32) {
-        // A jump within the function on top of the stack only adds to its self time (see `block`).
-        self.range
+        // A jump within the function on top of the stack only adds to its self time (see `block`),
+        // unless every straight-line run is counted.
+        if self.segments.is_some() {
+            (1, 0)
+        } else {
+            self.range
+        }
     }
 
     fn memory_owner(&self) -> usize {
@@ -334,12 +372,7 @@ mod tests {
     use crate::elf::Symbol;
 
     fn symbols() -> SymbolMap {
-        let f = |name: &str, addr: u32| Symbol {
-            name: name.into(),
-            addr,
-            size: 0x100,
-            is_function: true,
-        };
+        let f = |name: &str, addr: u32| Symbol::new(name, addr, 0x100, true);
         SymbolMap::new(&[
             f("main", 0x1000),
             f("a", 0x2000),

@@ -283,12 +283,7 @@ pub fn read(path: &Path, board: &Board) -> Result<Rom> {
         .filter(|s| s.st_type() == goblin::elf::sym::STT_FUNC && s.st_value != 0)
         .filter_map(|s| {
             let n = elf.strtab.get_at(s.st_name)?;
-            (!n.is_empty()).then(|| Symbol {
-                name: n.to_string(),
-                addr: s.st_value as u32,
-                size: s.st_size as u32,
-                is_function: true,
-            })
+            (!n.is_empty()).then(|| Symbol::new(n, s.st_value as u32, s.st_size as u32, true))
         })
         .collect();
     if let Some(t) = board.rom_unpack_table {

@@ -60,6 +60,21 @@ pub fn text(r: &Report, top: usize) -> String {
             )
         }
         Outcome::Fault => "FAULT".to_string(),
+        Outcome::Idle { pc, location, .. } => format!(
+            "idle (asleep, nothing can wake the core) at 0x{pc:08x} {}",
+            location.as_deref().unwrap_or("(no symbol)")
+        ),
+        Outcome::Condition {
+            detail,
+            passed,
+            pc,
+            location,
+            ..
+        } => format!(
+            "{} ({detail}) at 0x{pc:08x} {}",
+            if *passed { "PASSED" } else { "FAILED" },
+            location.as_deref().unwrap_or("(no symbol)")
+        ),
         Outcome::Reset {
             by, pc, location, ..
         } => format!(
@@ -114,8 +129,10 @@ pub fn text(r: &Report, top: usize) -> String {
         Outcome::Limit { backtrace, .. } => {
             Some((backtrace, " (the firmware may be in a runaway loop)"))
         }
-        Outcome::Reset { backtrace, .. } => Some((backtrace, "")),
-        _ => None,
+        Outcome::Reset { backtrace, .. }
+        | Outcome::Idle { backtrace, .. }
+        | Outcome::Condition { backtrace, .. } => Some((backtrace, "")),
+        Outcome::Exited { .. } | Outcome::Fault => None,
     };
     if let Some(panic) = &r.panic {
         let _ = writeln!(o, "  the firmware panicked: {panic}");
@@ -136,6 +153,9 @@ pub fn text(r: &Report, top: usize) -> String {
         );
         if let Some(i) = &f.instruction {
             let _ = writeln!(o, "  instruction: {i}");
+        }
+        if let Some(line) = &f.source {
+            let _ = writeln!(o, "  source:      {line}");
         }
         if let Some(a) = f.address {
             let _ = writeln!(o, "  address:     0x{a:08x}");
@@ -222,11 +242,7 @@ pub fn text(r: &Report, top: usize) -> String {
         "self%", "self cycles", "incl. cycles", "mem. stalls", "calls"
     );
     for f in r.functions.iter().take(top) {
-        let share = if t.cycles > 0 {
-            100.0 * f.self_cycles as f64 / t.cycles as f64
-        } else {
-            0.0
-        };
+        let share = percent(f.self_cycles, t.cycles);
         let stalls: u64 = f.memory.iter().map(|m| m.stall_cycles).sum();
         let _ = writeln!(
             o,
@@ -239,6 +255,25 @@ pub fn text(r: &Report, top: usize) -> String {
             f.name
         );
     }
+    if !r.lines.is_empty() {
+        let _ = writeln!(o, "\nhot source lines:");
+        let _ = writeln!(
+            o,
+            "  {:>6} {:>14} {:>14}  line",
+            "self%", "cycles", "instructions"
+        );
+        for l in r.lines.iter().take(top) {
+            let at = l.location.as_deref().unwrap_or("(no line information)");
+            let _ = writeln!(
+                o,
+                "  {:>5.1}% {:>14} {:>14}  {at} {}",
+                percent(l.cycles, t.cycles),
+                thousands(l.cycles),
+                thousands(l.instructions),
+                l.function
+            );
+        }
+    }
     for c in &r.other_cores {
         other_core(&mut o, c, top);
     }
@@ -249,6 +284,15 @@ pub fn text(r: &Report, top: usize) -> String {
         let _ = writeln!(o, "note: {n}");
     }
     o
+}
+
+/// `part` as a percentage of `whole` (0 when `whole` is).
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole > 0 {
+        100.0 * part as f64 / whole as f64
+    } else {
+        0.0
+    }
 }
 
 /// Bytes as `1,234 B` below 10 KiB, else KiB with one decimal.

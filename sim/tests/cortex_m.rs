@@ -143,7 +143,8 @@ fn stm32u585_takes_hardfault_inside_svcall_and_reports_the_spinning_handler() {
             .position(|l| l.contains(needle))
             .unwrap_or_else(|| panic!("{needle}: {bt:#?}"))
     };
-    let hardfault = at("svc_inner+0x10 (exception frame: HardFault)");
+    let hardfault =
+        at("svc_inner+0x10 at src/bin/nested_exceptions.rs:66 (exception frame: HardFault)");
     let svcall = at("(exception frame: SVCall)");
     let main = at(" main+");
     assert!(

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{elf, host_output, root, run, sim};
+use common::{assert_fault_source, elf, host_output, root, run, sim};
 
 const BOARDS: [&str; 8] = [
     "mps2-an386",
@@ -220,6 +220,25 @@ fn faults_are_reported_with_kind_location_and_backtrace() {
             "{program}: {stdout}"
         );
     }
+}
+
+/// DWARF: the diagnostic names the faulting line inside an inlined helper, and the backtrace shows
+/// the helper as an inlined frame above the function it was inlined into.
+#[test]
+fn a_fault_shows_its_source_line_through_an_inlined_function() {
+    let board = "mps2-an386";
+    let (code, r, stdout) = run(board, &elf(board, "fault_bad_address"), &[]);
+    assert_eq!(code, 125);
+    assert_fault_source(
+        &r["fault"],
+        "firmware/faults/fault_bad_address.c",
+        "load_word",
+        "main+0x",
+    );
+    assert!(
+        stdout.contains("  source:      firmware/faults/fault_bad_address.c:"),
+        "{stdout}"
+    );
 }
 
 #[test]

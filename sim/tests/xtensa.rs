@@ -112,6 +112,12 @@ fn faults_name_kind_pc_symbol_and_instruction() {
                     "{t}"
                 );
                 assert!(f["message"].as_str().unwrap().contains("0x10000000"), "{t}");
+                common::assert_fault_source(
+                    &f,
+                    "firmware/xtensa/faults/fault_bad_address.c",
+                    "store_word",
+                    "poke",
+                );
             } else {
                 // The ESP32 and ESP32-S3 buses drop a store no device claims (board `unmapped_writes`).
                 let (code, r, _) = run(board, &elf(board, &program), &[]);

@@ -49,6 +49,10 @@ pub struct Report {
     /// version 1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_cores: Vec<CoreProfile>,
+    /// With `run --lines`: cycles and instructions per source line, highest first (added within
+    /// version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<SourceLine>,
     /// The firmware's own panic message, as its console printed it (ESP-IDF's panic handler, a
     /// Rust panic), when it printed one (added within version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -179,6 +183,47 @@ pub enum Outcome {
         location: Option<String>,
         backtrace: Vec<String>,
     },
+    /// The core slept (WFI/WFE, WAITI) with no enabled interrupt source that could ever wake it:
+    /// the firmware had nothing left to do (`detail` says how it slept; added within version 1).
+    Idle {
+        detail: String,
+        pc: u32,
+        location: Option<String>,
+        backtrace: Vec<String>,
+    },
+    /// A stop condition of the run ended it (added within version 1): `condition` is `expect`,
+    /// `fail_on`, `stop_at`, `until_cycles` or `expect_timeout`; `detail` says what was met;
+    /// `passed`: whether the run counts as a success.
+    Condition {
+        condition: String,
+        detail: String,
+        passed: bool,
+        pc: u32,
+        location: Option<String>,
+        backtrace: Vec<String>,
+    },
+}
+
+impl Outcome {
+    /// How the run ended, in a few words (`check`, `compare`).
+    pub fn brief(&self) -> String {
+        match self {
+            Outcome::Exited { code } => format!("exited with code {code}"),
+            Outcome::Limit { limit, .. } => format!("stopped by the {limit} limit"),
+            Outcome::Fault => "faulted".to_string(),
+            Outcome::Reset { by, .. } => reset_cause(by),
+            Outcome::Idle { .. } => "idle (asleep with nothing to wake the core)".to_string(),
+            Outcome::Condition { detail, .. } => detail.clone(),
+        }
+    }
+
+    /// Whether the run ended as a success: exit code 0, or a stop condition that passed.
+    pub fn succeeded(&self) -> bool {
+        matches!(
+            self,
+            Outcome::Exited { code: 0 } | Outcome::Condition { passed: true, .. }
+        )
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -193,9 +238,24 @@ pub struct Totals {
     pub stall_cycles: u64,
 }
 
+/// One source line of the per-line profile.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SourceLine {
+    /// `file:line` from DWARF; `None` for code without line information (the function's total).
+    pub location: Option<String>,
+    /// The function the line belongs to (an inlined function's own name).
+    pub function: String,
+    pub cycles: u64,
+    pub instructions: u64,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FunctionProfile {
+    /// The name users read (demangled).
     pub name: String,
+    /// The linker symbol, when `name` is its demangled form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
     pub address: u32,
     pub calls: u64,
     pub self_cycles: u64,
@@ -476,6 +536,9 @@ pub struct FaultReport {
     pub pc: u32,
     /// `symbol+0xoffset` of the PC, when a symbol covers it.
     pub location: Option<String>,
+    /// `file:line` of the PC from the ELF's DWARF (of the innermost inlined function there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     pub address: Option<u32>,
     pub instruction: Option<String>,
     pub message: String,

@@ -44,6 +44,7 @@ pub fn report(clock_hz: u64, cycles: u64) -> Report {
         timeline: None,
         fault: None,
         other_cores: Vec::new(),
+        lines: Vec::new(),
         panic: None,
         notes: Vec::new(),
     }
@@ -79,6 +80,7 @@ pub fn function(
 ) -> FunctionProfile {
     FunctionProfile {
         name: name.into(),
+        symbol: None,
         address: 0,
         calls,
         self_cycles,

@@ -216,6 +216,13 @@ fn outcome_text(report: &Report) -> String {
                 place(location, *pc)
             )
         }
+        Outcome::Idle { pc, location, .. } => format!("idle at {}", place(location, *pc)),
+        Outcome::Condition {
+            detail,
+            pc,
+            location,
+            ..
+        } => format!("{detail} at {}", place(location, *pc)),
         Outcome::Fault => match &report.fault {
             Some(fault) => format!(
                 "fault: {} at {}",

@@ -382,6 +382,7 @@ fn a_fault_and_a_failure_show_what_went_wrong() {
         kind: "bad read".into(),
         pc: 0x100,
         location: Some("main+0x10".into()),
+        source: None,
         address: Some(0),
         instruction: None,
         message: "read of unmapped address 0x0".into(),

@@ -1337,6 +1337,15 @@ impl Core for CortexM<'_> {
         out
     }
 
+    fn instruction_length(&self, addr: u32) -> Option<u32> {
+        let mut b = [0u8; 2];
+        self.uc.mem_read(addr as u64, &mut b).ok()?;
+        // ARMv7-M ARM A5.1: a halfword whose bits [15:11] are 0b11101, 0b11110 or 0b11111 is the
+        // first of a 32-bit Thumb instruction; every other is a 16-bit instruction.
+        let wide = matches!(u16::from_le_bytes(b) >> 11, 0b11101..=0b11111);
+        Some(if wide { 4 } else { 2 })
+    }
+
     fn disassemble(&self, addr: u32) -> Option<String> {
         let mut b = [0u8; 4];
         self.uc.mem_read(addr as u64, &mut b).ok()?;
@@ -1653,12 +1662,12 @@ impl CortexM<'_> {
                 } else {
                     "branches to itself"
                 };
-                Ok(Some(self.fault(
-                    FaultKind::EndlessLoop,
-                    pc,
-                    None,
-                    format!("the core {what} at 0x{pc:08x} and no enabled interrupt source can ever wake it"),
-                )))
+                let detail = format!("the core {what} at 0x{pc:08x} and no enabled interrupt source can ever wake it");
+                Ok(Some(if sleeping {
+                    Stop::Idle { pc, detail }
+                } else {
+                    self.fault(FaultKind::EndlessLoop, pc, None, detail)
+                }))
             }
         }
     }

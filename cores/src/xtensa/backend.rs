@@ -1102,6 +1102,15 @@ pub struct XtensaBackend {
 }
 
 impl XtensaBackend {
+    /// The bytes at `addr` an instruction is decoded from (fewer near the end of a region).
+    fn instruction_word(&self, addr: u32) -> Option<u32> {
+        self.word(addr).or_else(|| {
+            let mut b = [0u8; 3];
+            self.bus.peek(addr, &mut b).ok()?;
+            Some(u32::from_le_bytes([b[0], b[1], b[2], 0]))
+        })
+    }
+
     pub fn new(board: &Board) -> Result<Self, CoreError> {
         let cfg = match board.core.kind {
             CoreKind::XtensaLx7 => XtensaConfig::esp32s3(),
@@ -1297,16 +1306,22 @@ impl XtensaBackend {
             StopReason::Simcall { .. } => Stop::Semihosting,
             StopReason::Breakpoint { pc } => Stop::Trap { pc },
             StopReason::WaitI { pc, level } => {
-                let what = match self.disassemble(pc) {
-                    Some(text) if text.starts_with("j ") => "branches to itself".to_string(),
-                    _ => format!("waits for an interrupt (WAITI {level})"),
-                };
-                Stop::Fault(Fault {
-                    kind: FaultKind::EndlessLoop,
-                    pc,
-                    address: None,
-                    detail: format!("the core {what} at 0x{pc:08x} and no enabled interrupt source can ever wake it"),
-                })
+                let never = "and no enabled interrupt source can ever wake it";
+                // WAITI stops with the PC after it, often a `j` back to it: not a spin.
+                match self.disassemble(pc) {
+                    Some(text) if text == format!("j 0x{pc:08x}") => Stop::Fault(Fault {
+                        kind: FaultKind::EndlessLoop,
+                        pc,
+                        address: None,
+                        detail: format!("the core branches to itself at 0x{pc:08x} {never}"),
+                    }),
+                    _ => Stop::Idle {
+                        pc,
+                        detail: format!(
+                            "the core waits for an interrupt (WAITI {level}) at 0x{pc:08x} {never}"
+                        ),
+                    },
+                }
             }
             StopReason::Break { pc, s, t, .. } => {
                 if let Some((code, from, vector)) = at_vector(pc) {
@@ -1750,14 +1765,13 @@ impl Core for XtensaBackend {
     }
 
     fn disassemble(&self, addr: u32) -> Option<String> {
-        let w = self.word(addr).or_else(|| {
-            // Near the end of a region: read what there is.
-            let mut b = [0u8; 3];
-            self.bus.peek(addr, &mut b).ok()?;
-            Some(u32::from_le_bytes([b[0], b[1], b[2], 0]))
-        })?;
-        let (text, _) = disasm_word(w, addr, self.cfg());
+        let (text, _) = disasm_word(self.instruction_word(addr)?, addr, self.cfg());
         Some(text)
+    }
+
+    fn instruction_length(&self, addr: u32) -> Option<u32> {
+        let (_, len) = disasm_word(self.instruction_word(addr)?, addr, self.cfg());
+        Some(len.into())
     }
 
     fn semihosting_abi(&self) -> SemihostingAbi {

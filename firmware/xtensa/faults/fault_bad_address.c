@@ -2,9 +2,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The store is an inlined helper, so the diagnostic shows it and the function it sits in (DWARF). */
+static inline __attribute__((always_inline)) void store_word(volatile uint32_t *p, uint32_t v)
+{
+    *p = v; /* the faulting store */
+}
+
 __attribute__((noinline)) static void poke(volatile uint32_t *p)
 {
-    *p = 0x12345678u;
+    store_word(p, 0x12345678u); /* the inlined call */
 }
 
 int main(void)

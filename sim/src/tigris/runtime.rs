@@ -1149,6 +1149,7 @@ mod tests {
             entry: 0,
             vector_section: None,
             absolute: Vec::new(),
+            debug: None,
         };
         let (address, bytes) = static_plan(&fw).unwrap();
         assert_eq!((address, bytes.as_slice()), (0x3C00_0000 + at, TILED_PLAN));

@@ -137,3 +137,40 @@ pub fn esp_coredump_tasks(console: &str, elf: &str) -> Option<String> {
     );
     Some(text)
 }
+
+#[allow(dead_code)]
+/// `file:line` of the first line of `file` (relative to the checkout) containing `marker`: where a
+/// diagnostic built from DWARF must point.
+pub fn source_line(file: &str, marker: &str) -> String {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains(marker))
+        .unwrap_or_else(|| panic!("{file} has no line with {marker:?}"));
+    format!("{file}:{}", line + 1)
+}
+
+#[allow(dead_code)]
+/// Checks that a fault's diagnostic points at the faulting line of `file` (marked `the faulting`)
+/// inside the inlined `helper`, and that the backtrace then shows `caller` at the call site (marked
+/// `the inlined call`), from the firmware's DWARF.
+pub fn assert_fault_source(fault: &serde_json::Value, file: &str, helper: &str, caller: &str) {
+    let faulting = source_line(file, "the faulting");
+    let call = source_line(file, "the inlined call");
+    assert_eq!(fault["source"].as_str(), Some(faulting.as_str()), "{fault}");
+    let backtrace: Vec<&str> = fault["backtrace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let inlined = backtrace
+        .iter()
+        .position(|l| l.contains(&format!(" {helper} at {faulting} (inlined)")))
+        .unwrap_or_else(|| panic!("no inlined {helper} frame: {backtrace:#?}"));
+    let outer = backtrace[inlined + 1];
+    assert!(
+        outer.contains(&format!(" {caller}")) && outer.contains(&format!(" at {call}")),
+        "{backtrace:#?}"
+    );
+}
