@@ -132,12 +132,7 @@ fn stm32u585_takes_hardfault_inside_svcall_and_reports_the_spinning_handler() {
         message.contains("PRECISERR BFARVALID, BFAR 0xfffffff0") && message.contains("FORCED"),
         "{message}"
     );
-    let bt: Vec<&str> = f["backtrace"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap())
-        .collect();
+    let bt = common::backtrace(f);
     let at = |needle: &str| {
         bt.iter()
             .position(|l| l.contains(needle))
@@ -147,6 +142,21 @@ fn stm32u585_takes_hardfault_inside_svcall_and_reports_the_spinning_handler() {
         at("svc_inner+0x10 at src/bin/nested_exceptions.rs:66 (exception frame: HardFault)");
     let svcall = at("(exception frame: SVCall)");
     let main = at(" main+");
+    // The fixture is Rust: its names are shown demangled, the report keeps the linker symbol.
+    let rust_main =
+        at("nested_exceptions::__cortex_m_rt_main+0x6 at src/bin/nested_exceptions.rs:87");
+    assert!(svcall < rust_main && rust_main < main, "{bt:#?}");
+    let function = r["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "nested_exceptions::__cortex_m_rt_main")
+        .expect("the demangled main in the profile");
+    let symbol = function["symbol"].as_str().unwrap();
+    assert!(
+        symbol.starts_with("_ZN17nested_exceptions18__cortex_m_rt_main17h"),
+        "{symbol}"
+    );
     assert!(
         at("hf_inner") < hardfault && hardfault < svcall && svcall < main,
         "{bt:#?}"

@@ -151,6 +151,13 @@ pub fn source_line(file: &str, marker: &str) -> String {
 }
 
 #[allow(dead_code)]
+/// The frames of a fault's (or an outcome's) backtrace, innermost first.
+pub fn backtrace(fault: &serde_json::Value) -> Vec<&str> {
+    let frames = fault["backtrace"].as_array().unwrap().iter();
+    frames.map(|l| l.as_str().unwrap()).collect()
+}
+
+#[allow(dead_code)]
 /// Checks that a fault's diagnostic points at the faulting line of `file` (marked `the faulting`)
 /// inside the inlined `helper`, and that the backtrace then shows `caller` at the call site (marked
 /// `the inlined call`), from the firmware's DWARF.
@@ -158,12 +165,7 @@ pub fn assert_fault_source(fault: &serde_json::Value, file: &str, helper: &str, 
     let faulting = source_line(file, "the faulting");
     let call = source_line(file, "the inlined call");
     assert_eq!(fault["source"].as_str(), Some(faulting.as_str()), "{fault}");
-    let backtrace: Vec<&str> = fault["backtrace"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap())
-        .collect();
+    let backtrace = backtrace(fault);
     let inlined = backtrace
         .iter()
         .position(|l| l.contains(&format!(" {helper} at {faulting} (inlined)")))
