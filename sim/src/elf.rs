@@ -276,6 +276,11 @@ impl SymbolMap {
         named.map(|s| s.addr).collect()
     }
 
+    /// `file:line` of the instruction at `addr` (the innermost inlined frame's), from DWARF.
+    pub fn line(&self, addr: u32) -> Option<String> {
+        self.source(addr).into_iter().find_map(|f| f.location)
+    }
+
     /// Whether the firmware's DWARF gives source lines.
     pub fn has_source(&self) -> bool {
         self.debug.is_some()

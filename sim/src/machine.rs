@@ -1076,11 +1076,7 @@ impl Machine<'_> {
             kind,
             pc: f.pc,
             location: self.symbols.describe(f.pc),
-            source: self
-                .symbols
-                .source(f.pc)
-                .into_iter()
-                .find_map(|frame| frame.location),
+            source: self.symbols.line(f.pc),
             address: f.address,
             instruction: self.core.disassemble(f.pc),
             message,
@@ -1164,6 +1160,7 @@ impl Machine<'_> {
                     name: self.function_name(i).to_string(),
                     symbol: symbol.and_then(|s| s.mangled.clone()),
                     address: symbol.map_or(0, |s| s.addr),
+                    source: symbol.and_then(|s| self.symbols.line(s.addr)),
                     calls: s.calls,
                     self_cycles: s.self_cycles,
                     inclusive_cycles: s.inclusive_cycles,

@@ -51,6 +51,18 @@ fn lines_of_the_demo_add_up_to_the_run_and_name_the_convolution_loop() {
             stdout.contains(&format!("  {at} conv2d_3x3_s8_relu")),
             "{board}"
         );
+        // The function profile says where each function starts.
+        let conv = r["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == "conv2d_3x3_s8_relu")
+            .unwrap();
+        let source = conv["source"].as_str().unwrap();
+        assert!(
+            source.starts_with("firmware/programs/demo.c:"),
+            "{board}: {source}"
+        );
         // Following every block changes nothing else in the report.
         assert_eq!(strip_lines(r), strip_lines(plain), "{board}");
     }
@@ -64,5 +76,10 @@ fn without_dwarf_the_lines_are_whole_functions_and_a_note_says_why() {
     let first = &r["lines"][0];
     assert_eq!(first["function"], "conv2d_3x3_s8_relu", "{first}");
     assert!(first["location"].is_null(), "{first}");
+    assert!(
+        r["functions"][0].get("source").is_none(),
+        "{}",
+        r["functions"][0]
+    );
     assert!(r["notes"].to_string().contains("no DWARF line information"));
 }

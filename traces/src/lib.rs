@@ -257,6 +257,9 @@ pub struct FunctionProfile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
     pub address: u32,
+    /// `file:line` of the function's first instruction, from DWARF.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     pub calls: u64,
     pub self_cycles: u64,
     pub inclusive_cycles: u64,

@@ -173,19 +173,29 @@ fn function_slices(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
     let Some(timeline) = &report.timeline else {
         return;
     };
+    // Each function's slice carries where its code is, when DWARF said.
+    let sources: std::collections::HashMap<&str, &str> = report
+        .functions
+        .iter()
+        .filter_map(|f| Some((f.name.as_str(), f.source.as_deref()?)))
+        .collect();
     let mut open: Vec<(&str, u64)> = Vec::new();
     let close_from =
         |open: &mut Vec<(&str, u64)>, depth: usize, at: u64, events: &mut Vec<Value>| {
             // Innermost first, so each slice ends before its parent.
             while open.len() > depth {
                 let (name, start) = open.pop().expect("longer than depth");
+                let args = match sources.get(name) {
+                    Some(source) => json!({ "source": source }),
+                    None => json!({}),
+                };
                 events.push(slice(
                     Track::Functions,
                     name.to_string(),
                     clock,
                     start,
                     at.saturating_sub(start),
-                    json!({}),
+                    args,
                 ));
             }
         };
@@ -439,7 +449,16 @@ pub(crate) mod tests {
             traffic_sample(300, "main;pool"),
             traffic_sample(400, "main"),
         ];
+        let mut conv = crate::testing::function("conv", 200, 200, 1);
+        conv.source = Some("model.c:42".into());
+        report.functions = vec![conv];
         let events = parsed(&report);
+        let args: Vec<&Value> = on_track(&events, Track::Functions)
+            .iter()
+            .map(|e| &e["args"])
+            .collect();
+        assert_eq!(args[1], &json!({"source": "model.c:42"}), "conv's slice");
+        assert_eq!(args[0], &json!({}), "mac has no line");
         let slices: Vec<(String, f64, f64)> = on_track(&events, Track::Functions)
             .iter()
             .map(|e| {

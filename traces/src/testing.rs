@@ -82,6 +82,7 @@ pub fn function(
         name: name.into(),
         symbol: None,
         address: 0,
+        source: None,
         calls,
         self_cycles,
         inclusive_cycles,
