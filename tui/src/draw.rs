@@ -932,10 +932,16 @@ fn draw_hot_functions(frame: &mut Frame, area: Rect, report: &Report, whole_run:
         .cycles
         .max(functions.iter().map(|f| f.self_cycles).sum());
     let rows = functions.iter().map(|f| {
+        // The file and line of the function, from DWARF, dimmed after its name.
+        let mut function = vec![Span::raw(f.name.clone())];
+        if let Some(source) = &f.source {
+            let file = source.rsplit('/').next().unwrap_or(source);
+            function.push(Span::styled(format!("  {file}"), DIM));
+        }
         Row::new([
-            format!("{:5.1}%", percent(f.self_cycles, total)),
-            thousands(f.calls),
-            f.name.clone(),
+            Line::raw(format!("{:5.1}%", percent(f.self_cycles, total))),
+            Line::raw(thousands(f.calls)),
+            Line::from(function),
         ])
     });
     let widths = [

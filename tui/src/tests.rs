@@ -238,7 +238,10 @@ fn traffic_is_split_into_equal_intervals() {
 
 #[test]
 fn hot_functions_are_sorted_by_self_cycles_with_their_share() {
-    let lines = screen(&App::replay(tigris_report()));
+    let mut report = tigris_report();
+    report.functions[1].source = Some("firmware/tigris/kernels.c:120".into());
+    let lines = screen(&App::replay(report));
+    assert!(line_with(&lines, &["tigris_conv2d_s8  kernels.c:120"]).contains("62.5%"));
     let conv = lines
         .iter()
         .position(|l| l.contains("62.5%") && l.contains("tigris_conv2d_s8"))
