@@ -146,12 +146,7 @@ fn stm32u585_takes_hardfault_inside_svcall_and_reports_the_spinning_handler() {
     let rust_main =
         at("nested_exceptions::__cortex_m_rt_main+0x6 at src/bin/nested_exceptions.rs:87");
     assert!(svcall < rust_main && rust_main < main, "{bt:#?}");
-    let function = r["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "nested_exceptions::__cortex_m_rt_main")
-        .expect("the demangled main in the profile");
+    let function = common::function(&r, "nested_exceptions::__cortex_m_rt_main");
     let symbol = function["symbol"].as_str().unwrap();
     assert!(
         symbol.starts_with("_ZN17nested_exceptions18__cortex_m_rt_main17h"),

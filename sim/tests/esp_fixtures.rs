@@ -41,12 +41,7 @@ fn esp_hal_hello_prints_at_the_template_period() {
             3,
             "{board}: {console}"
         );
-        let main = r["functions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["name"] == "main")
-            .expect("main profiled");
+        let main = common::function(&r, "main");
         assert!(
             main["inclusive_cycles"].as_u64().unwrap() > cycles * 9 / 10,
             "{board}: main runs the loop"

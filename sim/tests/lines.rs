@@ -52,12 +52,7 @@ fn lines_of_the_demo_add_up_to_the_run_and_name_the_convolution_loop() {
             "{board}"
         );
         // The function profile says where each function starts.
-        let conv = r["functions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["name"] == "conv2d_3x3_s8_relu")
-            .unwrap();
+        let conv = common::function(&r, "conv2d_3x3_s8_relu");
         let source = conv["source"].as_str().unwrap();
         assert!(
             source.starts_with("firmware/programs/demo.c:"),

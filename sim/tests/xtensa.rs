@@ -198,12 +198,7 @@ fn rom_ets_printf_is_emulated_or_runs_in_the_rom() {
         (code, r["console"].as_str().unwrap()),
         (0, expected.replace('\n', "\r\n").as_str())
     );
-    let rom = r["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "ets_printf")
-        .expect("ets_printf in the profile");
+    let rom = common::function(&r, "ets_printf");
     assert!(
         rom["inclusive_instructions"].as_u64().unwrap() > 1000,
         "the ROM's printf ran: {rom}"

@@ -151,6 +151,14 @@ pub fn source_line(file: &str, marker: &str) -> String {
 }
 
 #[allow(dead_code)]
+/// The report's profile entry of the function `name`; panics when it did not run.
+pub fn function<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    let functions = report["functions"].as_array().unwrap();
+    let found = functions.iter().find(|f| f["name"] == name);
+    found.unwrap_or_else(|| panic!("{name} is not in the profile"))
+}
+
+#[allow(dead_code)]
 /// The frames of a fault's (or an outcome's) backtrace, innermost first.
 pub fn backtrace(fault: &serde_json::Value) -> Vec<&str> {
     let frames = fault["backtrace"].as_array().unwrap().iter();
