@@ -24,15 +24,19 @@
 //! - S10: ESP32-S3 Technical Reference Manual, ESP32 Technical Reference Manual, esp8266-wiki "Memory Map".
 //! - S11: ESP-IDF's standard window vector handlers (`_WindowOverflow4` … `_WindowUnderflow12`).
 //!
-//! ```ignore
-//! let mut mem = FlatMemory::new();                 // or the simulator's own `XtensaBus`
-//! mem.add_region(0x4000_0000, 0x40000, true);
+//! ```
+//! use tigris_cores::xtensa::{FlatMemory, NoHooks, StopReason, Xtensa, XtensaConfig};
+//!
+//! let mut mem = FlatMemory::new(); // or the simulator's own `XtensaBus`
+//! mem.add_region(0x4000_0000, 0x1000, true);
+//! // movi a2, 5 (RRI8: 22 a0 05); simcall (00 51 00)
+//! mem.load(0x4000_0000, &[0x22, 0xa0, 0x05, 0x00, 0x51, 0x00]);
 //! let mut core = Xtensa::new(XtensaConfig::esp32s3());
-//! core.cpu.pc = entry;
+//! core.cpu.pc = 0x4000_0000;
 //! match core.run(&mut mem, &mut NoHooks, u64::MAX, 1_000_000) {
-//!     StopReason::Simcall { args, .. } => { /* semihosting; core.cpu.set_ar(2, result) */ }
-//!     StopReason::Breakpoint { .. } => { /* HLE: core.cpu.call_arg(i), core.cpu.hle_return(v) */ }
-//!     other => println!("stopped: {:?} after {} cycles", other, core.cpu.cycles),
+//!     // Semihosting: the request is in a2 (the simulator answers and resumes).
+//!     StopReason::Simcall { pc, args } => assert_eq!((pc, args[0]), (0x4000_0003, 5)),
+//!     other => panic!("stopped: {other:?} after {} cycles", core.cpu.cycles),
 //! }
 //! ```
 //!
