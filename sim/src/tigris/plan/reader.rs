@@ -282,16 +282,7 @@ impl<'a> Reader<'a> {
         count: u64,
         what: &dyn Fn() -> String,
     ) -> Result<Vec<u16>> {
-        let base = self.span(Section::IndexPool).map_or(0, |s| s.start);
-        let b = self.bytes(
-            Section::IndexPool,
-            base + offset as u64 * 2,
-            count * 2,
-            what,
-        )?;
-        Ok(b.chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect())
+        self.pool(Section::IndexPool, offset, count, what, u16::from_le_bytes)
     }
 
     /// `ndim` i32 elements of the shape pool from element `offset`.
@@ -301,15 +292,33 @@ impl<'a> Reader<'a> {
         ndim: u8,
         what: &dyn Fn() -> String,
     ) -> Result<Vec<i32>> {
-        let base = self.span(Section::ShapePool).map_or(0, |s| s.start);
-        let b = self.bytes(
+        self.pool(
             Section::ShapePool,
-            base + offset as u64 * 4,
-            ndim as u64 * 4,
+            offset,
+            ndim as u64,
             what,
-        )?;
-        Ok(b.chunks_exact(4)
-            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            i32::from_le_bytes,
+        )
+    }
+
+    /// `count` little-endian `N`-byte elements of pool section `s` from element `offset`.
+    fn pool<const N: usize, T>(
+        &self,
+        s: Section,
+        offset: u16,
+        count: u64,
+        what: &dyn Fn() -> String,
+        decode: fn([u8; N]) -> T,
+    ) -> Result<Vec<T>> {
+        let base = self.span(s).map_or(0, |x| x.start);
+        let size = N as u64;
+        let b = self.bytes(s, base + offset as u64 * size, count * size, what)?;
+        Ok(b.chunks_exact(N)
+            .map(|c| {
+                let mut e = [0u8; N];
+                e.copy_from_slice(c);
+                decode(e)
+            })
             .collect())
     }
 }
