@@ -25,7 +25,7 @@ pub(crate) fn run(cmd: PlanCommand) -> anyhow::Result<()> {
             let plan = Plan::parse(&data)
                 .map_err(|e| anyhow::anyhow!("{file}: invalid TiGrIS plan: {e}"))?;
             let text = if json {
-                let mut s = serde_json::to_string_pretty(&plan.to_json())?;
+                let mut s = serde_json::to_string_pretty(&plan.to_json()?)?;
                 s.push('\n');
                 s
             } else {

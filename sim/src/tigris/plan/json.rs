@@ -1,193 +1,252 @@
 //! The JSON view of `plan inspect --json`: the whole decoded plan plus the planner's predictions and
 //! requirements (layout documented in docs/tigris.md, "Plan reader"; `sim/tests/plan.rs` compares it
 //! with `tigris inspect --json` of tigris-ml 0.12.1).
+//!
+//! Serialized with serde: the model types derive `Serialize` for their own fields (renamed or skipped
+//! where the JSON says otherwise), and the views here add the index and the derived names of each
+//! object. The result goes through [`Value`], whose map keeps keys sorted, so every object lists its
+//! keys in alphabetical order whatever the order of the fields.
 
 use super::format::{dtype_name, STAGE_LINE_BUFFERED};
-use super::model::{axis_name, AttrValues, Plan};
-use super::predict::Prediction;
-use serde_json::{json, Value};
+use super::model::{
+    axis_name, AttrValues, Header, Op, OpAttribute, Plan, QuantParam, Stage, StateEntry, Subgraph,
+    Tensor, TilePlan, Weight, WeightBlock,
+};
+use super::predict::{Execution, Prediction, Requirements};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 
-fn float(v: f32) -> Value {
+/// An f32 as a JSON number, or "nan", "inf", "-inf" where JSON has no number for it.
+pub(super) fn float<S: Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
     if v.is_finite() {
-        json!(v as f64)
+        s.serialize_f64(*v as f64)
     } else if v.is_nan() {
-        json!("nan")
-    } else if v > 0.0 {
-        json!("inf")
+        s.serialize_str("nan")
+    } else if *v > 0.0 {
+        s.serialize_str("inf")
     } else {
-        json!("-inf")
+        s.serialize_str("-inf")
     }
 }
 
-fn opt_json(v: Option<u16>) -> Value {
-    v.map_or(Value::Null, |x| json!(x))
+/// A list of f32, each as [`float`] writes it.
+pub(super) fn floats<S: Serializer>(v: &[f32], s: S) -> Result<S::Ok, S::Error> {
+    struct Float(f32);
+    impl Serialize for Float {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            float(&self.0, s)
+        }
+    }
+    s.collect_seq(v.iter().map(|x| Float(*x)))
+}
+
+impl Serialize for Execution {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+#[derive(Serialize)]
+struct PlanJson<'a> {
+    format: &'static str,
+    schema: u32,
+    file_size: u32,
+    model_name: &'a str,
+    header: HeaderJson<'a>,
+    sections: Vec<SectionJson>,
+    model_inputs: &'a [u16],
+    model_outputs: &'a [u16],
+    tensors: Vec<TensorJson<'a>>,
+    ops: Vec<OpJson<'a>>,
+    stages: Vec<StageJson<'a>>,
+    tile_plans: Vec<TilePlanJson<'a>>,
+    weights: &'a [Weight],
+    quant_params: &'a [QuantParam],
+    weight_blocks: WeightBlocksJson<'a>,
+    state: StateJson<'a>,
+    subgraphs: &'a [Subgraph],
+    requirements: Requirements,
+}
+
+#[derive(Serialize)]
+struct HeaderJson<'a> {
+    #[serde(flatten)]
+    header: &'a Header,
+    xip: bool,
+}
+
+#[derive(Serialize)]
+struct SectionJson {
+    #[serde(rename = "type")]
+    kind: u32,
+    name: &'static str,
+    offset: u64,
+    end: u64,
+}
+
+#[derive(Serialize)]
+struct TensorJson<'a> {
+    index: usize,
+    #[serde(flatten)]
+    tensor: &'a Tensor,
+    dtype: String,
+    interface_dtype: String,
+    flag_names: Vec<&'static str>,
+    layout: &'static str,
+}
+
+#[derive(Serialize)]
+struct OpJson<'a> {
+    index: usize,
+    #[serde(flatten)]
+    op: &'a Op,
+    #[serde(rename = "type")]
+    type_name: String,
+    fused_activation: String,
+    attributes: Vec<AttributeJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct AttributeJson<'a> {
+    kind: String,
+    code: u8,
+    values: AttrValues,
+    bytes: &'a [u8],
+}
+
+impl<'a> AttributeJson<'a> {
+    fn new(a: &'a OpAttribute) -> Self {
+        AttributeJson {
+            kind: a.name(),
+            code: a.kind,
+            values: a.values(),
+            bytes: &a.data,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct StageJson<'a> {
+    index: usize,
+    #[serde(flatten)]
+    stage: &'a Stage,
+    line_buffered: bool,
+    prediction: Prediction,
+}
+
+#[derive(Serialize)]
+struct TilePlanJson<'a> {
+    #[serde(flatten)]
+    plan: &'a TilePlan,
+    axis_name: &'static str,
+    band_on_columns: bool,
+    record: &'static str,
+}
+
+#[derive(Serialize)]
+struct WeightBlocksJson<'a> {
+    compression: &'static str,
+    compression_code: u16,
+    blocks: &'a [WeightBlock],
+}
+
+#[derive(Serialize)]
+struct StateJson<'a> {
+    bytes: u32,
+    entries: &'a [StateEntry],
 }
 
 impl Plan {
     /// The whole decoded plan plus the planner's predictions, as one JSON object
     /// (documented in docs/tigris.md, "Plan reader").
-    pub(super) fn to_json(&self) -> Value {
+    pub(super) fn to_json(&self) -> serde_json::Result<Value> {
         let h = &self.header;
         let v = h.version;
-        let tensors: Vec<Value> = self
-            .tensors
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                json!({
-                    "index": i, "name": t.name, "size_bytes": t.size_bytes, "shape": t.shape,
-                    "dtype": dtype_name(t.dtype), "dtype_code": t.dtype,
-                    "interface_dtype": dtype_name(t.interface_dtype(v)), "iface_dtype_code": t.iface_dtype,
-                    "flags": t.flags, "flag_names": t.flag_names(), "layout": t.layout(v),
-                    "quant_param": opt_json(t.quant_param),
+        let view = PlanJson {
+            format: "tgrs",
+            schema: v,
+            file_size: h.file_size,
+            model_name: &self.model_name,
+            header: HeaderJson {
+                header: h,
+                xip: h.xip(),
+            },
+            sections: self
+                .sections
+                .iter()
+                .map(|s| SectionJson {
+                    kind: s.section as u32,
+                    name: s.section.name(),
+                    offset: s.start,
+                    end: s.end,
                 })
-            })
-            .collect();
-        let ops: Vec<Value> = self
-            .ops
-            .iter()
-            .enumerate()
-            .map(|(i, o)| {
-                let s = o.spatial;
-                let attributes: Vec<Value> = o
-                    .attributes
-                    .iter()
-                    .map(|a| {
-                        let values = match a.values() {
-                            AttrValues::Ints(x) => json!(x),
-                            AttrValues::Floats(x) => Value::Array(x.into_iter().map(float).collect()),
-                            AttrValues::Bytes(x) => json!(x),
-                        };
-                        json!({"kind": a.name(), "code": a.kind, "values": values, "bytes": a.data})
-                    })
-                    .collect();
-                json!({
-                    "index": i, "name": o.name, "type": o.type_name(), "type_code": o.op_type,
-                    "stage": o.stage, "stage_byte": o.stage_byte, "inputs": o.inputs, "outputs": o.outputs,
-                    "spatial": {
-                        "kernel_h": s.kernel_h, "kernel_w": s.kernel_w, "stride_h": s.stride_h,
-                        "stride_w": s.stride_w, "pad_top": s.pad_top, "pad_bottom": s.pad_bottom,
-                        "pad_left": s.pad_left, "pad_right": s.pad_right, "dilation_h": s.dilation_h,
-                        "dilation_w": s.dilation_w, "group": s.group,
-                    },
-                    "weight": opt_json(o.weight), "bias": opt_json(o.bias),
-                    "fused_activation": o.fused_activation(), "fused_act": o.fused_act,
-                    "act_min": o.act_min, "act_max": o.act_max, "attributes": attributes,
+                .collect(),
+            model_inputs: &self.model_inputs,
+            model_outputs: &self.model_outputs,
+            tensors: self
+                .tensors
+                .iter()
+                .enumerate()
+                .map(|(index, t)| TensorJson {
+                    index,
+                    tensor: t,
+                    dtype: dtype_name(t.dtype),
+                    interface_dtype: dtype_name(t.interface_dtype(v)),
+                    flag_names: t.flag_names(),
+                    layout: t.layout(v),
                 })
-            })
-            .collect();
-        let predictions = self.predictions();
-        let stages: Vec<Value> = self
-            .stages
-            .iter()
-            .zip(&predictions)
-            .enumerate()
-            .map(|(i, (s, p))| {
-                json!({
-                    "index": i, "peak_bytes": s.peak_bytes, "ops": s.ops, "inputs": s.inputs,
-                    "outputs": s.outputs, "tile_plan": opt_json(s.tile_plan), "chain_id": opt_json(s.chain_id),
-                    "chain_len": s.chain_len, "chain_tile_h": s.chain_tile_h, "flags": s.flags,
-                    "line_buffered": s.flags & STAGE_LINE_BUFFERED != 0,
-                    "prediction": prediction_json(p),
+                .collect(),
+            ops: self
+                .ops
+                .iter()
+                .enumerate()
+                .map(|(index, o)| OpJson {
+                    index,
+                    op: o,
+                    type_name: o.type_name(),
+                    fused_activation: o.fused_activation(),
+                    attributes: o.attributes.iter().map(AttributeJson::new).collect(),
                 })
-            })
-            .collect();
-        let tile_plans: Vec<Value> = self
-            .tile_plans
-            .iter()
-            .map(|t| {
-                let mut o = json!({
-                    "tileable": t.tileable, "axis": t.axis, "axis_name": axis_name(t.axis), "flags": t.flags,
-                    "band_on_columns": t.band_on_columns(), "tile_height": t.tile_height,
-                    "tile_width": t.tile_width, "num_tiles": t.num_tiles, "halo": t.halo,
-                    "receptive_field": t.receptive_field, "original_height": t.original_height,
-                    "tiled_peak_bytes": t.tiled_peak_bytes, "overhead_bytes": t.overhead_bytes,
-                    "record": if t.v10.is_some() { "v10" } else { "v9" },
-                });
-                if let (Some(r), Some(m)) = (t.v10, o.as_object_mut()) {
-                    m.insert("input_band_extent".into(), json!(r.input_band_extent));
-                    m.insert("output_band_extent".into(), json!(r.output_band_extent));
-                    m.insert("output_width_extent".into(), json!(r.output_width_extent));
-                    m.insert("input_channel_group".into(), json!(r.input_channel_group));
-                    m.insert("input_spatial_interval".into(), json!(r.input_spatial_interval));
-                    m.insert("output_linear_segment".into(), json!(r.output_linear_segment));
-                }
-                o
-            })
-            .collect();
-        let req = self.requirements();
-        json!({
-            "format": "tgrs",
-            "schema": v,
-            "file_size": h.file_size,
-            "model_name": self.model_name,
-            "header": {
-                "version": v, "file_size": h.file_size, "section_dir_off": h.section_dir_off,
-                "num_tensors": h.num_tensors, "num_ops": h.num_ops, "num_stages": h.num_stages,
-                "num_tile_plans": h.num_tile_plans, "budget": h.budget, "peak": h.peak,
-                "model_io_off": h.model_io_off, "num_model_inputs": h.num_model_inputs,
-                "num_model_outputs": h.num_model_outputs, "num_weights": h.num_weights,
-                "num_quant_params": h.num_quant_params, "flags": h.flags, "xip": h.xip(),
+                .collect(),
+            stages: self
+                .stages
+                .iter()
+                .zip(self.predictions())
+                .enumerate()
+                .map(|(index, (s, prediction))| StageJson {
+                    index,
+                    stage: s,
+                    line_buffered: s.flags & STAGE_LINE_BUFFERED != 0,
+                    prediction,
+                })
+                .collect(),
+            tile_plans: self
+                .tile_plans
+                .iter()
+                .map(|t| TilePlanJson {
+                    plan: t,
+                    axis_name: axis_name(t.axis),
+                    band_on_columns: t.band_on_columns(),
+                    record: if t.v10.is_some() { "v10" } else { "v9" },
+                })
+                .collect(),
+            weights: &self.weights,
+            quant_params: &self.quant_params,
+            weight_blocks: WeightBlocksJson {
+                compression: match self.weight_compression {
+                    1 => "lz4",
+                    _ => "none",
+                },
+                compression_code: self.weight_compression,
+                blocks: &self.weight_blocks,
             },
-            "sections": self.sections.iter().map(|s| json!({
-                "type": s.section as u32, "name": s.section.name(), "offset": s.start, "end": s.end,
-            })).collect::<Vec<_>>(),
-            "model_inputs": self.model_inputs,
-            "model_outputs": self.model_outputs,
-            "tensors": tensors,
-            "ops": ops,
-            "stages": stages,
-            "tile_plans": tile_plans,
-            "weights": self.weights.iter().map(|w| json!({
-                "name": w.name, "offset": w.offset, "size_bytes": w.size_bytes, "blob_base": w.blob_base,
-            })).collect::<Vec<_>>(),
-            "quant_params": self.quant_params.iter().map(|q| json!({
-                "scale": float(q.scale), "zero_point": q.zero_point, "num_channels": q.num_channels,
-                "multiplier_off": q.multiplier_off, "shift_off": q.shift_off, "page": q.page,
-                "multipliers": q.multipliers, "shifts": q.shifts,
-            })).collect::<Vec<_>>(),
-            "weight_blocks": {
-                "compression": match self.weight_compression { 1 => "lz4", _ => "none" },
-                "compression_code": self.weight_compression,
-                "blocks": self.weight_blocks.iter().map(|b| json!({
-                    "stage": b.stage, "first_weight": b.first_weight, "num_weights": b.num_weights,
-                    "blob_offset": b.blob_offset, "compressed_size": b.compressed_size,
-                    "uncompressed_size": b.uncompressed_size,
-                })).collect::<Vec<_>>(),
+            state: StateJson {
+                bytes: self.state_bytes,
+                entries: &self.state,
             },
-            "state": {
-                "bytes": self.state_bytes,
-                "entries": self.state.iter().map(|e| json!({
-                    "input": e.input, "output": opt_json(e.output), "offset": e.offset,
-                    "size_bytes": e.size_bytes, "initial_offset": e.initial,
-                })).collect::<Vec<_>>(),
-            },
-            "subgraphs": self.subgraphs.iter().map(|g| json!({
-                "first_stage": g.first_stage, "num_stages": g.num_stages, "inputs": g.inputs, "outputs": g.outputs,
-            })).collect::<Vec<_>>(),
-            "requirements": {
-                "fast_arena_bytes": req.fast_arena_bytes,
-                "decompression_bytes": req.decompression_bytes,
-                "state_bytes": req.state_bytes,
-                "build_limits": req.build_limits.iter().map(|(n, v, d)| json!({"name": n, "needed": v, "default": d}))
-                    .collect::<Vec<_>>(),
-            },
-        })
+            subgraphs: &self.subgraphs,
+            requirements: self.requirements(),
+        };
+        serde_json::to_value(view)
     }
-}
-
-fn prediction_json(p: &Prediction) -> Value {
-    json!({
-        "execution": p.execution.name(), "axis": p.axis, "tiles": p.tiles, "tile_height": p.tile_height,
-        "tile_width": p.tile_width, "halo": p.halo, "receptive_field": p.receptive_field,
-        "original_height": p.original_height, "tiled_peak_bytes": p.tiled_peak_bytes,
-        "overhead_bytes": p.overhead_bytes, "overhead_estimated": p.overhead_estimated,
-        "channel_group": p.channel_group, "spatial_interval": p.spatial_interval,
-        "chain": p.chain.as_ref().map(|c| json!({
-            "head": c.head, "len": c.len, "position": c.position, "tile_h": c.tile_h,
-            "line_buffered": c.line_buffered, "output_rows": c.output_rows,
-            "input_rows_per_tile": c.input_rows_per_tile, "receptive_field": c.receptive_field,
-            "stride": c.stride, "tile_bytes": c.tile_bytes, "next_height_bytes": c.next_height_bytes,
-        })),
-    })
 }

@@ -11,9 +11,10 @@ use super::format::{
     TILE_BAND_ON_COLUMNS,
 };
 use super::reader::SectionSpan;
+use serde::Serialize;
 
 /// The 48-byte header (tigris-ml 0.12.1 emitters/binary/defs.py and reader.py).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Header {
     pub(crate) version: u32,
     pub(super) file_size: u32,
@@ -26,6 +27,7 @@ pub(crate) struct Header {
     pub(crate) budget: u32,
     /// Peak of the whole model run as one untiled stage.
     pub(super) peak: u32,
+    #[serde(skip)]
     pub(super) model_name_str: u32,
     pub(super) model_io_off: u16,
     pub(super) num_model_inputs: u8,
@@ -41,17 +43,19 @@ impl Header {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Tensor {
     pub(super) name: String,
     pub(crate) size_bytes: u32,
     /// As stored: channels-last (NHWC, NLC) unless the linear flag says model order.
     pub(crate) shape: Vec<i32>,
     /// ONNX data-type code.
+    #[serde(rename = "dtype_code")]
     pub(super) dtype: u8,
     pub(super) flags: u8,
     pub(super) quant_param: Option<u16>,
     /// Declared boundary dtype (schema 6+), 0 = same as `dtype`.
+    #[serde(rename = "iface_dtype_code")]
     pub(super) iface_dtype: u8,
 }
 
@@ -113,7 +117,7 @@ impl Tensor {
 }
 
 /// The 18-byte spatial block of an op record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub(super) struct Spatial {
     pub(super) kernel_h: u8,
     pub(super) kernel_w: u8,
@@ -142,9 +146,11 @@ pub(super) struct OpAttribute {
 }
 
 /// A decoded attribute value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub(super) enum AttrValues {
     Ints(Vec<i64>),
+    #[serde(serialize_with = "super::json::floats")]
     Floats(Vec<f32>),
     Bytes(Vec<u8>),
 }
@@ -194,10 +200,11 @@ impl OpAttribute {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Op {
     pub(crate) name: String,
     /// Code of `op_types` in the v10 schema JSON; see [`op_type_name`].
+    #[serde(rename = "type_code")]
     pub(super) op_type: u8,
     pub(super) inputs: Vec<u16>,
     pub(super) outputs: Vec<u16>,
@@ -212,6 +219,7 @@ pub(crate) struct Op {
     pub(super) fused_act: u8,
     pub(super) act_min: i8,
     pub(super) act_max: i8,
+    #[serde(skip)]
     pub(super) attributes: Vec<OpAttribute>,
 }
 
@@ -232,7 +240,7 @@ impl Op {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Stage {
     /// Untiled peak of the stage.
     pub(crate) peak_bytes: u32,
@@ -256,7 +264,7 @@ impl Stage {
 }
 
 /// Raw fields of a schema-10 tile plan (32 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub(super) struct TilePlanV10 {
     pub(super) input_band_extent: u32,
     pub(super) output_band_extent: u32,
@@ -268,7 +276,7 @@ pub(super) struct TilePlanV10 {
 
 /// A tile plan. Schema ≤ 9 stores every field; schema 10 stores the band extents (in `v10`) and the
 /// summary fields are re-derived from the stage's shapes and ops (see [`derive_v10_summary`](super::summary::derive_v10_summary)).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub(super) struct TilePlan {
     pub(super) tileable: bool,
     /// 0 none, 1 height/length, 2 width (reserved), 3 height and width (2D).
@@ -282,6 +290,7 @@ pub(super) struct TilePlan {
     pub(super) original_height: u32,
     pub(super) tiled_peak_bytes: u32,
     pub(super) overhead_bytes: u32,
+    #[serde(flatten)]
     pub(super) v10: Option<TilePlanV10>,
 }
 
@@ -301,7 +310,7 @@ pub(super) fn axis_name(axis: u8) -> &'static str {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(super) struct Weight {
     pub(super) name: String,
     /// Offset inside the weight blob.
@@ -311,8 +320,9 @@ pub(super) struct Weight {
     pub(super) blob_base: u64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub(super) struct QuantParam {
+    #[serde(serialize_with = "super::json::float")]
     pub(super) scale: f32,
     pub(super) zero_point: i32,
     pub(super) num_channels: u16,
@@ -324,7 +334,7 @@ pub(super) struct QuantParam {
     pub(super) shifts: Vec<i32>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(super) struct WeightBlock {
     pub(super) stage: u16,
     pub(super) first_weight: u16,
@@ -334,17 +344,18 @@ pub(super) struct WeightBlock {
     pub(super) uncompressed_size: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(super) struct StateEntry {
     pub(super) input: u16,
     pub(super) output: Option<u16>,
     pub(super) offset: u32,
     pub(super) size_bytes: u32,
     /// Section-relative offset of the initial value (`size_bytes` long).
+    #[serde(rename = "initial_offset")]
     pub(super) initial: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(super) struct Subgraph {
     pub(super) first_stage: u16,
     pub(super) num_stages: u16,

@@ -7,6 +7,7 @@
 
 use super::format::{op_is, CHAIN_SPATIAL_OPS, STAGE_LINE_BUFFERED};
 use super::model::{Plan, Stage, Tensor, WeightBlock};
+use serde::Serialize;
 
 /// The compiler's cost model aligns every allocation to 32 bytes (tigris-ml 0.12.1 emitters/codegen.py
 /// `_PLAN_TENSOR_ALIGN`).
@@ -46,7 +47,7 @@ impl Execution {
 
 /// A chain as the planner solved it (tigris-ml 0.12.1 analysis/partition_spatial.py `detect_chains`,
 /// `solve_chain_tile_height`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct ChainPrediction {
     pub(super) head: u16,
     pub(super) len: u16,
@@ -69,7 +70,7 @@ pub(crate) struct ChainPrediction {
 }
 
 /// What the planner predicted for one stage.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Prediction {
     pub(crate) execution: Execution,
     pub(crate) axis: u8,
@@ -94,14 +95,23 @@ pub(crate) struct Prediction {
 }
 
 /// What the runtime needs to run the plan.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(super) struct Requirements {
     /// Budget plus the largest weight-decompression buffer.
     pub(super) fast_arena_bytes: u64,
     pub(super) decompression_bytes: u64,
     pub(super) state_bytes: u32,
-    /// (limit name, value this plan needs, runtime default).
-    pub(super) build_limits: Vec<(&'static str, u32, u32)>,
+    pub(super) build_limits: Vec<BuildLimit>,
+}
+
+/// A compile-time limit of the runtime (a `TIGRIS_MAX_*` macro).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(super) struct BuildLimit {
+    pub(super) name: &'static str,
+    /// What this plan needs.
+    pub(super) needed: u32,
+    /// The runtime's default.
+    pub(super) default: u32,
 }
 
 impl Plan {
@@ -385,7 +395,11 @@ impl Plan {
             build_limits: DEFAULT_LIMITS
                 .iter()
                 .zip(needed)
-                .map(|(&(n, d), v)| (n, v, d))
+                .map(|(&(name, default), needed)| BuildLimit {
+                    name,
+                    needed,
+                    default,
+                })
                 .collect(),
         }
     }

@@ -245,7 +245,7 @@ fn a_hand_built_plan_reads_back() {
             text.contains("2 tiles of 2 over 4 rows (height), halo 2, rf 3"),
             "{text}"
         );
-        let j = p.to_json();
+        let j = p.to_json().unwrap();
         assert_eq!(j["schema"], v);
         assert_eq!(j["ops"][0]["type"], "Conv");
     }
