@@ -210,26 +210,20 @@ impl<'a> Reader<'a> {
             });
         };
         let end = start.saturating_add(len);
+        let outside = || PlanError::OutOfSection {
+            what: what(),
+            section: s.name(),
+            start,
+            end,
+            sec_start: span.start,
+            sec_end: span.end,
+        };
         if start < span.start || end > span.end {
-            return Err(PlanError::OutOfSection {
-                what: what(),
-                section: s.name(),
-                start,
-                end,
-                sec_start: span.start,
-                sec_end: span.end,
-            });
+            return Err(outside());
         }
         self.data
             .get(start as usize..end as usize)
-            .ok_or_else(|| PlanError::OutOfSection {
-                what: what(),
-                section: s.name(),
-                start,
-                end,
-                sec_start: span.start,
-                sec_end: span.end,
-            })
+            .ok_or_else(outside)
     }
 
     /// Record `index` of a table of `size`-byte records at the start of section `s` (or at `base`).
