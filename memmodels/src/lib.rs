@@ -242,6 +242,16 @@ macro_rules! count {
 }
 
 impl MemorySystem {
+    /// The memory models of `board`: its regions, caches and their counters.
+    ///
+    /// ```
+    /// let board = tigris_targets::load("esp32s3").unwrap();
+    /// let mut memory = tigris_memmodels::MemorySystem::new(&board);
+    /// let psram = memory.region_of(0x3d00_0000).unwrap();
+    /// // A first load misses the data cache and waits for the line from PSRAM; the next one hits.
+    /// assert!(memory.data_access(psram, 0x3d00_0000, 4, false) > 0);
+    /// assert_eq!(memory.data_access(psram, 0x3d00_0004, 4, false), 0);
+    /// ```
     pub fn new(board: &Board) -> Self {
         let regions: Vec<RegionModel> = board
             .regions

@@ -558,6 +558,11 @@ impl Report {
     }
 
     /// Parse a report, rejecting other schemas and versions with a clear message.
+    ///
+    /// ```
+    /// let err = tigris_traces::Report::from_json(r#"{"schema": "other"}"#).unwrap_err();
+    /// assert!(err.starts_with("not a tigris-sim-report file"), "{err}");
+    /// ```
     pub fn from_json(text: &str) -> Result<Report, String> {
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
