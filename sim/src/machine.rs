@@ -20,6 +20,7 @@ use tigris_cores::xtensa::XtensaBackend;
 use tigris_cores::{Budget, Core, Entry, ExecObserver, Fault, FaultKind, Stop};
 use tigris_targets::{Board, RegionKind};
 use tigris_traces as traces;
+use tigris_traces::{Condition, Limit};
 
 /// Options of loading a machine.
 #[derive(Default, Clone)]
@@ -555,7 +556,7 @@ impl Machine<'_> {
                     flush(&mut opts.live_console, &out, &mut console);
                     let name = opts.conditions.stop_at.as_deref().unwrap_or_default();
                     let detail = format!("--stop-at: reached {name} (0x{pc:08x})");
-                    outcome = self.condition("stop_at", detail, true, &profiler);
+                    outcome = self.condition(Condition::StopAt, detail, true, &profiler);
                     break;
                 }
                 if let Some(t) = &mut self.tigris {
@@ -662,11 +663,11 @@ impl Machine<'_> {
                 }
             }
             let limit = if self.core.cycles() >= opts.max_cycles {
-                Some("max_cycles")
+                Some(Limit::MaxCycles)
             } else if self.core.instructions() >= opts.max_instructions {
-                Some("max_instructions")
+                Some(Limit::MaxInstructions)
             } else if opts.timeout.is_some_and(|t| started.elapsed() >= t) {
-                Some("timeout")
+                Some(Limit::Timeout)
             } else {
                 None
             };
@@ -738,13 +739,13 @@ impl Machine<'_> {
 
     /// The outcome of a run a monitor stopped.
     fn stopped(&self, profiler: &Profiler) -> traces::Outcome {
-        self.limit("stopped", profiler)
+        self.limit(Limit::Stopped, profiler)
     }
 
-    fn limit(&self, limit: &str, profiler: &Profiler) -> traces::Outcome {
+    fn limit(&self, limit: Limit, profiler: &Profiler) -> traces::Outcome {
         let (pc, location, backtrace) = self.place(self.core.pc(), profiler);
         traces::Outcome::Limit {
-            limit: limit.into(),
+            limit,
             pc,
             location,
             backtrace,
@@ -758,14 +759,14 @@ impl Machine<'_> {
 
     fn condition(
         &self,
-        condition: &str,
+        condition: Condition,
         detail: String,
         passed: bool,
         profiler: &Profiler,
     ) -> traces::Outcome {
         let (pc, location, backtrace) = self.place(self.core.pc(), profiler);
         traces::Outcome::Condition {
-            condition: condition.into(),
+            condition,
             detail,
             passed,
             pc,
@@ -826,7 +827,7 @@ impl Machine<'_> {
         let cycles = self.core.cycles();
         if let Some(n) = conditions.until_cycles.filter(|&n| cycles >= n) {
             let detail = format!("--until-cycles: reached cycle {n}");
-            return Some(self.condition("until_cycles", detail, true, profiler));
+            return Some(self.condition(Condition::UntilCycles, detail, true, profiler));
         }
         let (Some(text), Some(limit)) = (&conditions.expect, conditions.expect_timeout) else {
             return None;
@@ -835,7 +836,7 @@ impl Machine<'_> {
             let detail = format!(
                 "--expect-timeout: {text:?} not printed within {limit} s of simulated time"
             );
-            self.condition("expect_timeout", detail, false, profiler)
+            self.condition(Condition::ExpectTimeout, detail, false, profiler)
         })
     }
 
@@ -873,9 +874,9 @@ impl Machine<'_> {
         *scanned = console.len();
         first.map(|(_, text, passed)| {
             let (condition, flag) = if passed {
-                ("expect", "--expect")
+                (Condition::Expect, "--expect")
             } else {
-                ("fail_on", "--fail-on")
+                (Condition::FailOn, "--fail-on")
             };
             let detail = format!("{flag}: the console printed {text:?}");
             self.condition(condition, detail, passed, profiler)
@@ -902,7 +903,7 @@ impl Machine<'_> {
             let mut timeline = sampler.timeline();
             timeline.samples.push(self.sample(profiler));
             self.report(
-                self.limit("running", profiler),
+                self.limit(Limit::Running, profiler),
                 None,
                 &so_far,
                 console,
@@ -1124,7 +1125,7 @@ impl Machine<'_> {
         let cycles = self.core.cycles();
         let instructions = self.core.instructions();
         let cut_by = match &outcome {
-            traces::Outcome::Limit { limit, .. } => Some(limit.clone()),
+            traces::Outcome::Limit { limit, .. } => Some(*limit),
             _ => None,
         };
         let board = self.board_info();
@@ -1256,7 +1257,7 @@ impl Machine<'_> {
             tigris: self
                 .tigris
                 .as_ref()
-                .map(|t| t.profile(self.core.as_ref(), cut_by.as_deref())),
+                .map(|t| t.profile(self.core.as_ref(), cut_by)),
             stacks,
             timeline: Some(timeline),
             fault,

@@ -411,8 +411,13 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         std::io::Write::write_all(&mut std::io::stdout(), summary.as_bytes())
     };
     // With --expect, only the text passes a run (an exit with code 0 before it does not).
-    let expected = matches!(&report.outcome,
-        tigris_traces::Outcome::Condition { condition, .. } if condition == "expect");
+    let expected = matches!(
+        &report.outcome,
+        tigris_traces::Outcome::Condition {
+            condition: tigris_traces::Condition::Expect,
+            ..
+        }
+    );
     let code = match exit_code(&report.outcome) {
         0 if args.expect.is_some() && !expected => EXIT_CONDITION_FAILED,
         code => code,

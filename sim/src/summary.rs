@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use tigris_memmodels::MemorySystem;
 use tigris_targets::{format_size, Board, RegionKind, WritePolicy};
-use tigris_traces::{Outcome, Report, TigrisFigures, TigrisProfile};
+use tigris_traces::{Limit, Outcome, Report, TigrisFigures, TigrisProfile};
 
 /// 1234567 -> "1,234,567".
 pub fn thousands(n: u64) -> String {
@@ -49,10 +49,10 @@ pub fn text(r: &Report, top: usize) -> String {
             location,
             ..
         } => {
-            let by = if limit == "stopped" {
+            let by = if *limit == Limit::Stopped {
                 "from the live view".to_string()
             } else {
-                format!("by the {} limit", limit.replace('_', "-"))
+                format!("by the {} limit", limit.name().replace('_', "-"))
             };
             format!(
                 "stopped {by} at 0x{pc:08x} {}",
@@ -125,7 +125,7 @@ pub fn text(r: &Report, top: usize) -> String {
     let shown = match &r.outcome {
         Outcome::Limit {
             backtrace, limit, ..
-        } if limit == "stopped" => Some((backtrace, "")),
+        } if *limit == Limit::Stopped => Some((backtrace, "")),
         Outcome::Limit { backtrace, .. } => {
             Some((backtrace, " (the firmware may be in a runaway loop)"))
         }

@@ -158,6 +158,57 @@ pub fn reset_cause(by: &str) -> String {
     }
 }
 
+/// What stopped a run that had not ended by itself.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// `--max-cycles`.
+    MaxCycles,
+    /// `--max-instructions`.
+    MaxInstructions,
+    /// `--timeout` (wall-clock).
+    Timeout,
+    /// The user quit the live view.
+    Stopped,
+    /// Not stopped yet: a live view's snapshot of a run in progress.
+    Running,
+}
+
+impl Limit {
+    /// The name in the report (`max_cycles`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::MaxCycles => "max_cycles",
+            Limit::MaxInstructions => "max_instructions",
+            Limit::Timeout => "timeout",
+            Limit::Stopped => "stopped",
+            Limit::Running => "running",
+        }
+    }
+}
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A stop condition of `tigris-sim run` (docs/ci.md).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    /// `--expect TEXT`: the console printed it.
+    Expect,
+    /// `--expect-timeout`: the text did not come in time.
+    ExpectTimeout,
+    /// `--fail-on TEXT`: the console printed it.
+    FailOn,
+    /// `--stop-at FUNCTION`: the core entered it.
+    StopAt,
+    /// `--until-cycles N`: the run reached the cycle.
+    UntilCycles,
+}
+
 /// How the run ended.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -167,7 +218,7 @@ pub enum Outcome {
     /// A limit stopped the run: `max_cycles`, `max_instructions` or `timeout`; where the firmware was
     /// (a runaway loop shows here).
     Limit {
-        limit: String,
+        limit: Limit,
         pc: u32,
         location: Option<String>,
         backtrace: Vec<String>,
@@ -195,7 +246,7 @@ pub enum Outcome {
     /// `fail_on`, `stop_at`, `until_cycles` or `expect_timeout`; `detail` says what was met;
     /// `passed`: whether the run counts as a success.
     Condition {
-        condition: String,
+        condition: Condition,
         detail: String,
         passed: bool,
         pc: u32,

@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Row, Sparkline, Table, Wi
 use ratatui::Frame;
 use std::cmp::Reverse;
 use std::ops::Range;
-use tigris_traces::{Outcome, Report, TigrisFigures};
+use tigris_traces::{Limit, Outcome, Report, TigrisFigures};
 use unicode_width::UnicodeWidthChar;
 
 pub const MIN_WIDTH: u16 = 80;
@@ -198,7 +198,7 @@ fn outcome_text(report: &Report) -> String {
             pc,
             location,
             ..
-        } if limit == "stopped" => {
+        } if *limit == Limit::Stopped => {
             format!("stopped at {}", place(location, *pc))
         }
         Outcome::Limit {

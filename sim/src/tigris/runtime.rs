@@ -442,7 +442,7 @@ impl TigrisRuntime {
 
     /// The profile of everything observed; `core` gives the arenas' bus traffic when no event came.
     /// `cut_by` names the limit that stopped the run, if one did: the stage it was in is incomplete.
-    pub fn profile(&self, core: &dyn Core, cut_by: Option<&str>) -> traces::TigrisProfile {
+    pub fn profile(&self, core: &dyn Core, cut_by: Option<traces::Limit>) -> traces::TigrisProfile {
         let mut findings = self.findings.clone();
         let (mut plan_info, mut static_parsed) = (self.plan.clone(), None);
         if let (None, Some((address, bytes))) = (&self.plan, &self.static_plan) {
@@ -604,13 +604,12 @@ fn check_bus(stage: &traces::TigrisStage, findings: &mut Vec<String>) {
     }
 }
 
-/// The plan's names and prediction for an observed stage, and the findings where the run differs.
 /// What the plan predicted for `stage`, and the findings where the run differs; a stage the
 /// `cut` limit stopped is said to be incomplete instead of having its tiles and halo checked.
 fn check_stage(
     plan: &Plan,
     stage: &mut traces::TigrisStage,
-    cut: Option<&str>,
+    cut: Option<traces::Limit>,
     findings: &mut Vec<String>,
 ) {
     let index = stage.stage as usize;
