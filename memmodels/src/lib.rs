@@ -14,10 +14,8 @@ use tigris_targets::{Board, Region, RegionKind, WritePolicy};
 /// Traffic and stall counters of one region (and, per owner, of one function's use of it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RegionCounters {
-    pub reads: u64,
-    pub writes: u64,
-    pub read_bytes: u64,
-    pub write_bytes: u64,
+    /// Data accesses.
+    pub traffic: Traffic,
     /// Instruction-fetch units (lines) requested from the region.
     pub fetches: u64,
     /// Cycles the core waited on this region (data and fetch).
@@ -34,25 +32,28 @@ impl RegionCounters {
     /// One data access of `size` bytes that stalled the core `stall` cycles.
     #[inline(always)]
     fn add_access(&mut self, size: u32, write: bool, stall: u32) {
-        if write {
-            self.writes += 1;
-            self.write_bytes += size as u64;
-        } else {
-            self.reads += 1;
-            self.read_bytes += size as u64;
-        }
+        self.traffic.add(size, write);
         self.stall_cycles += stall as u64;
     }
 }
 
-/// Data accesses to one region, counted by a core that hands them over in batches
-/// (`MemorySystem::count_unpriced_traffic`).
+/// Data accesses and their bytes: of a region, of one function's use of it, of a watched range,
+/// or a batch a core hands over (`MemorySystem::count_unpriced_traffic`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Traffic {
     pub reads: u64,
     pub read_bytes: u64,
     pub writes: u64,
     pub write_bytes: u64,
+}
+
+impl std::ops::AddAssign for Traffic {
+    fn add_assign(&mut self, other: Traffic) {
+        self.reads += other.reads;
+        self.read_bytes += other.read_bytes;
+        self.writes += other.writes;
+        self.write_bytes += other.write_bytes;
+    }
 }
 
 impl Traffic {
@@ -197,10 +198,7 @@ pub type OwnerCounters = RegionCounters;
 /// Data traffic inside a watched address range (a TiGrIS arena, say).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WatchCounters {
-    pub reads: u64,
-    pub writes: u64,
-    pub read_bytes: u64,
-    pub write_bytes: u64,
+    pub traffic: Traffic,
     pub stall_cycles: u64,
     /// Highest end offset (from the range start) any write reached: the range's high-water mark.
     pub high_water: u32,
@@ -368,12 +366,7 @@ impl MemorySystem {
     /// what `data_access` adds for each of them, in one go (the counters are sums).
     pub fn count_unpriced_traffic(&mut self, region: usize, traffic: Traffic) {
         debug_assert!(!self.regions[region].prices_data());
-        count!(self, region, |c| {
-            c.reads += traffic.reads;
-            c.read_bytes += traffic.read_bytes;
-            c.writes += traffic.writes;
-            c.write_bytes += traffic.write_bytes;
-        });
+        count!(self, region, |c| c.traffic += traffic);
     }
 
     /// Whether data accesses inside some range are counted apart (`watch`).
@@ -427,18 +420,13 @@ impl MemorySystem {
                 continue;
             }
             let c = &mut w.counters;
-            if write {
-                c.writes += 1;
-                c.write_bytes += size as u64;
-                c.high_water = c.high_water.max(offset + size);
-            } else {
-                c.reads += 1;
-                c.read_bytes += size as u64;
-                if let Some(log) = &mut w.read_log {
-                    log.push(addr);
-                }
-            }
+            c.traffic.add(size, write);
             c.stall_cycles += stall as u64;
+            if write {
+                c.high_water = c.high_water.max(offset + size);
+            } else if let Some(log) = &mut w.read_log {
+                log.push(addr);
+            }
         }
     }
 

@@ -211,7 +211,7 @@ fn accesses_are_charged_to_the_current_owner() {
     m.data_access(p, 0x3D00_0040, 2, true);
     let rows: Vec<_> = m
         .owner_counters()
-        .map(|(o, r, c)| (o, r, c.reads, c.writes, c.stall_cycles))
+        .map(|(o, r, c)| (o, r, c.traffic.reads, c.traffic.writes, c.stall_cycles))
         .collect();
     assert_eq!(rows, vec![(3, p, 1, 0, 83), (5, p, 1, 1, 83)]);
 }
@@ -260,8 +260,9 @@ fn watched_ranges_count_their_traffic_and_high_water() {
     m.data_access(p, 0x3D00_01F0, 2, true); // another line: write-allocate fill, 83 more
     m.data_access(s, 0x3FC9_0000, 4, true); // elsewhere
     let c = m.watch_counters(w);
+    let t = c.traffic;
     assert_eq!(
-        (c.reads, c.writes, c.read_bytes, c.write_bytes),
+        (t.reads, t.writes, t.read_bytes, t.write_bytes),
         (1, 1, 4, 2)
     );
     assert_eq!((c.stall_cycles, c.high_water), (2 * 83, 0xF2));

@@ -1743,7 +1743,7 @@ mod tests {
         let lazy = run(&code, 0x2000_0000, false);
         assert_eq!(lazy, run(&code, 0x2000_0000, true));
         assert_eq!(lazy.0, Stop::Semihosting);
-        assert_eq!(lazy.3.reads, 4);
+        assert_eq!(lazy.3.traffic.reads, 4);
         assert_eq!((lazy.4, lazy.5), (0x0403_0201, 0x0807_0605));
     }
 
@@ -1757,7 +1757,7 @@ mod tests {
         ];
         let lazy = run(&code, 0x0800_0000, false);
         assert_eq!(lazy, run(&code, 0x0800_0000, true));
-        assert_eq!(lazy.3.reads, 2);
+        assert_eq!(lazy.3.traffic.reads, 2);
         assert_eq!((lazy.4, lazy.5), (0x1111_1111, 0x2222_2222));
     }
 
@@ -1778,6 +1778,6 @@ mod tests {
                 ..
             })
         ));
-        assert_eq!(lazy.3.writes, 1);
+        assert_eq!(lazy.3.traffic.writes, 1);
     }
 }

@@ -493,8 +493,8 @@ impl TigrisRuntime {
         if let (true, Some(a)) = (stages.is_empty(), &self.arenas) {
             // No events to divide the run by: the whole run's arena traffic from the bus.
             let slow = core.memory().watch_counters(a.slow_watch);
-            total.slow_read_bytes = slow.read_bytes;
-            total.slow_write_bytes = slow.write_bytes;
+            total.slow_read_bytes = slow.traffic.read_bytes;
+            total.slow_write_bytes = slow.traffic.write_bytes;
             total.slow_stall_cycles = slow.stall_cycles;
             total.fast_peak_bus = core.memory().watch_counters(a.fast_watch).high_water;
         }
@@ -780,8 +780,8 @@ impl<'r> Breakdown<'r> {
             cycles: to.cycles - from.cycles,
             instructions: to.instructions - from.instructions,
             stalls,
-            slow_read_bytes: to.slow.read_bytes - from.slow.read_bytes,
-            slow_write_bytes: to.slow.write_bytes - from.slow.write_bytes,
+            slow_read_bytes: to.slow.traffic.read_bytes - from.slow.traffic.read_bytes,
+            slow_write_bytes: to.slow.traffic.write_bytes - from.slow.traffic.write_bytes,
             slow_stall_cycles: to.slow.stall_cycles - from.slow.stall_cycles,
             ..Default::default()
         }
@@ -933,8 +933,8 @@ impl<'r> Breakdown<'r> {
                     rows: (e.rows[0] >= 0 && e.rows[1] >= e.rows[0]).then_some(e.rows),
                     fast_used: e.fast_used,
                     slow_used: e.slow_used,
-                    slow_read_bytes: c.at.slow.read_bytes,
-                    slow_write_bytes: c.at.slow.write_bytes,
+                    slow_read_bytes: c.at.slow.traffic.read_bytes,
+                    slow_write_bytes: c.at.slow.traffic.write_bytes,
                 };
                 if e.kind == kind::STAGE_END {
                     tile = None;
