@@ -1,14 +1,14 @@
 //! The files a report is turned into (plots, Perfetto trace, folded stacks), for `run` and for
 //! `export` of a recorded report.
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use tigris_traces::Report;
 
 /// A recorded report, or an error naming the file.
 pub fn load_report(path: &str) -> Result<Report> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read report {path}"))?;
-    Report::from_json(&text).map_err(|e| anyhow!("{path}: {e}"))
+    Report::from_json(&text).with_context(|| path.to_string())
 }
 
 #[derive(clap::Args, Default)]

@@ -601,6 +601,22 @@ pub struct FaultReport {
     pub registers: Vec<(String, u32)>,
 }
 
+/// Why a text is not a report this version reads (the JSON parser's error as the source, shown
+/// by `{:#}` in anyhow).
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("not valid JSON")]
+    NotJson(#[source] serde_json::Error),
+    #[error("not a {SCHEMA} file (missing `schema`/`schema_version`)")]
+    NotAReport,
+    #[error(
+        "report schema version {0} is not supported (this tool reads version {SCHEMA_VERSION})"
+    )]
+    Version(u64),
+    #[error("malformed report")]
+    Malformed(#[source] serde_json::Error),
+}
+
 impl Report {
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).expect("a report always serialises");
@@ -612,18 +628,16 @@ impl Report {
     ///
     /// ```
     /// let err = tigris_traces::Report::from_json(r#"{"schema": "other"}"#).unwrap_err();
-    /// assert!(err.starts_with("not a tigris-sim-report file"), "{err}");
+    /// assert!(err.to_string().starts_with("not a tigris-sim-report file"), "{err}");
     /// ```
-    pub fn from_json(text: &str) -> Result<Report, String> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-        match (value.get("schema").and_then(|v| v.as_str()), value.get("schema_version").and_then(|v| v.as_u64())) {
+    pub fn from_json(text: &str) -> Result<Report, ReportError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(ReportError::NotJson)?;
+        let schema = value.get("schema").and_then(|v| v.as_str());
+        match (schema, value.get("schema_version").and_then(|v| v.as_u64())) {
             (Some(SCHEMA), Some(v)) if v == SCHEMA_VERSION as u64 => {}
-            (Some(SCHEMA), Some(v)) => {
-                return Err(format!("report schema version {v} is not supported (this tool reads version {SCHEMA_VERSION})"))
-            }
-            _ => return Err(format!("not a {SCHEMA} file (missing `schema`/`schema_version`)")),
+            (Some(SCHEMA), Some(v)) => return Err(ReportError::Version(v)),
+            _ => return Err(ReportError::NotAReport),
         }
-        serde_json::from_value(value).map_err(|e| format!("malformed report: {e}"))
+        serde_json::from_value(value).map_err(ReportError::Malformed)
     }
 }
