@@ -111,6 +111,35 @@ fn ours(plan: &Path) -> Value {
     serde_json::from_slice(&out.stdout).expect("tigris-sim plan inspect --json is JSON")
 }
 
+/// (tag, theirs, ours) of every item, `threads` at a time, sorted by tag.
+fn in_parallel<T: Sync>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> (String, Value, Value) + Sync,
+) -> Vec<(String, Value, Value)> {
+    let results = Mutex::new(Vec::new());
+    let next = Mutex::new(0usize);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some(item) = items.get(i) else {
+                    break;
+                };
+                let r = f(item);
+                results.lock().unwrap().push(r);
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    results
+}
+
 /// Scratch directory of this test process.
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tigris-sim-plan-{}-{name}", std::process::id()));
@@ -121,6 +150,34 @@ fn scratch(name: &str) -> PathBuf {
 
 // ---------------------------------------------------------------------------------------------------
 // Field-by-field comparison
+
+/// Header fields both tigris readers (0.12.1 `inspect`, 0.3.1 `read_binary_plan()`) report, besides
+/// `version`.
+const HEADER_FIELDS: [&str; 10] = [
+    "file_size",
+    "num_tensors",
+    "num_ops",
+    "num_stages",
+    "num_tile_plans",
+    "num_weights",
+    "num_quant_params",
+    "flags",
+    "budget",
+    "peak",
+];
+/// The tables and lists both report.
+const PLAN_LISTS: [&str; 10] = [
+    "tensors",
+    "ops",
+    "stages",
+    "tile_plans",
+    "weights",
+    "quant_params",
+    "model_inputs",
+    "model_outputs",
+    "weight_blocks",
+    "weight_blocks_compression",
+];
 
 struct Diff {
     plan: String,
@@ -214,6 +271,24 @@ impl Diff {
         }
     }
 
+    /// A field of the reference's plan object that no comparison here knows is an error, so a field
+    /// it gains cannot go unchecked.
+    fn unknown_fields(&mut self, p: &Value, extra: &[&str], who: &str) {
+        let known: BTreeSet<&str> = ["version", "model_name"]
+            .into_iter()
+            .chain(HEADER_FIELDS)
+            .chain(PLAN_LISTS)
+            .chain(extra.iter().copied())
+            .collect();
+        for k in p.as_object().expect("plan object").keys() {
+            if !known.contains(k.as_str()) {
+                self.errors.push(format!(
+                    "plan.{k}: a field of {who} this test does not compare"
+                ));
+            }
+        }
+    }
+
     fn finish(self) -> usize {
         assert!(
             self.errors.is_empty(),
@@ -236,57 +311,13 @@ fn list<'a>(v: &'a Value, key: &str) -> &'a Vec<Value> {
 fn compare(name: &str, t: &Value, o: &Value) {
     let mut d = Diff::new(name);
     let p = &t["plan"];
-    let known: BTreeSet<&str> = [
-        "version",
-        "file_size",
-        "num_tensors",
-        "num_ops",
-        "num_stages",
-        "num_tile_plans",
-        "num_weights",
-        "num_quant_params",
-        "flags",
-        "budget",
-        "peak",
-        "model_name",
-        "tensors",
-        "ops",
-        "stages",
-        "tile_plans",
-        "weights",
-        "quant_params",
-        "model_inputs",
-        "model_outputs",
-        "weight_blocks",
-        "weight_blocks_compression",
-        "state",
-        "subgraphs",
-    ]
-    .into();
-    for k in p.as_object().expect("plan object").keys() {
-        if !known.contains(k.as_str()) {
-            d.errors.push(format!(
-                "plan.{k}: a field of tigris inspect this test does not compare"
-            ));
-        }
-    }
+    d.unknown_fields(p, &["state", "subgraphs"], "tigris inspect");
     d.same("format", &t["format"], &o["format"]);
     d.same("file_size_bytes", &t["file_size_bytes"], &o["file_size"]);
     d.same("name", &t["name"], &o["model_name"]);
     d.field("plan", p, "version", o, "schema");
     d.field("plan", p, "model_name", o, "model_name");
-    for k in [
-        "file_size",
-        "num_tensors",
-        "num_ops",
-        "num_stages",
-        "num_tile_plans",
-        "num_weights",
-        "num_quant_params",
-        "flags",
-        "budget",
-        "peak",
-    ] {
+    for k in HEADER_FIELDS {
         d.field("plan", p, k, &o["header"], k);
     }
     for k in ["model_inputs", "model_outputs"] {
@@ -590,44 +621,27 @@ fn compiled_plans_read_as_tigris_reads_them() {
         .collect();
     cases.push(("convstack".into(), "16K".into(), vec![], false));
 
-    let results = Mutex::new(Vec::new());
-    let next = Mutex::new(0usize);
-    std::thread::scope(|s| {
-        for _ in 0..4 {
-            s.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                let Some((model, budget, extra, names)) = cases.get(i) else {
-                    break;
-                };
-                let tag = format!(
-                    "{model}_{budget}{}{}",
-                    extra.join("").replace('-', "_"),
-                    if *names { "" } else { "_unnamed" }
-                );
-                let plan = dir.join(format!("{tag}.tgrs"));
-                let mut cmd = Command::new(tool);
-                cmd.arg("compile")
-                    .arg(dir.join(format!("{model}.onnx")))
-                    .args(["-m", budget])
-                    .args(extra)
-                    .arg("-o")
-                    .arg(&plan);
-                if *names {
-                    cmd.arg("--keep-names");
-                }
-                run(&mut cmd);
-                let (t, o) = (official(&plan), ours(&plan));
-                results.lock().unwrap().push((tag, t, o));
-            });
+    let results = in_parallel(&cases, 4, |(model, budget, extra, names)| {
+        let tag = format!(
+            "{model}_{budget}{}{}",
+            extra.join("").replace('-', "_"),
+            if *names { "" } else { "_unnamed" }
+        );
+        let plan = dir.join(format!("{tag}.tgrs"));
+        let mut cmd = Command::new(tool);
+        cmd.arg("compile")
+            .arg(dir.join(format!("{model}.onnx")))
+            .args(["-m", budget])
+            .args(extra)
+            .arg("-o")
+            .arg(&plan);
+        if *names {
+            cmd.arg("--keep-names");
         }
+        run(&mut cmd);
+        let (t, o) = (official(&plan), ours(&plan));
+        (tag, t, o)
     });
-
-    let mut results = results.into_inner().unwrap();
-    results.sort_by(|a, b| a.0.cmp(&b.0));
     let mut schemas = BTreeSet::new();
     let (
         mut chains,
@@ -764,19 +778,7 @@ fn v1_expected(p: &Value) -> Value {
         )
     };
     let mut header = Map::new();
-    for k in [
-        "version",
-        "file_size",
-        "num_tensors",
-        "num_ops",
-        "num_stages",
-        "num_tile_plans",
-        "num_weights",
-        "num_quant_params",
-        "flags",
-        "budget",
-        "peak",
-    ] {
+    for k in std::iter::once("version").chain(HEADER_FIELDS) {
         header.insert(k.to_string(), p[k].clone());
     }
     let mut tensors = each(
@@ -831,38 +833,7 @@ fn v1_expected(p: &Value) -> Value {
 fn compare_v1(name: &str, t: &Value, o: &Value) {
     let mut d = Diff::new(name);
     let p = &t["plan"];
-    let known: BTreeSet<&str> = [
-        "version",
-        "file_size",
-        "num_tensors",
-        "num_ops",
-        "num_stages",
-        "num_tile_plans",
-        "num_weights",
-        "num_quant_params",
-        "flags",
-        "budget",
-        "peak",
-        "model_name",
-        "tensors",
-        "ops",
-        "stages",
-        "tile_plans",
-        "weights",
-        "quant_params",
-        "model_inputs",
-        "model_outputs",
-        "weight_blocks",
-        "weight_blocks_compression",
-    ]
-    .into();
-    for k in p.as_object().expect("plan object").keys() {
-        if !known.contains(k.as_str()) {
-            d.errors.push(format!(
-                "plan.{k}: a field of read_binary_plan() this test does not compare"
-            ));
-        }
-    }
+    d.unknown_fields(p, &[], "read_binary_plan()");
     d.same("schema", &1.into(), &o["schema"]);
     // Our tensors with the shape's length beside them, for the old reader's `ndim`.
     let mut ours = o.clone();
@@ -922,43 +893,26 @@ fn schema1_plans_read_as_tigris_ml_0_3_reads_them() {
     run(Command::new("python3")
         .arg(tests_dir().join("make_models.py"))
         .arg(&dir));
-    let results = Mutex::new(Vec::new());
-    let next = Mutex::new(0usize);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                let Some((model, budget, extra)) = MATRIX_V1.get(i) else {
-                    break;
-                };
-                let tag = format!("{model}_{budget}{}", extra.join("").replace('-', "_"));
-                let plan = dir.join(format!("{tag}.tgrs"));
-                run(python_v1(&v1)
-                    .args([
-                        "-c",
-                        "import sys; from tigris.cli import main; sys.argv[0] = 'tigris'; main()",
-                        "compile",
-                    ])
-                    .arg(dir.join(format!("{model}.onnx")))
-                    .args(["-m", budget])
-                    .args(*extra)
-                    .arg("-o")
-                    .arg(&plan));
-                let out = run(python_v1(&v1)
-                    .arg(tests_dir().join("read_plan_v1.py"))
-                    .arg(&plan));
-                let t: Value =
-                    serde_json::from_slice(&out.stdout).expect("read_plan_v1.py prints JSON");
-                results.lock().unwrap().push((tag, t, ours(&plan)));
-            });
-        }
+    let results = in_parallel(MATRIX_V1, 2, |(model, budget, extra)| {
+        let tag = format!("{model}_{budget}{}", extra.join("").replace('-', "_"));
+        let plan = dir.join(format!("{tag}.tgrs"));
+        run(python_v1(&v1)
+            .args([
+                "-c",
+                "import sys; from tigris.cli import main; sys.argv[0] = 'tigris'; main()",
+                "compile",
+            ])
+            .arg(dir.join(format!("{model}.onnx")))
+            .args(["-m", budget])
+            .args(*extra)
+            .arg("-o")
+            .arg(&plan));
+        let out = run(python_v1(&v1)
+            .arg(tests_dir().join("read_plan_v1.py"))
+            .arg(&plan));
+        let t: Value = serde_json::from_slice(&out.stdout).expect("read_plan_v1.py prints JSON");
+        (tag, t, ours(&plan))
     });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by(|a, b| a.0.cmp(&b.0));
     let (mut tiled, mut lz4, mut xip, mut quant, mut per_channel) = (0, 0, 0, 0, 0);
     for (tag, t, o) in &results {
         compare_v1(tag, t, o);
