@@ -12,6 +12,13 @@ bash scripts/fetch-roms.sh
 # esp-coredump, whose loader sim/tests/esp_fixtures.rs checks the ESP-IDF core dumps with, and
 # esptool, which builds the flash images it boots (scripts/esp_flash_image.py); pinned.
 python3 -m pip install --quiet --disable-pip-version-check tigris-ml==0.12.1 onnx==1.23.2 esp-coredump==1.17.2 esptool==5.6.0
+# tigris-ml 0.3.1, the last release that writes plan schema 1 (the public tigris-runtime's), in its own
+# directory so that it does not replace 0.12.1; sim/tests/plan.rs runs it with PYTHONPATH set there.
+# --no-deps: its dependencies (onnx, numpy, click, lz4, pyyaml, rich) are those installed for 0.12.1,
+# plus the two it alone needs, pinned.
+python3 -m pip install --quiet --disable-pip-version-check pyyaml==6.0.3 rich==15.0.0
+python3 -m pip install --quiet --disable-pip-version-check --no-deps --upgrade \
+    --target .deps/tigris-ml-0.3.1 tigris-ml==0.3.1
 # Guard rails: formatting and lints fail the suite (said and skipped where the toolchain lacks the
 # rustfmt or clippy component).
 if cargo fmt --version >/dev/null 2>&1; then

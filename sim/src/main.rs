@@ -89,7 +89,7 @@ enum Command {
         /// A report written by `tigris-sim run --report`.
         report: String,
     },
-    /// Read TiGrIS .tgrs execution plans (schema 2-10).
+    /// Read TiGrIS .tgrs execution plans (schema 1-10).
     Plan {
         #[command(subcommand)]
         action: tigris::plan::PlanCommand,

@@ -4,10 +4,15 @@
 //!   builds with the `onnx` package, at several budgets (tiles, 2D tiles, chains, line buffering,
 //!   grouped reductions at schema 10, int8 QDQ, residual add, LZ4 weight blocks, XIP, unnamed plans);
 //! - every schema-compatibility plan of the tigris-ml sdist (schema 2 to 10), vendored in
-//!   sim/tests/tigris/fixtures/.
+//!   sim/tests/tigris/fixtures/;
+//! - schema-1 plans compiled by tigris-ml 0.3.1 (the last release that writes schema 1, the schema of
+//!   the public tigris-runtime) from the same models, compared with that release's own reader
+//!   `read_binary_plan()` (it has no `inspect` command) through sim/tests/tigris/read_plan_v1.py.
 //!
 //! Needs python3 with `tigris-ml` and `onnx` (scripts/test.sh installs the pinned versions); without
-//! them the tests fail and say so.
+//! them the tests fail and say so. The schema-1 test needs tigris-ml 0.3.1 in its own directory
+//! (scripts/test.sh: `pip install --no-deps --target .deps/tigris-ml-0.3.1`, or `$TIGRIS_ML_V1_DIR`)
+//! and skips, saying so, when it is absent.
 
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -106,6 +111,35 @@ fn ours(plan: &Path) -> Value {
     serde_json::from_slice(&out.stdout).expect("tigris-sim plan inspect --json is JSON")
 }
 
+/// (tag, theirs, ours) of every item, `threads` at a time, sorted by tag.
+fn in_parallel<T: Sync>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> (String, Value, Value) + Sync,
+) -> Vec<(String, Value, Value)> {
+    let results = Mutex::new(Vec::new());
+    let next = Mutex::new(0usize);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some(item) = items.get(i) else {
+                    break;
+                };
+                let r = f(item);
+                results.lock().unwrap().push(r);
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    results
+}
+
 /// Scratch directory of this test process.
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tigris-sim-plan-{}-{name}", std::process::id()));
@@ -116,6 +150,34 @@ fn scratch(name: &str) -> PathBuf {
 
 // ---------------------------------------------------------------------------------------------------
 // Field-by-field comparison
+
+/// Header fields both tigris readers (0.12.1 `inspect`, 0.3.1 `read_binary_plan()`) report, besides
+/// `version`.
+const HEADER_FIELDS: [&str; 10] = [
+    "file_size",
+    "num_tensors",
+    "num_ops",
+    "num_stages",
+    "num_tile_plans",
+    "num_weights",
+    "num_quant_params",
+    "flags",
+    "budget",
+    "peak",
+];
+/// The tables and lists both report.
+const PLAN_LISTS: [&str; 10] = [
+    "tensors",
+    "ops",
+    "stages",
+    "tile_plans",
+    "weights",
+    "quant_params",
+    "model_inputs",
+    "model_outputs",
+    "weight_blocks",
+    "weight_blocks_compression",
+];
 
 struct Diff {
     plan: String,
@@ -209,6 +271,24 @@ impl Diff {
         }
     }
 
+    /// A field of the reference's plan object that no comparison here knows is an error, so a field
+    /// it gains cannot go unchecked.
+    fn unknown_fields(&mut self, p: &Value, extra: &[&str], who: &str) {
+        let known: BTreeSet<&str> = ["version", "model_name"]
+            .into_iter()
+            .chain(HEADER_FIELDS)
+            .chain(PLAN_LISTS)
+            .chain(extra.iter().copied())
+            .collect();
+        for k in p.as_object().expect("plan object").keys() {
+            if !known.contains(k.as_str()) {
+                self.errors.push(format!(
+                    "plan.{k}: a field of {who} this test does not compare"
+                ));
+            }
+        }
+    }
+
     fn finish(self) -> usize {
         assert!(
             self.errors.is_empty(),
@@ -231,57 +311,13 @@ fn list<'a>(v: &'a Value, key: &str) -> &'a Vec<Value> {
 fn compare(name: &str, t: &Value, o: &Value) {
     let mut d = Diff::new(name);
     let p = &t["plan"];
-    let known: BTreeSet<&str> = [
-        "version",
-        "file_size",
-        "num_tensors",
-        "num_ops",
-        "num_stages",
-        "num_tile_plans",
-        "num_weights",
-        "num_quant_params",
-        "flags",
-        "budget",
-        "peak",
-        "model_name",
-        "tensors",
-        "ops",
-        "stages",
-        "tile_plans",
-        "weights",
-        "quant_params",
-        "model_inputs",
-        "model_outputs",
-        "weight_blocks",
-        "weight_blocks_compression",
-        "state",
-        "subgraphs",
-    ]
-    .into();
-    for k in p.as_object().expect("plan object").keys() {
-        if !known.contains(k.as_str()) {
-            d.errors.push(format!(
-                "plan.{k}: a field of tigris inspect this test does not compare"
-            ));
-        }
-    }
+    d.unknown_fields(p, &["state", "subgraphs"], "tigris inspect");
     d.same("format", &t["format"], &o["format"]);
     d.same("file_size_bytes", &t["file_size_bytes"], &o["file_size"]);
     d.same("name", &t["name"], &o["model_name"]);
     d.field("plan", p, "version", o, "schema");
     d.field("plan", p, "model_name", o, "model_name");
-    for k in [
-        "file_size",
-        "num_tensors",
-        "num_ops",
-        "num_stages",
-        "num_tile_plans",
-        "num_weights",
-        "num_quant_params",
-        "flags",
-        "budget",
-        "peak",
-    ] {
+    for k in HEADER_FIELDS {
         d.field("plan", p, k, &o["header"], k);
     }
     for k in ["model_inputs", "model_outputs"] {
@@ -585,44 +621,27 @@ fn compiled_plans_read_as_tigris_reads_them() {
         .collect();
     cases.push(("convstack".into(), "16K".into(), vec![], false));
 
-    let results = Mutex::new(Vec::new());
-    let next = Mutex::new(0usize);
-    std::thread::scope(|s| {
-        for _ in 0..4 {
-            s.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                let Some((model, budget, extra, names)) = cases.get(i) else {
-                    break;
-                };
-                let tag = format!(
-                    "{model}_{budget}{}{}",
-                    extra.join("").replace('-', "_"),
-                    if *names { "" } else { "_unnamed" }
-                );
-                let plan = dir.join(format!("{tag}.tgrs"));
-                let mut cmd = Command::new(tool);
-                cmd.arg("compile")
-                    .arg(dir.join(format!("{model}.onnx")))
-                    .args(["-m", budget])
-                    .args(extra)
-                    .arg("-o")
-                    .arg(&plan);
-                if *names {
-                    cmd.arg("--keep-names");
-                }
-                run(&mut cmd);
-                let (t, o) = (official(&plan), ours(&plan));
-                results.lock().unwrap().push((tag, t, o));
-            });
+    let results = in_parallel(&cases, 4, |(model, budget, extra, names)| {
+        let tag = format!(
+            "{model}_{budget}{}{}",
+            extra.join("").replace('-', "_"),
+            if *names { "" } else { "_unnamed" }
+        );
+        let plan = dir.join(format!("{tag}.tgrs"));
+        let mut cmd = Command::new(tool);
+        cmd.arg("compile")
+            .arg(dir.join(format!("{model}.onnx")))
+            .args(["-m", budget])
+            .args(extra)
+            .arg("-o")
+            .arg(&plan);
+        if *names {
+            cmd.arg("--keep-names");
         }
+        run(&mut cmd);
+        let (t, o) = (official(&plan), ours(&plan));
+        (tag, t, o)
     });
-
-    let mut results = results.into_inner().unwrap();
-    results.sort_by(|a, b| a.0.cmp(&b.0));
     let mut schemas = BTreeSet::new();
     let (
         mut chains,
@@ -698,6 +717,225 @@ fn compiled_plans_read_as_tigris_reads_them() {
     assert!(
         v10_transposes >= 4 && v10_reshapes >= 4,
         "schema-10 transposes {v10_transposes}, reshapes {v10_reshapes}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Schema 1: tigris-ml 0.3.1
+
+const V1_VERSION: &str = "0.3.1";
+
+/// Where tigris-ml 0.3.1 is installed apart from the pinned current release: `$TIGRIS_ML_V1_DIR`, else
+/// `.deps/tigris-ml-0.3.1` in the repository (scripts/test.sh). `None` when it is not there.
+fn tigris_v1_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("TIGRIS_ML_V1_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join(".deps/tigris-ml-0.3.1"));
+    dir.join("tigris/__init__.py").is_file().then_some(dir)
+}
+
+/// python3 with tigris-ml 0.3.1 first on its path (its dependencies come from the main install).
+fn python_v1(dir: &Path) -> Command {
+    let mut cmd = Command::new("python3");
+    cmd.env("PYTHONPATH", dir);
+    cmd
+}
+
+/// The old reader's dict renamed to our JSON's names, so that `Diff::same` checks every field it has
+/// against ours: header counts under `header`, 0xFFFF indices as null, `ndim` as the shape's length.
+fn v1_expected(p: &Value) -> Value {
+    use serde_json::{json, Map};
+    let none = |v: &Value| {
+        if v == 0xFFFF {
+            Value::Null
+        } else {
+            v.clone()
+        }
+    };
+    let renamed = |v: &Value, renames: &[(&str, &str)], sentinels: &[&str]| -> Value {
+        let mut out = Map::new();
+        for (k, x) in v.as_object().expect("object") {
+            let key = renames
+                .iter()
+                .find(|(a, _)| a == k)
+                .map_or(k.as_str(), |(_, b)| b);
+            let x = if sentinels.contains(&k.as_str()) {
+                none(x)
+            } else {
+                x.clone()
+            };
+            out.insert(key.to_string(), x);
+        }
+        Value::Object(out)
+    };
+    let each = |key: &str, renames: &[(&str, &str)], sentinels: &[&str]| -> Value {
+        Value::Array(
+            list(p, key)
+                .iter()
+                .map(|v| renamed(v, renames, sentinels))
+                .collect(),
+        )
+    };
+    let mut header = Map::new();
+    for k in std::iter::once("version").chain(HEADER_FIELDS) {
+        header.insert(k.to_string(), p[k].clone());
+    }
+    let mut tensors = each(
+        "tensors",
+        &[("dtype", "dtype_code"), ("quant_param_idx", "quant_param")],
+        &["quant_param_idx"],
+    );
+    for t in tensors.as_array_mut().unwrap() {
+        let t = t.as_object_mut().unwrap();
+        let ndim = t.remove("ndim").unwrap_or_default();
+        t.insert("shape_len".into(), ndim);
+    }
+    json!({
+        "schema": p["version"],
+        "file_size": p["file_size"],
+        "model_name": p["model_name"],
+        "header": header,
+        "model_inputs": p["model_inputs"],
+        "model_outputs": p["model_outputs"],
+        "tensors": tensors,
+        "ops": each(
+            "ops",
+            &[
+                ("op_type", "type_code"),
+                ("stage", "stage_byte"),
+                ("weight_idx", "weight"),
+                ("bias_idx", "bias"),
+            ],
+            &["weight_idx", "bias_idx"],
+        ),
+        "stages": each(
+            "stages",
+            &[("tile_plan_idx", "tile_plan")],
+            &["tile_plan_idx", "chain_id"],
+        ),
+        "tile_plans": each("tile_plans", &[], &[]),
+        "weights": each("weights", &[], &[]),
+        "quant_params": each("quant_params", &[], &[]),
+        "weight_blocks": {
+            "compression_code": p["weight_blocks_compression"],
+            "blocks": each(
+                "weight_blocks",
+                &[("stage_idx", "stage"), ("first_weight_idx", "first_weight")],
+                &[],
+            ),
+        },
+    })
+}
+
+/// Every field of tigris-ml 0.3.1's `read_binary_plan()` against ours; the old reader's keys must all
+/// be known here, so a field it gains cannot go unchecked.
+fn compare_v1(name: &str, t: &Value, o: &Value) {
+    let mut d = Diff::new(name);
+    let p = &t["plan"];
+    d.unknown_fields(p, &[], "read_binary_plan()");
+    d.same("schema", &1.into(), &o["schema"]);
+    // Our tensors with the shape's length beside them, for the old reader's `ndim`.
+    let mut ours = o.clone();
+    for t in ours["tensors"].as_array_mut().unwrap() {
+        let n = t["shape"].as_array().map_or(0, Vec::len);
+        t["shape_len"] = n.into();
+    }
+    d.same("plan", &v1_expected(p), &ours);
+    // The schema-1 stage byte is the op's stage, as the stage table says.
+    for (i, op) in list(o, "ops").iter().enumerate() {
+        d.same(&format!("ops[{i}].stage"), &op["stage_byte"], &op["stage"]);
+    }
+    d.finish();
+}
+
+/// (model, budget, extra compile options) compiled by tigris-ml 0.3.1 (no `--keep-names`: it keeps
+/// the names).
+const MATRIX_V1: &[(&str, &str, &[&str])] = &[
+    ("convstack", "4K", &[]),
+    ("convstack", "8K", &[]),
+    ("convstack", "32K", &[]),
+    ("convstack", "16K", &["-c", "lz4"]),
+    ("convstack_qdq", "8K", &[]),
+    ("convstack_qdq", "32K", &[]),
+    ("convstack_qdq", "16K", &["-c", "lz4"]),
+    ("convstack_qdq", "16K", &["--xip"]),
+    ("residual", "8K", &[]),
+    ("residual", "32K", &[]),
+    ("depthwise", "8K", &[]),
+    ("depthwise", "16K", &[]),
+    ("wide_gap", "4K", &[]),
+    ("layouts", "24K", &[]),
+    ("control", "4K", &[]),
+];
+
+#[test]
+fn schema1_plans_read_as_tigris_ml_0_3_reads_them() {
+    let Some(v1) = tigris_v1_dir() else {
+        eprintln!(
+            "skipped: tigris-ml {V1_VERSION} (schema 1) is not installed in .deps/tigris-ml-{V1_VERSION} \
+             or $TIGRIS_ML_V1_DIR; install it with python3 -m pip install --no-deps --target \
+             .deps/tigris-ml-{V1_VERSION} tigris-ml=={V1_VERSION} (scripts/test.sh does this)"
+        );
+        return;
+    };
+    let version = run(python_v1(&v1).args([
+        "-c",
+        "import tigris; print(tigris.__version__, tigris.SCHEMA_VERSION)",
+    ]));
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("{V1_VERSION} 1"),
+        "tigris-ml in {}",
+        v1.display()
+    );
+    let dir = scratch("schema1");
+    run(Command::new("python3")
+        .arg(tests_dir().join("make_models.py"))
+        .arg(&dir));
+    let results = in_parallel(MATRIX_V1, 2, |(model, budget, extra)| {
+        let tag = format!("{model}_{budget}{}", extra.join("").replace('-', "_"));
+        let plan = dir.join(format!("{tag}.tgrs"));
+        run(python_v1(&v1)
+            .args([
+                "-c",
+                "import sys; from tigris.cli import main; sys.argv[0] = 'tigris'; main()",
+                "compile",
+            ])
+            .arg(dir.join(format!("{model}.onnx")))
+            .args(["-m", budget])
+            .args(*extra)
+            .arg("-o")
+            .arg(&plan));
+        let out = run(python_v1(&v1)
+            .arg(tests_dir().join("read_plan_v1.py"))
+            .arg(&plan));
+        let t: Value = serde_json::from_slice(&out.stdout).expect("read_plan_v1.py prints JSON");
+        (tag, t, ours(&plan))
+    });
+    let (mut tiled, mut lz4, mut xip, mut quant, mut per_channel) = (0, 0, 0, 0, 0);
+    for (tag, t, o) in &results {
+        compare_v1(tag, t, o);
+        tiled += list(o, "tile_plans").len();
+        lz4 += usize::from(o["weight_blocks"]["compression"] == "lz4");
+        xip += usize::from(o["header"]["xip"] == true);
+        quant += list(o, "quant_params").len();
+        per_channel += list(o, "quant_params")
+            .iter()
+            .filter(|q| q["num_channels"].as_u64() > Some(1))
+            .count();
+        eprintln!(
+            "{tag}: schema 1, {} stages, {} tile plans, {} quant params",
+            list(o, "stages").len(),
+            list(o, "tile_plans").len(),
+            list(o, "quant_params").len()
+        );
+    }
+    assert_eq!(results.len(), MATRIX_V1.len());
+    assert!(
+        tiled >= 30 && lz4 >= 2 && xip >= 1 && quant >= 20 && per_channel >= 8,
+        "tile plans {tiled}, LZ4 plans {lz4}, XIP plans {xip}, quant params {quant} \
+         ({per_channel} per channel)"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

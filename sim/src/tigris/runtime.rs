@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use crate::elf::Firmware;
 use crate::tigris::layout::{ArenaMap, TensorView};
-use crate::tigris::plan::{Execution, Plan};
+use crate::tigris::plan::{Execution, Plan, MAX_SCHEMA, MIN_SCHEMA};
 
 /// Size of `tigris_trace_event_t` (tigris-runtime include/tigris_trace.h).
 const EVENT_BYTES: usize = 48;
@@ -536,7 +536,7 @@ fn read_plan(bytes: &[u8], info: &mut traces::TigrisPlanInfo) -> Option<Plan> {
 
 /// A plan in the ELF image: at a symbol the harnesses use (`g_tigris_plan`: tigris-cortex-m
 /// src/app/tigris_app.c; `_binary_model_tgrs_start`: tigris-ml 0.12.1 cli/codegen.py harnesses), else
-/// the first `TGRS` magic with a schema of 2 to 10 whose `file_size` fits its segment. Returns its
+/// the first `TGRS` magic with a schema this reader knows (1 to 10) whose `file_size` fits its segment. Returns its
 /// address and bytes.
 fn static_plan(fw: &Firmware) -> Option<(u32, Vec<u8>)> {
     let at_symbol = ["g_tigris_plan", "_binary_model_tgrs_start"]
@@ -565,7 +565,7 @@ fn static_plan(fw: &Firmware) -> Option<(u32, Vec<u8>)> {
         }
         let version = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
         let size = u32::from_le_bytes([rest[8], rest[9], rest[10], rest[11]]) as usize;
-        if (2..=10).contains(&version) && (48..=rest.len()).contains(&size) {
+        if (MIN_SCHEMA..=MAX_SCHEMA).contains(&version) && (48..=rest.len()).contains(&size) {
             return Some((seg.addr + offset as u32, rest[..size].to_vec()));
         }
     }

@@ -5,7 +5,7 @@ use super::model::Plan;
 /// `tigris-sim plan ...`
 #[derive(clap::Subcommand)]
 pub(crate) enum PlanCommand {
-    /// Decode a TiGrIS .tgrs plan (schema 2-10): header, tensors, stages with ops and tiling, and
+    /// Decode a TiGrIS .tgrs plan (schema 1-10): header, tensors, stages with ops and tiling, and
     /// what the planner predicted. Exit code 2 when the file is not a valid plan.
     Inspect {
         /// The .tgrs plan file.

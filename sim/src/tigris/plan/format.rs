@@ -4,20 +4,26 @@
 //! Sources: tigris-ml 0.12.1 `tigris/emitters/binary/` (writer.py, reader.py, defs.py: struct formats,
 //! flags) and tigris-runtime include/tigris.h (header, record layouts), checked against
 //! `tigris/schema/tigris-plan-v10.json` of the tigris-ml 0.12.1 package (op-type codes, attribute kinds,
-//! record sizes).
+//! record sizes). Schema 1: tigris-ml 0.3.1 (the last release writing it; 0.3.0 writes the same)
+//! `tigris/emitters/binary/defs.py` and `writer.py` (`_pack_spatial_attrs`, `_build_ops`,
+//! `_build_quant_params`), and raws-labs/tigris-runtime `include/tigris.h` at commit 555e105
+//! (`TIGRIS_SCHEMA_VERSION 1`, `tigris_op_t` of 32 bytes with `tigris_spatial_attrs_t` of 12).
 
 use super::model::Op;
 
 /// `TGRS` at offset 0.
 pub(super) const MAGIC: [u8; 4] = *b"TGRS";
-/// Oldest and newest schema this reader knows (the runtime 0.12 accepts the same range).
-pub(super) const MIN_SCHEMA: u32 = 2;
-pub(super) const MAX_SCHEMA: u32 = 10;
+/// Oldest and newest schema this reader knows: 1 (tigris-ml 0.3, the public tigris-runtime) and 2 to
+/// 10 (what the runtime 0.12 accepts).
+pub(crate) const MIN_SCHEMA: u32 = 1;
+pub(crate) const MAX_SCHEMA: u32 = 10;
 
 pub(super) const HEADER_SIZE: u64 = 48;
 pub(super) const DIR_ENTRY_SIZE: u64 = 8;
 pub(super) const TENSOR_SIZE: u64 = 16;
 pub(super) const OP_SIZE: u64 = 38;
+/// Schema 1 ops: 32 bytes, the spatial block's pads and dilations one byte each.
+pub(super) const OP_SIZE_V1: u64 = 32;
 pub(super) const STAGE_SIZE: u64 = 28;
 pub(super) const TILE_PLAN_SIZE_V9: u64 = 24;
 pub(super) const TILE_PLAN_SIZE_V10: u64 = 32;
@@ -31,7 +37,13 @@ pub(super) const SUBGRAPH_ENTRY_SIZE: u64 = 12;
 /// "No index" in u16 reference fields (weight, bias, quant param, tile plan, chain head, state output).
 pub(super) const NONE16: u16 = 0xFFFF;
 
-/// Schema where the tile-plan axis byte became meaningful (v2-v4 wrote 0 for "height").
+/// Schema from which ops are 38 bytes with u16 pads and dilations (schema 1: 32 bytes, u8).
+pub(super) const SCHEMA_WIDE_SPATIAL: u32 = 2;
+/// Schema from which per-channel quant arrays are addressed by page (schemas 1 and 2: a pad field).
+pub(super) const SCHEMA_QUANT_PAGES: u32 = 3;
+/// Schema from which the stage record's last u16 holds flags (schema 1: reserved, written 0).
+pub(super) const SCHEMA_STAGE_FLAGS: u32 = 2;
+/// Schema where the tile-plan axis byte became meaningful (v1-v4 wrote 0 for "height").
 pub(super) const SCHEMA_TILE_AXIS: u32 = 5;
 /// Schema from which the stage table, not the op's stage byte, assigns ops to stages.
 pub(super) const SCHEMA_STAGE_TABLE: u32 = 5;

@@ -1,4 +1,4 @@
-//! Reader for TiGrIS `.tgrs` execution plans, schema 2 to 10, and `tigris-sim plan inspect`.
+//! Reader for TiGrIS `.tgrs` execution plans, schema 1 to 10, and `tigris-sim plan inspect`.
 //!
 //! The format facts come from tigris-ml 0.12.1 `tigris/emitters/binary/` (writer.py, reader.py, defs.py)
 //! and tigris-runtime include/tigris.h (header, section directory, record layouts, parsing checks) and
@@ -7,6 +7,10 @@
 //! `tigris/schema/tigris-plan-v10.json` (op-type codes, attribute kinds, record sizes, tile-plan v10
 //! field offsets), `tigris/emitters/binary/defs.py` (struct formats) and the behaviour of
 //! `tigris inspect --json` on the package's schema-compatibility plans and on plans it compiled.
+//! Schema 1 (32-byte ops with one-byte pads and dilations, no quant pages, no stage flags) comes from
+//! tigris-ml 0.3.1 `tigris/emitters/binary/` (defs.py, writer.py, reader.py) and raws-labs/tigris-runtime
+//! `include/tigris.h` and `src/tigris_loader.c` (commit 555e105), checked against `read_binary_plan()`
+//! of tigris-ml 0.3.1 on plans that release compiled.
 //! Nothing here is copied from tigris-ml or tigris-runtime; the code is our own.
 //!
 //! The parser never panics on any input: every read is bounds-checked against the section it belongs
@@ -36,5 +40,6 @@ mod tests;
 mod text;
 
 pub(crate) use cli::{run, PlanCommand};
+pub(crate) use format::{MAX_SCHEMA, MIN_SCHEMA};
 pub(crate) use model::Plan;
 pub(crate) use predict::Execution;

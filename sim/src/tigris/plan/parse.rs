@@ -4,12 +4,16 @@
 //!
 //! Sources: tigris-ml 0.12.1 `tigris/emitters/binary/reader.py` `read_binary_plan()` and tigris-runtime
 //! test/dump_plan.c and include/tigris.h (parsing checks); checked against the behaviour of
-//! `tigris inspect --json` of tigris-ml 0.12.1.
+//! `tigris inspect --json` of tigris-ml 0.12.1. Schema 1: tigris-ml 0.3.1
+//! `tigris/emitters/binary/reader.py` `read_binary_plan()` and `writer.py`, raws-labs/tigris-runtime
+//! `src/tigris_loader.c` `tigris_plan_load()` at commit 555e105; checked against `read_binary_plan()`
+//! of tigris-ml 0.3.1 (that release has no `inspect` command).
 
 use super::format::{
     DIR_ENTRY_SIZE, HEADER_SIZE, MAGIC, MAX_SCHEMA, MIN_SCHEMA, NONE16, OP_ATTRIBUTE_SIZE, OP_SIZE,
-    QUANT_PARAM_SIZE, SCHEMA_STAGE_TABLE, SCHEMA_TILE_AXIS, SCHEMA_V10, STAGE_SIZE,
-    STATE_ENTRY_SIZE, STRICT_ATTRIBUTE_KINDS, SUBGRAPH_ENTRY_SIZE, TENSOR_SIZE, TILE_PLAN_SIZE_V10,
+    OP_SIZE_V1, QUANT_PARAM_SIZE, SCHEMA_QUANT_PAGES, SCHEMA_STAGE_FLAGS, SCHEMA_STAGE_TABLE,
+    SCHEMA_TILE_AXIS, SCHEMA_V10, SCHEMA_WIDE_SPATIAL, STAGE_SIZE, STATE_ENTRY_SIZE,
+    STRICT_ATTRIBUTE_KINDS, SUBGRAPH_ENTRY_SIZE, TENSOR_SIZE, TILE_PLAN_SIZE_V10,
     TILE_PLAN_SIZE_V9, WEIGHT_BLOCK_SIZE, WEIGHT_ENTRY_SIZE,
 };
 use super::model::{
@@ -90,7 +94,7 @@ impl Plan {
                 TENSOR_SIZE,
                 "tensor table",
             ),
-            (Section::Ops, header.num_ops, OP_SIZE, "op table"),
+            (Section::Ops, header.num_ops, op_size(version), "op table"),
             (
                 Section::Stages,
                 header.num_stages,
@@ -472,6 +476,14 @@ fn parse_directory(data: &[u8], h: &Header) -> Result<Vec<SectionSpan>> {
         .collect())
 }
 
+fn op_size(version: u32) -> u64 {
+    if version >= SCHEMA_WIDE_SPATIAL {
+        OP_SIZE
+    } else {
+        OP_SIZE_V1
+    }
+}
+
 fn base(r: &Reader, s: Section) -> u64 {
     r.span(s).map_or(0, |x| x.start)
 }
@@ -505,23 +517,30 @@ fn parse_tensors(r: &Reader, h: &Header) -> Result<Vec<Tensor>> {
 
 fn parse_ops(r: &Reader, h: &Header) -> Result<Vec<Op>> {
     let b = base(r, Section::Ops);
+    let size = op_size(h.version);
+    // Schema 1 stores pads and dilations in one byte each, later schemas in two.
+    let wide = h.version >= SCHEMA_WIDE_SPATIAL;
     (0..h.num_ops as u64)
         .map(|i| {
-            let what = || format!("op {i} (record at offset {})", b + i * OP_SIZE);
-            let mut f = r.record(Section::Ops, b, i, OP_SIZE, &what)?;
+            let what = || format!("op {i} (record at offset {})", b + i * size);
+            let mut f = r.record(Section::Ops, b, i, size, &what)?;
             let (name_str, op_type, n_in, n_out, stage_byte, in_off, out_off) =
                 (f.u32(), f.u8(), f.u8(), f.u8(), f.u8(), f.u16(), f.u16());
+            let (kernel_h, kernel_w, stride_h, stride_w) = (f.u8(), f.u8(), f.u8(), f.u8());
+            let mut small = || if wide { f.u16() } else { f.u8() as u16 };
+            let (pad_top, pad_bottom, pad_left, pad_right, dilation_h, dilation_w) =
+                (small(), small(), small(), small(), small(), small());
             let spatial = Spatial {
-                kernel_h: f.u8(),
-                kernel_w: f.u8(),
-                stride_h: f.u8(),
-                stride_w: f.u8(),
-                pad_top: f.u16(),
-                pad_bottom: f.u16(),
-                pad_left: f.u16(),
-                pad_right: f.u16(),
-                dilation_h: f.u16(),
-                dilation_w: f.u16(),
+                kernel_h,
+                kernel_w,
+                stride_h,
+                stride_w,
+                pad_top,
+                pad_bottom,
+                pad_left,
+                pad_right,
+                dilation_h,
+                dilation_w,
                 group: f.u16(),
             };
             let (weight, bias, fused_act, act_min, act_max) =
@@ -560,6 +579,12 @@ fn parse_stages(r: &Reader, h: &Header) -> Result<Vec<Stage>> {
                 (f.u16(), f.u16(), f.u16(), f.u16(), f.u16(), f.u16());
             let (tile, _pad, chain_id, chain_len, chain_tile_h, flags) =
                 (f.u16(), f.u16(), f.u16(), f.u16(), f.u16(), f.u16());
+            // Schema 1: the last field is reserved (written 0), not flags.
+            let flags = if h.version >= SCHEMA_STAGE_FLAGS {
+                flags
+            } else {
+                0
+            };
             Ok(Stage {
                 peak_bytes,
                 ops: r.indices(ops_off, ops_n as u64, &|| {
@@ -625,7 +650,7 @@ fn parse_tile_plans(r: &Reader, h: &Header) -> Result<Vec<TilePlan>> {
             );
             let (tiled_peak_bytes, overhead_bytes, tile_width, flags) =
                 (f.u32(), f.u32(), f.u16(), f.u16());
-            // v2-v4 wrote 0 in the axis byte and meant rows.
+            // v1-v4 wrote 0 in the axis byte (a pad) and meant rows.
             let axis = if h.version >= SCHEMA_TILE_AXIS {
                 axis_byte
             } else {
@@ -702,7 +727,8 @@ fn parse_quant(r: &Reader, h: &Header) -> Result<Vec<QuantParam>> {
         format!("quant-param table ({count} entries)")
     })?;
     let pool = entries + count as u64 * QUANT_PARAM_SIZE;
-    if h.version != 2 && (span.end - pool) & 3 != 0 {
+    let paged = h.version >= SCHEMA_QUANT_PAGES;
+    if paged && (span.end - pool) & 3 != 0 {
         return Err(invalid(
             format!("quant-param data pool (offset {pool})"),
             format!(
@@ -733,12 +759,8 @@ fn parse_quant(r: &Reader, h: &Header) -> Result<Vec<QuantParam>> {
                 shifts: Vec::new(),
             };
             if num_channels > 1 {
-                // Schema 2 had no pages; later, arrays live at page*65536 + offset elements.
-                let page_base = if h.version == 2 {
-                    0
-                } else {
-                    page as u64 * 65536
-                };
+                // Schemas 1 and 2 had no pages; later, arrays live at page*65536 + offset elements.
+                let page_base = if paged { page as u64 * 65536 } else { 0 };
                 let read = |off: u16, field: &str| -> Result<Vec<i32>> {
                     let b = r.bytes(
                         s,

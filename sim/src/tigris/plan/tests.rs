@@ -1,10 +1,11 @@
 //! Unit tests of the plan reader: hand-built plans of every schema, each kind of bad plan, and
-//! exhaustive corruption and truncation of those and of the tigris-ml 0.12.1 schema-compatibility
-//! plans vendored in sim/tests/tigris/fixtures/ (which must give a result or an error, never a panic).
+//! exhaustive corruption and truncation of those, of the tigris-ml 0.12.1 schema-compatibility plans
+//! vendored in sim/tests/tigris/fixtures/ and of a schema-1 plan compiled by tigris-ml 0.3.1 (which
+//! must give a result or an error, never a panic).
 
 use super::format::{
-    op_type_name, MAGIC, MAX_SCHEMA, MIN_SCHEMA, NONE16, OP_SIZE, OP_TYPES, TENSOR_MODEL_INPUT,
-    TENSOR_MODEL_OUTPUT,
+    op_type_name, MAGIC, MAX_SCHEMA, MIN_SCHEMA, NONE16, OP_SIZE, OP_SIZE_V1, OP_TYPES,
+    TENSOR_MODEL_INPUT, TENSOR_MODEL_OUTPUT,
 };
 use super::model::{Plan, StateEntry, Subgraph};
 use super::predict::Execution;
@@ -58,16 +59,22 @@ fn tensor(name: u32, size: u32, shape_off: u16, flags: u8) -> Vec<u8> {
     r
 }
 
-fn conv_op() -> Vec<u8> {
+fn conv_op(version: u32) -> Vec<u8> {
     let mut r = Vec::new();
     r.extend(12u32.to_le_bytes()); // "conv"
     r.extend([1, 1, 1, 0]); // Conv, 1 input, 1 output, stage 0
     r.extend(le16(&[0, 1])); // inputs at 0, outputs at 1
     r.extend([3, 3, 1, 1]);
-    r.extend(le16(&[1, 1, 1, 1, 1, 1, 1])); // pads, dilations, group
+    if version >= 2 {
+        r.extend(le16(&[1, 1, 1, 1, 1, 1])); // pads, dilations
+    } else {
+        r.extend([1, 1, 1, 1, 1, 1]); // schema 1: one byte each
+    }
+    r.extend(le16(&[1])); // group
     r.extend(le16(&[0, NONE16])); // weight 0, no bias
     r.extend([1, 0x80, 0x7F, 0]); // fused relu, act range
-    assert_eq!(r.len() as u64, OP_SIZE);
+    let size = if version >= 2 { OP_SIZE } else { OP_SIZE_V1 };
+    assert_eq!(r.len() as u64, size);
     r
 }
 
@@ -98,7 +105,7 @@ fn sections(version: u32) -> Vec<(u32, Vec<u8>)> {
     let mut tensors = tensor(7, 64, 0, TENSOR_MODEL_INPUT);
     tensors.extend(tensor(10, 64, 4, TENSOR_MODEL_OUTPUT));
     // tensor names: patch conv op name offset to 14
-    let mut op = conv_op();
+    let mut op = conv_op(version);
     op[..4].copy_from_slice(&14u32.to_le_bytes());
     let mut weights = 19u32.to_le_bytes().to_vec();
     weights.extend(0u32.to_le_bytes());
@@ -308,7 +315,7 @@ fn too_short() {
 
 #[test]
 fn unknown_schema() {
-    for v in [0, 1, 11, 0xFFFF_FFFF] {
+    for v in [0, 11, 0xFFFF_FFFF] {
         let mut b = good(9);
         put32(&mut b, 4, v);
         assert_eq!(err(&b), PlanError::UnsupportedVersion { version: v });
@@ -806,7 +813,7 @@ fn no_panic_on_any_corruption(buf: &[u8]) {
 
 #[test]
 fn corrupted_hand_built_plans_never_panic() {
-    for v in [2, 4, 9, 10] {
+    for v in [1, 2, 4, 9, 10] {
         no_panic_on_any_corruption(&good(v));
     }
 }
@@ -833,4 +840,106 @@ fn corrupted_tigris_fixtures_never_panic() {
         assert_eq!(p.header.version, i as u32 + 2);
         no_panic_on_any_corruption(f);
     }
+}
+
+/// A schema-1 plan compiled by tigris-ml 0.3.1 from `convstack_qdq` of sim/tests/tigris/make_models.py
+/// at 8K (int8, per-channel quant params, five tiled stages).
+const SCHEMA1_PLAN: &[u8] =
+    include_bytes!("../../../tests/tigris/fixtures/schema1/convstack_qdq_8K.tgrs");
+
+#[test]
+fn schema_1_ops_pads_quant_and_stage_flags() {
+    // One-byte pads and dilations in a 32-byte op.
+    let mut b = good(1);
+    let o = sec(&b, 2);
+    b[o + 16..o + 22].copy_from_slice(&[2, 3, 4, 5, 6, 7]);
+    put16(&mut b, o + 22, 8);
+    let p = Plan::parse(&b).unwrap();
+    let sp = &p.ops[0].spatial;
+    assert_eq!(
+        (sp.pad_top, sp.pad_bottom, sp.pad_left, sp.pad_right),
+        (2, 3, 4, 5)
+    );
+    assert_eq!((sp.dilation_h, sp.dilation_w, sp.group), (6, 7, 8));
+    assert_eq!(p.ops[0].weight, Some(0));
+    assert_eq!((p.ops[0].act_min, p.ops[0].act_max), (-128, 127));
+    // The op's stage byte is authoritative, as before schema 5.
+    b[o + 7] = 3;
+    assert_eq!(Plan::parse(&b).unwrap().ops[0].stage, 3);
+    // The stage record's last field is reserved in schema 1, flags from schema 2.
+    let mut b = good(1);
+    let s = sec(&b, 3);
+    put16(&mut b, s + 26, 1);
+    assert_eq!(Plan::parse(&b).unwrap().stages[0].flags, 0);
+    let mut b2 = good(2);
+    let s2 = sec(&b2, 3);
+    put16(&mut b2, s2 + 26, 1);
+    assert_eq!(Plan::parse(&b2).unwrap().stages[0].flags, 1);
+    // Quant params: the last u16 is a pad, not a page, before schema 3.
+    let mut q = le16(&[1, 8]);
+    q.extend(1.0f32.to_le_bytes());
+    q.extend(le32(&[0]));
+    q.extend(le16(&[4, 0, 4, 9]));
+    q.extend(le32(&[10, 11, 12, 13, -1, -2, -3, -4]));
+    for (v, ok) in [(1, true), (2, true), (3, false)] {
+        let mut h = hdr(v);
+        h.num_quant = 1;
+        let mut s = sections(v);
+        s.push((9, q.clone()));
+        match Plan::parse(&build(&h, &s)) {
+            Ok(p) => {
+                assert!(ok, "schema {v}: page 9 is past the pool");
+                assert_eq!(p.quant_params[0].multipliers, vec![10, 11, 12, 13]);
+                assert_eq!(p.quant_params[0].shifts, vec![-1, -2, -3, -4]);
+            }
+            Err(e) => {
+                assert!(!ok, "schema {v}: {e}");
+                assert!(e.to_string().contains("page 9"), "{e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn schema_1_truncated_op_table_is_named() {
+    // The header counts two 32-byte schema-1 ops; the section (16-byte aligned) holds 48 bytes.
+    let mut h = hdr(1);
+    h.num_ops = 2;
+    let mut s = sections(1);
+    let op = s[1].1.clone();
+    s[1].1.extend(&op[..15]);
+    let e = err(&build(&h, &s));
+    assert!(
+        matches!(&e, PlanError::OutOfSection { section: "ops", .. }),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(text.contains("op table (2 records of 32 bytes)"), "{text}");
+    // Schema 2 needs 38-byte records: 64 bytes, two schema-1 ops' worth, are too few.
+    let mut h2 = hdr(2);
+    h2.num_ops = 2;
+    let mut s2 = sections(2);
+    let op2 = s2[1].1.clone();
+    s2[1].1.extend(&op2[..26]);
+    assert!(err(&build(&h2, &s2))
+        .to_string()
+        .contains("op table (2 records of 38 bytes)"));
+}
+
+#[test]
+fn schema_1_plan_of_tigris_ml_0_3_reads_and_never_panics() {
+    let p = Plan::parse(SCHEMA1_PLAN).unwrap();
+    assert_eq!(p.header.version, 1);
+    assert_eq!(p.model_name, "convstack_qdq");
+    assert_eq!(p.ops[0].name, "conv5");
+    assert_eq!(p.ops[0].type_name(), "Conv");
+    let sp = &p.ops[0].spatial;
+    assert_eq!(
+        (sp.kernel_h, sp.stride_h, sp.pad_top, sp.pad_right, sp.group),
+        (3, 1, 1, 1, 1)
+    );
+    assert_eq!(p.quant_params.len(), 10);
+    assert!(p.quant_params.iter().any(|q| q.multipliers.len() == 8));
+    assert!(p.tile_plans.iter().all(|t| t.axis == 1 && t.tileable));
+    no_panic_on_any_corruption(SCHEMA1_PLAN);
 }
