@@ -651,7 +651,7 @@ pub(crate) mod tests {
         );
         assert_eq!(
             err("[[stage]]\nstage = 3\nmax_fast_peak = \"64Q\"\n"),
-            "limits.toml:3: `64Q` is not a size (examples: 4096, \"16K\", \"4M\")"
+            "limits.toml:3: `64Q` is not a size (examples: 4096, \"16K\", \"4MiB\")"
         );
         assert_eq!(
             err("\n[[stage]]\nmax_ms = 1\n"),

@@ -584,8 +584,8 @@ pub fn builtin_names() -> Vec<&'static str> {
 /// ```
 /// let board = tigris_targets::load("stm32f446re").unwrap();
 /// assert_eq!(board.core.clock_hz, 180_000_000);
-/// let err = tigris_targets::load("stm32f446").unwrap_err().to_string();
-/// assert!(err.contains("stm32f446re"), "the error suggests the near name: {err}");
+/// let err = tigris_targets::load("stm32f446r").unwrap_err().to_string();
+/// assert!(err.contains("(did you mean `stm32f446re`?)"), "{err}");
 /// ```
 pub fn load(name_or_path: &str) -> Result<Board, BoardError> {
     let (text, origin) = board_text(name_or_path)?;

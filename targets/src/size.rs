@@ -9,24 +9,47 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size(pub u64);
 
-/// Parse "4096", "16K", "4M", "1G" (binary multiples) into bytes.
+/// Binary multiples a size may end with, longest first (case-insensitive: `8k`, `8kib`).
+const UNITS: [(&str, u32); 10] = [
+    ("KiB", 10),
+    ("MiB", 20),
+    ("GiB", 30),
+    ("KB", 10),
+    ("MB", 20),
+    ("GB", 30),
+    ("K", 10),
+    ("M", 20),
+    ("G", 30),
+    ("B", 0),
+];
+
+/// Parse "4096", "0x1000", "16K", "16KiB", "16KB", "4M", "1G" (binary multiples) into bytes: a
+/// decimal or 0x-hex number, then at most one unit (a hex number's `B` is a digit, not a unit).
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let (digits, mult) = match t.char_indices().last() {
-        Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
-        Some((i, 'M' | 'm')) => (&t[..i], 1 << 20),
-        Some((i, 'G' | 'g')) => (&t[..i], 1 << 30),
-        _ => (t, 1),
+    let hex = t.starts_with("0x") || t.starts_with("0X");
+    let (number, shift) = UNITS
+        .iter()
+        .filter(|(unit, _)| !(hex && *unit == "B"))
+        .find_map(|&(unit, shift)| {
+            let cut = t.len().checked_sub(unit.len())?;
+            let (number, tail) = (t.get(..cut)?, t.get(cut..)?);
+            tail.eq_ignore_ascii_case(unit).then_some((number, shift))
+        })
+        .unwrap_or((t, 0));
+    let digits = number.replace('_', "");
+    let parsed = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None if digits.bytes().all(|b| b.is_ascii_digit()) => digits.parse(),
+        None => "-".parse(),
     };
-    let digits = digits.strip_suffix(['i', 'B']).unwrap_or(digits);
-    let value: u64 = if let Some(hex) = digits.strip_prefix("0x") {
-        u64::from_str_radix(&hex.replace('_', ""), 16)
-    } else {
-        digits.replace('_', "").parse()
-    }
-    .map_err(|_| format!("`{text}` is not a size (examples: 4096, \"16K\", \"4M\")"))?;
+    let value = parsed
+        .map_err(|_| format!("`{text}` is not a size (examples: 4096, \"16K\", \"4MiB\")"))?;
     value
-        .checked_mul(mult)
+        .checked_mul(1 << shift)
         .ok_or_else(|| format!("`{text}` is too large"))
 }
 
@@ -76,6 +99,15 @@ mod tests {
         assert_eq!(parse_size("4M").unwrap(), 4 << 20);
         assert_eq!(parse_size("0x100").unwrap(), 256);
         assert!(parse_size("12Q").is_err());
+        for eight_k in ["8192", "8K", "8k", "8KiB", "8KB", "8kib", "0x2000", "0x8K"] {
+            assert_eq!(parse_size(eight_k), Ok(8192), "{eight_k}");
+        }
+        assert_eq!(parse_size("0x1B"), Ok(27), "B is a hex digit there");
+        assert_eq!(parse_size("64B"), Ok(64));
+        assert_eq!(parse_size("1_000"), Ok(1000));
+        for bad in ["8BK", "8iK", "K", "", "8 K", "+8", "8KiBB", "0x", "1.5M"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
         assert_eq!(format_size(264 * 1024), "264 KiB");
     }
 }
