@@ -260,7 +260,7 @@ pub fn verdicts(r: &Report, cli: Limits, limits: Option<(&str, &str)>) -> Result
     let mut out = vec![Verdict {
         name: "run outcome".into(),
         measured: r.outcome.brief(),
-        budget: "exit code 0, idle or a passed stop condition".into(),
+        budget: "a clean end".into(),
         pass: clean,
     }];
     evaluate(
