@@ -1387,7 +1387,7 @@ fn run_rom_init(
         let addr = fw
             .symbols
             .iter()
-            .find(|s| s.name == name && s.is_function)
+            .find(|s| s.is_named(name) && s.is_function)
             .map(|s| s.addr)
             .with_context(|| {
                 format!(

@@ -9,6 +9,7 @@
 use super::bus::{BusFault, XtensaBus};
 use super::config::XtensaConfig;
 use super::cpu::{cause, AccessKind, StopReason, XtensaHooks, PS_WOE};
+use super::decode::decode;
 use super::disasm::disasm_word;
 use super::exec::Xtensa;
 use crate::{
@@ -1770,8 +1771,12 @@ impl Core for XtensaBackend {
     }
 
     fn instruction_length(&self, addr: u32) -> Option<u32> {
-        let (_, len) = disasm_word(self.instruction_word(addr)?, addr, self.cfg());
-        Some(len.into())
+        // The decoder alone: the disassembly text is not needed.
+        Some(
+            decode(self.instruction_word(addr)?, addr, self.cfg())
+                .len
+                .into(),
+        )
     }
 
     fn semihosting_abi(&self) -> SemihostingAbi {

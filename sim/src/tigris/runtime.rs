@@ -186,7 +186,7 @@ impl TigrisRuntime {
             .flat_map(|&(name, what)| {
                 symbols
                     .iter()
-                    .filter(move |s| s.is_function && s.name == name)
+                    .filter(move |s| s.is_function && s.is_named(name))
                     .map(move |s| (s.addr & !1, what))
             })
             .collect();
