@@ -45,6 +45,14 @@ pub fn sim(args: &[&str]) -> Output {
         .expect("run tigris-sim")
 }
 
+/// A temporary file of its own for `name`: the tests of one process run in parallel threads, so
+/// the process id alone does not keep their files apart.
+pub fn temp_path(name: &str) -> std::path::PathBuf {
+    static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("tigris-test-{}-{n}-{name}", std::process::id()))
+}
+
 /// `tigris-sim run --quiet --board BOARD ELF EXTRA...` with a report: (exit code, report, stdout).
 pub fn run(board: &str, elf: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
     let stem = Path::new(elf)
@@ -52,11 +60,7 @@ pub fn run(board: &str, elf: &str, extra: &[&str]) -> (i32, serde_json::Value, S
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    let tag = extra.join("_").replace(['-', '/'], "");
-    let report = std::env::temp_dir().join(format!(
-        "tigris-test-{}-{board}-{stem}-{tag}.json",
-        std::process::id()
-    ));
+    let report = temp_path(&format!("{board}-{stem}.json"));
     let report_s = report.to_string_lossy().into_owned();
     let mut args = vec![
         "run", "--quiet", "--board", board, elf, "--report", &report_s,
@@ -120,7 +124,7 @@ pub fn esp_coredump_tasks(console: &str, elf: &str) -> Option<String> {
         eprintln!("skipped the core-dump check: the PyPI package esp-coredump is not installed");
         return None;
     }
-    let log = std::env::temp_dir().join(format!("tigris-coredump-{}.log", std::process::id()));
+    let log = temp_path("coredump.log");
     std::fs::write(&log, console).unwrap();
     let out = Command::new("python3")
         .arg(root().join("scripts/esp_coredump_tasks.py"))
