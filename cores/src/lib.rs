@@ -307,6 +307,31 @@ pub trait Core {
         self.read_memory(self.stack_pointer().wrapping_add(4 * i), &mut b)?;
         Ok(u32::from_le_bytes(b))
     }
+    /// Word arguments passed in registers: r0-r3 (AAPCS 6.5); Xtensa overrides with six.
+    fn register_arguments(&self) -> u32 {
+        4
+    }
+    /// Word argument `i` of the call stopped at a trap: a register or the caller's stack.
+    fn argument(&self, i: u32) -> Result<u32, CoreError> {
+        match i.checked_sub(self.register_arguments()) {
+            None => Ok(self.call_argument(i)),
+            Some(on_stack) => self.stack_argument(on_stack),
+        }
+    }
+    /// Change register argument `i` of the call stopped at a trap (it then runs with the new value).
+    fn set_call_argument(&mut self, i: u32, value: u32) -> Result<(), CoreError> {
+        self.set_register(i as usize, value)
+    }
+    /// Change word argument `i` of the call stopped at a trap, in its register or on the stack.
+    fn set_argument(&mut self, i: u32, value: u32) -> Result<(), CoreError> {
+        match i.checked_sub(self.register_arguments()) {
+            None => self.set_call_argument(i, value),
+            Some(on_stack) => self.write_memory(
+                self.stack_pointer().wrapping_add(4 * on_stack),
+                &value.to_le_bytes(),
+            ),
+        }
+    }
     /// Complete the call stopped at a trap without running it: return `value` to the caller and
     /// charge `cycles` for the emulated function.
     fn return_from_call(&mut self, _value: u32, _cycles: u64) -> Result<(), CoreError> {

@@ -301,7 +301,7 @@ int main(void)
     printf("\n");
     printf("plan schema=%" PRIu32 " bytes=%" PRIu32 " crc32=0x%08" PRIX32 " tensors=%u ops=%u stages=%u"
            " tile_plans=%u weights=%u budget=%" PRIu32 "\n",
-           plan.version, plan.size, crc32_bytes(g_tigris_plan, g_tigris_plan_len), plan.num_tensors,
+           plan.version, plan.size, crc32_bytes(plan.base, plan.size), plan.num_tensors,
            plan.num_ops, plan.num_stages, plan.num_tile_plans, plan.num_weights, plan.budget);
     for (uint16_t s = 0; s < plan.num_stages; s++) {
         const tigris_stage_t *st = &plan.stages[s];

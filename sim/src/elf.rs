@@ -82,6 +82,9 @@ pub struct Firmware {
     pub absolute: Vec<Symbol>,
     /// Source lines and inlined frames, when the ELF carries DWARF.
     pub debug: Option<Arc<DebugInfo>>,
+    /// Address ranges [start, end) of the sections that occupy memory (SHF_ALLOC), NOLOAD ones
+    /// included: what the image claims besides its segments.
+    pub allocated: Vec<(u32, u32)>,
 }
 
 impl Firmware {
@@ -211,6 +214,15 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
         })
         .collect();
     absolute.sort_by(|a, b| (a.addr, &a.name).cmp(&(b.addr, &b.name)));
+    let allocated = elf
+        .section_headers
+        .iter()
+        .filter(|sh| sh.sh_flags & goblin::elf::section_header::SHF_ALLOC as u64 != 0)
+        .filter_map(|sh| {
+            let end = sh.sh_addr.checked_add(sh.sh_size)?;
+            (sh.sh_size > 0 && end <= 1 << 32).then_some((sh.sh_addr as u32, end as u32))
+        })
+        .collect();
     Ok(Firmware {
         segments,
         symbols,
@@ -218,6 +230,7 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
         vector_section,
         absolute,
         debug: DebugInfo::load(&elf, bytes).map(Arc::new),
+        allocated,
     })
 }
 

@@ -131,13 +131,8 @@ fn rom_printf(core: &dyn Core) -> Result<(Vec<u8>, u64), CoreError> {
     let fmt = c_string(core, core.call_argument(0), 1 << 16)?;
     let mut next = 1u32;
     let mut arg = || -> Result<u32, CoreError> {
-        let i = next;
         next += 1;
-        if i < 6 {
-            Ok(core.call_argument(i))
-        } else {
-            core.stack_argument(i - 6)
-        }
+        core.argument(next - 1)
     };
     let mut out = Vec::new();
     let mut conversions = 0u64;

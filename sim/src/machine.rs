@@ -11,6 +11,7 @@ use crate::rom;
 use crate::rtt::Rtt;
 use crate::semihost::{Effect, Semihosting};
 use crate::tigris::runtime::TigrisRuntime;
+use crate::tigris::whatif::{FreeMemory, Placer, WhatIf};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -42,6 +43,8 @@ pub struct LoadOptions {
     pub fill_ram: Option<u8>,
     /// `--symbols ELF`: ELF files whose symbols name the code (of a flash image).
     pub symbols: Vec<String>,
+    /// `--plan`, `--fast-arena`, `--slow-arena`: what the firmware's TiGrIS calls are handed instead.
+    pub what_if: WhatIf,
 }
 
 /// Options of one run.
@@ -283,7 +286,7 @@ impl Machine<'_> {
             ),
         };
         // Watching the TiGrIS arenas needs every access reported (on Cortex-M, hooks on all regions).
-        let tigris = TigrisRuntime::detect(&firmware, &board);
+        let mut tigris = TigrisRuntime::detect(&firmware, &board);
         let mut core = build_core(
             &board,
             &firmware,
@@ -291,6 +294,8 @@ impl Machine<'_> {
             options,
         )?;
         let mut rom_stack = None;
+        // What the ROM image loads, which a what-if must not place anything over.
+        let mut rom_spans = Vec::new();
         let found = if options.no_rom {
             None
         } else {
@@ -301,6 +306,7 @@ impl Machine<'_> {
                 let image = rom::read(&rom_path, &board)?;
                 rom_stack = image.stack_top;
                 for (addr, data) in &image.chunks {
+                    rom_spans.push((*addr, addr.saturating_add(data.len() as u32)));
                     core.write_memory(*addr, data).map_err(|e| {
                         anyhow::anyhow!(
                             "{}: loading the ROM at 0x{addr:08x}: {e}",
@@ -356,6 +362,22 @@ impl Machine<'_> {
         let mut entry = Self::find_entry(path, &firmware, &board, options.entry.as_deref())?;
         if let (Some(sp), false) = (rom_stack, board.core.kind.is_cortex_m()) {
             entry.sp = sp;
+        }
+        match (&mut tigris, options.what_if.is_empty()) {
+            (_, true) => {}
+            (Some(t), false) => {
+                let free = FreeMemory::new(&board, &firmware, &rom_spans, entry.sp);
+                let placer = Placer {
+                    board: board.clone(),
+                    free,
+                };
+                t.set_what_if(options.what_if.clone(), placer)
+                    .with_context(|| path.to_string())?;
+            }
+            (None, false) => bail!(
+                "{path}: --plan/--fast-arena/--slow-arena: the firmware does not run the TiGrIS runtime (no \
+                 tigris_plan_load or tigris_run* among its symbols, no plan in its image)"
+            ),
         }
         core.reset(entry)
             .map_err(|e| anyhow::anyhow!("reset: {e}"))?;
@@ -563,6 +585,9 @@ impl Machine<'_> {
                     let seen = t.events_seen();
                     match t.on_trap(self.core.as_mut(), pc) {
                         Ok(true) => {
+                            if let Some(refusal) = t.what_if_refusal() {
+                                bail!("{}: {refusal}", self.file_name);
+                            }
                             flush(&mut opts.live_console, &out, &mut console);
                             let event = self
                                 .tigris
@@ -710,6 +735,9 @@ impl Machine<'_> {
         report.notes.extend(self.symbols_note.map(String::from));
         report.notes.extend(warnings);
         report.notes.extend(self.core.run_notes());
+        report
+            .notes
+            .extend(self.tigris.iter().flat_map(TigrisRuntime::what_if_notes));
         if opts.line_profile && !self.symbols.has_source() {
             report.notes.push(
                 "--lines: the ELF has no DWARF line information (build with -g), so the lines are whole functions".into(),
@@ -1496,6 +1524,7 @@ mod tests {
             trace_mmio: false,
             fill_ram: None,
             symbols: Vec::new(),
+            what_if: WhatIf::default(),
         };
         let mut machine = Machine::load(elf, board, &options).unwrap();
         let mut monitor = FirstTick(Vec::new());

@@ -27,6 +27,7 @@ use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
+use tigris::whatif::{PlanFile, WhatIf};
 use tigris_traces::Report;
 
 /// Exit code for bad input: unreadable or invalid ELF, board or options.
@@ -161,6 +162,17 @@ struct RunArgs {
     /// Pass (exit 0) after this many simulated cycles (unlike --max-cycles, a limit that fails).
     #[arg(long, value_name = "N")]
     until_cycles: Option<u64>,
+    /// TiGrIS what-if: hand the firmware's tigris_plan_load this plan instead of its own (written
+    /// over it, or into free memory of the same region when larger).
+    #[arg(long, value_name = "FILE.tgrs")]
+    plan: Option<String>,
+    /// TiGrIS what-if: hand tigris_mem_init a fast arena of this size (`6144`, `6K`); a larger one
+    /// than the firmware's grows into free memory of its region.
+    #[arg(long, value_name = "SIZE", value_parser = parse_arena_size)]
+    fast_arena: Option<u32>,
+    /// TiGrIS what-if: hand tigris_mem_init a slow arena of this size, as for --fast-arena.
+    #[arg(long, value_name = "SIZE", value_parser = parse_arena_size)]
+    slow_arena: Option<u32>,
     /// Start at this function instead of the vector table's reset handler.
     #[arg(long, value_name = "SYMBOL")]
     entry: Option<String>,
@@ -452,6 +464,14 @@ fn parse_sim_time(s: &str) -> Result<f64, String> {
     }
 }
 
+/// An arena size: 1 byte to 4 GiB - 1, in any unit `tigris_targets::parse_size` reads.
+fn parse_arena_size(s: &str) -> Result<u32, String> {
+    match tigris_targets::parse_size(s)? {
+        0 => Err(format!("`{s}`: an arena needs at least one byte")),
+        n => u32::try_from(n).map_err(|_| format!("`{s}` is larger than a 32-bit address space")),
+    }
+}
+
 /// A byte in decimal or 0x-prefixed hex.
 fn parse_byte(s: &str) -> Result<u8, String> {
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -461,8 +481,13 @@ fn parse_byte(s: &str) -> Result<u8, String> {
     parsed.map_err(|_| format!("`{s}` is not a byte (0-255 or 0x00-0xff)"))
 }
 
-fn load_options(args: &RunArgs) -> machine::LoadOptions {
-    machine::LoadOptions {
+fn load_options(args: &RunArgs) -> Result<machine::LoadOptions> {
+    let what_if = WhatIf {
+        plan: args.plan.as_deref().map(PlanFile::read).transpose()?,
+        fast_arena: args.fast_arena,
+        slow_arena: args.slow_arena,
+    };
+    Ok(machine::LoadOptions {
         entry: args.entry.clone(),
         memory_stats: args.memory_stats,
         rom: args.rom.clone(),
@@ -471,7 +496,8 @@ fn load_options(args: &RunArgs) -> machine::LoadOptions {
         trace_mmio: args.trace_mmio,
         fill_ram: args.fill_ram,
         symbols: args.symbols.clone(),
-    }
+        what_if,
+    })
 }
 
 fn run_options(
@@ -501,7 +527,7 @@ fn run_options(
 /// Console output streamed to stdout, progress on stderr when it is a terminal.
 fn run_plain(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
     let clock_hz = board.core.clock_hz;
-    let mut machine = machine::Machine::load(&args.elf, board, &load_options(args))?;
+    let mut machine = machine::Machine::load(&args.elf, board, &load_options(args)?)?;
     let line = live::ProgressLine::default();
     let console: Option<Box<dyn std::io::Write + Send>> = if args.quiet {
         None
@@ -528,7 +554,7 @@ fn run_plain(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
 fn run_with_tui(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
     let (update_tx, update_rx) = std::sync::mpsc::channel();
     let (command_tx, command_rx) = std::sync::mpsc::channel();
-    let (elf, load, paused) = (args.elf.clone(), load_options(args), args.paused);
+    let (elf, load, paused) = (args.elf.clone(), load_options(args)?, args.paused);
     let options = run_options(args, None);
     let simulation = std::thread::spawn(move || {
         let result = machine::Machine::load(&elf, board, &load).and_then(|mut m| {

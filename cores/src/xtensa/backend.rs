@@ -1810,6 +1810,17 @@ impl Core for XtensaBackend {
         self.iss.cpu.call_arg(i)
     }
 
+    /// a2-a7 (CALL0 ABI) or the caller's a(4n+2)..a(4n+7) (windowed ABI): six argument registers in both
+    /// ABIs (Xtensa ISA Reference Manual, "The Windowed Register and CALL0 ABIs").
+    fn register_arguments(&self) -> u32 {
+        6
+    }
+
+    fn set_call_argument(&mut self, i: u32, value: u32) -> Result<(), CoreError> {
+        self.iss.cpu.set_call_arg(i, value);
+        Ok(())
+    }
+
     fn return_from_call(&mut self, value: u32, cycles: u64) -> Result<(), CoreError> {
         let cpu = &mut self.iss.cpu;
         let pc = cpu.pc;

@@ -397,6 +397,11 @@ impl Cpu {
         self.ar(4 * self.hle_callinc() + 2 + i)
     }
 
+    /// Change argument `i` of a trapped call (the register [`Self::call_arg`] reads).
+    pub fn set_call_arg(&mut self, i: u32, value: u32) {
+        self.set_ar(4 * self.hle_callinc() + 2 + i, value);
+    }
+
     /// Complete a trapped call without running it (high-level emulation; CALLn/RETW window semantics, S3):
     /// the result goes to a(4n+2) and PC = (PC & 0xC0000000) | (a(4n) & 0x3FFFFFFF); WINDOWBASE/WINDOWSTART
     /// unchanged. For CALL0-ABI code this is a2 = value, PC = a0. Add the stub's cost to `cycles` yourself.

@@ -1,7 +1,9 @@
-//! TiGrIS integration: the `.tgrs` plan reader, tensor addressing, and the runtime observer that breaks
-//! an inference down by stage, tile and op (sources: tigris-ml 0.12.1 and tigris-runtime files named in
-//! each module; Hurray Format Specification "Memory Layout" and "Tiled / Blocked Layout" for tensors).
+//! TiGrIS integration: the `.tgrs` plan reader, tensor addressing, the runtime observer that breaks
+//! an inference down by stage, tile and op, and what-if runs with another plan or other arenas
+//! (sources: tigris-ml 0.12.1 and tigris-runtime files named in each module; Hurray Format
+//! Specification "Memory Layout" and "Tiled / Blocked Layout" for tensors).
 
 pub mod layout;
 pub mod plan;
 pub mod runtime;
+pub mod whatif;

@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use crate::elf::Firmware;
 use crate::tigris::layout::{ArenaMap, TensorView};
 use crate::tigris::plan::{Execution, Plan, MAX_SCHEMA, MIN_SCHEMA};
+use crate::tigris::whatif::{self, Placer, WhatIf, WhatIfRun};
 
 /// Size of `tigris_trace_event_t` (tigris-runtime include/tigris_trace.h).
 const EVENT_BYTES: usize = 48;
@@ -141,8 +142,6 @@ struct Arenas {
 
 pub struct TigrisRuntime {
     entries: Vec<(u32, EntryPoint)>,
-    /// Arguments passed in registers: 4 on Cortex-M (AAPCS), 6 on Xtensa (a2-a7 / a10-a15).
-    register_args: u32,
     region_names: Vec<String>,
     plan: Option<traces::TigrisPlanInfo>,
     /// A plan found in the ELF image (symbols or a `TGRS` scan), for when `tigris_plan_load` is not seen.
@@ -159,6 +158,8 @@ pub struct TigrisRuntime {
     dropped_findings: usize,
     /// The ELF has no function symbols: the runtime's functions cannot be found to trap.
     stripped: bool,
+    /// `--plan`, `--fast-arena`, `--slow-arena`, when given.
+    what_if: Option<WhatIfRun>,
 }
 
 /// Runtime functions by name (tigris-runtime include/tigris_loader.h, tigris_mem.h, tigris_executor.h; the
@@ -202,7 +203,6 @@ impl TigrisRuntime {
             static_plan,
             stripped: !symbols.iter().any(|s| s.is_function),
             entries,
-            register_args: if board.core.kind.is_cortex_m() { 4 } else { 6 },
             region_names: board.regions.iter().map(|r| r.name.clone()).collect(),
             plan: None,
             parsed: None,
@@ -213,7 +213,41 @@ impl TigrisRuntime {
             events: Vec::new(),
             findings: Vec::new(),
             dropped_findings: 0,
+            what_if: None,
         })
+    }
+
+    /// Hand the firmware's runtime calls what `what_if` changes; refused when the firmware never makes
+    /// the call an option changes, or when a plan larger than the firmware's own finds no room.
+    pub fn set_what_if(&mut self, what_if: WhatIf, placer: Placer) -> anyhow::Result<()> {
+        let has = |what: EntryPoint| self.entries.iter().any(|e| e.1 == what);
+        whatif::check_calls(
+            &what_if,
+            has(EntryPoint::PlanLoad),
+            has(EntryPoint::MemInit),
+        )?;
+        if let (Some(file), Some((address, bytes))) = (&what_if.plan, &self.static_plan) {
+            // The plan the image holds is the one the firmware will load: check the room now.
+            placer
+                .clone()
+                .plan_room(file.bytes.len() as u32, *address, bytes.len() as u32)
+                .map_err(|e| anyhow::anyhow!("--plan {}: {e}", file.path))?;
+        }
+        self.what_if = Some(WhatIfRun::new(what_if, placer));
+        Ok(())
+    }
+
+    /// Why a what-if option could not be applied at the call it changes, once it happened.
+    pub fn what_if_refusal(&self) -> Option<&str> {
+        self.what_if.as_ref()?.refusal.as_deref()
+    }
+
+    /// Notes on what the what-if options changed, for the report.
+    pub fn what_if_notes(&self) -> Vec<String> {
+        self.what_if
+            .as_ref()
+            .map(WhatIfRun::report_notes)
+            .unwrap_or_default()
     }
 
     /// Trace events captured so far.
@@ -241,14 +275,6 @@ impl TigrisRuntime {
         }
     }
 
-    fn arg(&self, core: &dyn Core, i: u32) -> Result<u32, CoreError> {
-        if i < self.register_args {
-            Ok(core.call_argument(i))
-        } else {
-            core.stack_argument(i - self.register_args)
-        }
-    }
-
     /// Execution reached `pc`: observe it if it is one of ours (the function then runs as usual).
     /// Returns whether the trap was ours.
     pub fn on_trap(&mut self, core: &mut dyn Core, pc: u32) -> Result<bool, CoreError> {
@@ -269,7 +295,10 @@ impl TigrisRuntime {
     }
 
     fn plan_load(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
-        let (address, bytes) = (self.arg(core, 0)?, self.arg(core, 1)?);
+        let (mut address, mut bytes) = (core.argument(0)?, core.argument(1)?);
+        if let Some(w) = &mut self.what_if {
+            (address, bytes) = w.hand_plan(core, address, bytes)?;
+        }
         let mut info = traces::TigrisPlanInfo {
             address,
             bytes,
@@ -300,8 +329,25 @@ impl TigrisRuntime {
 
     fn mem_init(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
         // tigris_mem_init(mem, tensor_ptrs, num_tensors, fast_buf, fast_size, slow_buf, slow_size)
-        let (fast_base, fast_size) = (self.arg(core, 3)?, self.arg(core, 4)?);
-        let (slow_base, slow_size) = (self.arg(core, 5)?, self.arg(core, 6)?);
+        let mut arenas = [
+            (core.argument(3)?, core.argument(4)?),
+            (core.argument(5)?, core.argument(6)?),
+        ];
+        if let Some(w) = &mut self.what_if {
+            let budget = w.plan().or(self.parsed.as_ref()).map(|p| p.header.budget);
+            arenas = w.hand_arenas(core, arenas, budget)?;
+        }
+        let [(fast_base, fast_size), (slow_base, slow_size)] = arenas;
+        if let Some(plan) = &self.parsed {
+            let table = core.argument(2)? & 0xFFFF;
+            if plan.tensors.len() as u32 > table {
+                self.finding(format!(
+                    "the plan has {} tensors, but tigris_mem_init was given a tensor table of {table}: the runtime \
+                     may refuse the plan or write past the table",
+                    plan.tensors.len()
+                ));
+            }
+        }
         let region_of = |core: &dyn Core, addr: u32| {
             core.memory()
                 .region_of(addr)
@@ -337,7 +383,7 @@ impl TigrisRuntime {
     }
 
     fn set_trace(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
-        let sink = self.arg(core, 1)? & !1;
+        let sink = core.argument(1)? & !1;
         if sink == 0 {
             return Ok(()); // unregistering
         }
@@ -354,7 +400,7 @@ impl TigrisRuntime {
     }
 
     fn capture(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
-        let pointer = self.arg(core, 0)?;
+        let pointer = core.argument(0)?;
         let mut raw = [0u8; EVENT_BYTES];
         if let Err(e) = core.read_memory(pointer, &mut raw) {
             self.finding(format!("the sink was called with an event pointer 0x{pointer:08x} that cannot be read: {e}"));
@@ -497,6 +543,9 @@ impl TigrisRuntime {
             total.slow_write_bytes = slow.traffic.write_bytes;
             total.slow_stall_cycles = slow.stall_cycles;
             total.fast_peak_bus = core.memory().watch_counters(a.fast_watch).high_water;
+        }
+        if let Some(w) = &self.what_if {
+            findings.extend(w.findings.iter().cloned());
         }
         if self.dropped_findings > 0 {
             findings.push(format!(
@@ -1144,11 +1193,7 @@ mod tests {
         };
         let fw = Firmware {
             segments: vec![segment],
-            symbols: Vec::new(),
-            entry: 0,
-            vector_section: None,
-            absolute: Vec::new(),
-            debug: None,
+            ..Firmware::default()
         };
         let (address, bytes) = static_plan(&fw).unwrap();
         assert_eq!((address, bytes.as_slice()), (0x3C00_0000 + at, TILED_PLAN));
