@@ -73,7 +73,8 @@ fn another_plan_breaks_down_like_the_firmware_built_with_it() {
         );
         let notes = what_if["notes"].to_string();
         assert!(
-            notes.contains("tigris_plan_load was handed this plan (1680 bytes) in place of the firmware's 1744 bytes")
+            notes.contains("tigris_plan_load was handed this plan (1680 bytes at 0x")
+                && notes.contains("in place of the firmware's 1744 bytes")
                 && notes.contains("a fast arena of 6144 bytes"),
             "{what}: {notes}"
         );

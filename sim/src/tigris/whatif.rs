@@ -328,20 +328,14 @@ impl WhatIfRun {
         set_argument(core, "tigris_plan_load", 0, at)?;
         set_argument(core, "tigris_plan_load", 1, size)?;
         let firmwares = format!("the firmware's {bytes} bytes at 0x{address:08x}");
-        match placement {
-            Placement::InPlace => self.notes.push(format!(
-                "--plan {}: tigris_plan_load was handed this plan ({size} bytes) in place of {firmwares}",
-                file.path
-            )),
-            Placement::Moved { address: to, region } => {
-                let text = format!(
-                    "--plan {}: the plan ({size} bytes) is larger than {firmwares}: placed at 0x{to:08x} in free memory \
-                     of region `{region}`",
-                    file.path
-                );
-                self.notes.push(text.clone());
-                self.findings.push(text);
-            }
+        self.notes.push(format!(
+            "--plan {}: tigris_plan_load was handed this plan ({size} bytes at 0x{at:08x}) in place of {firmwares}",
+            file.path
+        ));
+        if let Placement::Moved { region, .. } = placement {
+            self.findings.push(format!(
+                "the --plan plan is larger than {firmwares}: it was placed in free memory of region `{region}`"
+            ));
         }
         self.plan_handed = true;
         Ok((at, size))
