@@ -5,6 +5,7 @@
 Usage:
     make_plans.py --out DIR              DIR/tigris_<mode>.tgrs and DIR/tigris_<mode>_plan.h
     make_plans.py --summary              the planner's figures per mode (stage peaks, tile plans)
+    make_plans.py --budget N --plan F    F: the tiled mode's plan for a budget of N bytes
     make_plans.py --reference            run the model in Python (independent of the C code) and
                                          print the output's CRC-32 (takes a few seconds)
 
@@ -207,10 +208,12 @@ def solve_chain(op_list, ops, tensors, budget):
     return lo
 
 
-def plan_mode(mode):
+def plan_mode(mode, budget=None):
+    """The plan of MODES[mode]; `budget` replaces the mode's (the plan is then named for it)."""
     d = MODES[mode]
     tensors, ops = build_graph()
-    budget = d["budget"]
+    name = "tigris_" + mode if budget is None else "tigris_%s_%d" % (mode, budget)
+    budget = d["budget"] if budget is None else budget
     stages = d["stages"]
     assert sorted(i for s in stages for i in s) == list(range(len(ops)))
     chain = d.get("chain")
@@ -237,7 +240,7 @@ def plan_mode(mode):
         if d.get("line_buffered"):
             head["flags"] = STAGE_FLAG_LINE_BUFFERED
     whole_peak = sum(align(tensor_bytes(t[1])) for t in tensors)
-    return {"name": "tigris_" + mode, "budget": budget, "peak": whole_peak, "tensors": tensors,
+    return {"name": name, "budget": budget, "peak": whole_peak, "tensors": tensors,
             "ops": ops, "stages": st_out, "tile_plans": tile_plans}
 
 
@@ -457,7 +460,19 @@ def main():
     ap.add_argument("--out", help="directory for tigris_<mode>.tgrs and tigris_<mode>_plan.h")
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--reference", action="store_true")
+    ap.add_argument("--budget", type=int, help="with --plan: plan the tiled mode's stages for this many bytes")
+    ap.add_argument("--plan", help="with --budget: write that plan (.tgrs) to this file")
     a = ap.parse_args()
+    if (a.budget is None) != (a.plan is None):
+        ap.error("--budget and --plan go together")
+    if a.plan:
+        try:
+            p = plan_mode("tiled", a.budget)
+        except AssertionError as e:
+            print("make_plans.py: no plan for a budget of %d bytes: %s" % (a.budget, e), file=sys.stderr)
+            return 1
+        write_if_changed(a.plan, emit_tgrs(p))
+        return 0
     if a.summary:
         summary()
     ref = reference() if (a.reference or a.out) else None

@@ -23,6 +23,14 @@ use tigris_targets::{Board, RegionKind};
 use tigris_traces as traces;
 use tigris_traces::{Condition, Limit};
 
+/// This program, as reports name it.
+pub fn tool() -> traces::Tool {
+    traces::Tool {
+        name: "tigris-sim".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    }
+}
+
 /// Options of loading a machine.
 #[derive(Default, Clone)]
 pub struct LoadOptions {
@@ -1255,10 +1263,7 @@ impl Machine<'_> {
         traces::Report {
             schema: traces::SCHEMA.into(),
             schema_version: traces::SCHEMA_VERSION,
-            tool: traces::Tool {
-                name: "tigris-sim".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-            },
+            tool: tool(),
             firmware: traces::Firmware {
                 file: self.file_name.clone(),
                 sha256: self.sha256.clone(),

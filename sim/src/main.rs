@@ -19,6 +19,7 @@ mod rp2040_rom;
 mod rtt;
 mod semihost;
 mod summary;
+mod sweep;
 mod tigris;
 mod views;
 
@@ -90,6 +91,8 @@ enum Command {
         /// A report written by `tigris-sim run --report`.
         report: String,
     },
+    /// Run a firmware over a grid of TiGrIS plans, boards, arenas and board parameters, in parallel.
+    Sweep(Box<sweep::SweepArgs>),
     /// Read TiGrIS .tgrs execution plans (schema 1-10).
     Plan {
         #[command(subcommand)]
@@ -144,8 +147,8 @@ struct RunArgs {
     #[arg(long, default_value_t = u64::MAX, hide_default_value = true)]
     max_instructions: u64,
     /// Stop after this many seconds of wall-clock time.
-    #[arg(long, value_name = "SECONDS")]
-    timeout: Option<f64>,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+    timeout: Option<Duration>,
     /// Pass (exit 0) when the console prints TEXT; the run fails (exit 1) when it ends without.
     #[arg(long, value_name = "TEXT")]
     expect: Option<String>,
@@ -345,6 +348,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Check(args) => check::run(args),
+        Command::Sweep(args) => sweep::run(*args),
         Command::Compare(args) => compare::run(args),
         Command::Export(args) => {
             views::export(args)?;
@@ -379,16 +383,6 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
 
 fn run(args: RunArgs) -> Result<ExitCode> {
     let board = tigris_targets::load_with(&args.board, &args.set)?;
-    if let Some(t) = args.timeout {
-        if !(t > 0.0 && t.is_finite()) {
-            anyhow::bail!("--timeout must be a positive number of seconds, not {t}");
-        }
-        if Duration::try_from_secs_f64(t).is_err() {
-            anyhow::bail!(
-                "--timeout {t}: too large (the most a timer can wait is about 1.8e19 seconds)"
-            );
-        }
-    }
     let report_path = args.report.as_deref().map(|p| ("--report", p));
     args.outputs
         .check(&report_path.into_iter().collect::<Vec<_>>())?;
@@ -464,6 +458,16 @@ fn parse_sim_time(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A wall-clock limit in seconds: positive, and no longer than a timer can wait.
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t > 0.0 && t.is_finite() => Duration::try_from_secs_f64(t).map_err(|_| {
+            format!("`{s}`: too large (the most a timer can wait is about 1.8e19 seconds)")
+        }),
+        _ => Err(format!("`{s}` is not a positive number of seconds")),
+    }
+}
+
 /// An arena size: 1 byte to 4 GiB - 1, in any unit `tigris_targets::parse_size` reads.
 fn parse_arena_size(s: &str) -> Result<u32, String> {
     match tigris_targets::parse_size(s)? {
@@ -507,9 +511,7 @@ fn run_options(
     machine::RunOptions {
         max_cycles: args.max_cycles,
         max_instructions: args.max_instructions,
-        timeout: args
-            .timeout
-            .and_then(|t| Duration::try_from_secs_f64(t).ok()),
+        timeout: args.timeout,
         allow_host_fs: args.allow_host_fs,
         live_console,
         trace_instructions: args.trace_instructions,

@@ -28,20 +28,9 @@ fn duration(seconds: f64) -> String {
     }
 }
 
-/// The concise summary printed on stdout after a run.
-pub fn text(r: &Report, top: usize) -> String {
-    let mut o = String::new();
-    let t = &r.totals;
-    let settings = r.board.settings_text();
-    let _ = writeln!(
-        o,
-        "\n== tigris-sim: {} on {}{settings} ({} @ {} MHz)",
-        r.firmware.file,
-        r.board.name,
-        r.board.core,
-        r.board.clock_hz as f64 / 1e6
-    );
-    let end = match &r.outcome {
+/// How a run ended, as the summary's first line says it ("exited with code 0", "FAULT", ...).
+pub fn outcome_text(outcome: &Outcome) -> String {
+    match outcome {
         Outcome::Exited { code } => format!("exited with code {code}"),
         Outcome::Limit {
             limit,
@@ -82,7 +71,23 @@ pub fn text(r: &Report, top: usize) -> String {
             tigris_traces::reset_cause(by),
             location.as_deref().unwrap_or("(no symbol)")
         ),
-    };
+    }
+}
+
+/// The concise summary printed on stdout after a run.
+pub fn text(r: &Report, top: usize) -> String {
+    let mut o = String::new();
+    let t = &r.totals;
+    let settings = r.board.settings_text();
+    let _ = writeln!(
+        o,
+        "\n== tigris-sim: {} on {}{settings} ({} @ {} MHz)",
+        r.firmware.file,
+        r.board.name,
+        r.board.core,
+        r.board.clock_hz as f64 / 1e6
+    );
+    let end = outcome_text(&r.outcome);
     let mhz = |hz: u64| hz as f64 / 1e6;
     let clocks = if r.board.clock_changes.is_empty() {
         format!("at {} MHz", mhz(r.board.clock_hz))
@@ -296,7 +301,7 @@ fn percent(part: u64, whole: u64) -> f64 {
 }
 
 /// Bytes as `1,234 B` below 10 KiB, else KiB with one decimal.
-fn bytes(n: u64) -> String {
+pub fn bytes(n: u64) -> String {
     if n < 10 * 1024 {
         format!("{} B", thousands(n))
     } else {

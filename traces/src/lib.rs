@@ -8,6 +8,7 @@ pub mod plots;
 
 pub mod folded;
 pub mod perfetto;
+pub mod sweep;
 /// Test support, not part of the interface: other crates' tests get it with the `testing` feature.
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -35,6 +35,11 @@ impl PlanFile {
             plan,
         })
     }
+
+    /// The fast arena the plan needs: its budget and the LZ4 decompression reserve.
+    pub fn fast_arena_bytes(&self) -> u64 {
+        self.plan.requirements().fast_arena_bytes
+    }
 }
 
 /// What the run changes in the firmware's TiGrIS calls.

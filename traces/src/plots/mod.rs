@@ -10,6 +10,7 @@ mod bars;
 mod compare;
 mod font;
 mod gantt;
+mod pareto;
 mod rows;
 mod slow_traffic;
 mod style;
@@ -26,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
+use crate::sweep::Sweep;
 use crate::Report;
 use style::{Figure, WIDTH};
 
@@ -91,6 +93,14 @@ pub fn write_compare_plot(
         std::fs::create_dir_all(dir).map_err(|e| PlotError::new(dir, e))?;
     }
     write_figure(&compare::figure(a, b, labels), stem)
+}
+
+/// A sweep's Pareto plot (latency against fast-arena peak), written as `stem`.svg and `stem`.png; `None`
+/// when no point was measured.
+pub fn write_pareto_plot(sweep: &Sweep, stem: &Path) -> Result<Option<Vec<PathBuf>>, PlotError> {
+    pareto::figure(sweep)
+        .map(|figure| write_figure(&figure, stem))
+        .transpose()
 }
 
 /// `stem` with `.extension` appended (not replacing a dot already in the name).

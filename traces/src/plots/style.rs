@@ -6,6 +6,7 @@ use plotters::prelude::*;
 
 use super::bars::HorizontalBars;
 use super::gantt::Gantt;
+use super::pareto::Scatter;
 use super::timechart::TimePanel;
 use super::units::{format_hz, label, significant, Scale, TimeScale};
 use crate::Report;
@@ -87,6 +88,7 @@ pub enum Chart {
     Time(TimePanel),
     Bars(HorizontalBars),
     Gantt(Gantt),
+    Scatter(Scatter),
 }
 
 impl Figure {
@@ -116,6 +118,7 @@ impl Figure {
                 Chart::Time(chart) => chart.draw(part)?,
                 Chart::Bars(chart) => chart.draw(part)?,
                 Chart::Gantt(chart) => chart.draw(part)?,
+                Chart::Scatter(chart) => chart.draw(part)?,
             }
         }
         Ok(())

@@ -96,9 +96,9 @@ pub(crate) struct Prediction {
 
 /// What the runtime needs to run the plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(super) struct Requirements {
+pub(crate) struct Requirements {
     /// Budget plus the largest weight-decompression buffer.
-    pub(super) fast_arena_bytes: u64,
+    pub(crate) fast_arena_bytes: u64,
     pub(super) decompression_bytes: u64,
     pub(super) state_bytes: u32,
     pub(super) build_limits: Vec<BuildLimit>,
@@ -335,7 +335,7 @@ impl Plan {
     }
 
     /// Fast arena, decompression buffer, state and build limits the plan needs.
-    pub(super) fn requirements(&self) -> Requirements {
+    pub(crate) fn requirements(&self) -> Requirements {
         let blocks: Vec<&WeightBlock> = self
             .weight_blocks
             .iter()
