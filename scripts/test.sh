@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh cmake libclang-dev pkg-config \
-    gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-xtensa-lx106 binutils-xtensa-lx106
+    gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-xtensa-lx106 binutils-xtensa-lx106 gdb-multiarch
 bash firmware/build.sh
 # The ESP chips' mask-ROM ELFs, from the espflash crate on crates.io (not shipped here).
 bash scripts/fetch-roms.sh

@@ -170,6 +170,44 @@ pub enum Stop {
         pc: u32,
         detail: String,
     },
+    /// Execution reached an address set with [`Core::set_breakpoints`], before running it.
+    Breakpoint {
+        pc: u32,
+    },
+    /// An instruction accessed memory watched with [`Core::set_watchpoints`]; the core stops at the
+    /// next block boundary, `pc`.
+    Watchpoint {
+        pc: u32,
+        /// The first address accessed inside the watched range.
+        addr: u32,
+        write: bool,
+    },
+}
+
+/// Which data accesses a debugger's watchpoint stops at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchKind {
+    Read,
+    Write,
+    Access,
+}
+
+impl WatchKind {
+    pub fn matches(self, write: bool) -> bool {
+        match self {
+            WatchKind::Read => !write,
+            WatchKind::Write => write,
+            WatchKind::Access => true,
+        }
+    }
+}
+
+/// A debugger's watchpoint: `len` bytes from `addr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Watchpoint {
+    pub addr: u32,
+    pub len: u32,
+    pub kind: WatchKind,
 }
 
 /// The calling convention of a core's semihosting requests.
@@ -296,6 +334,44 @@ pub trait Core {
         Err(CoreError::Engine(
             "this core does not support high-level emulation traps".into(),
         ))
+    }
+    /// Debugger: stop with [`Stop::Breakpoint`] before the instruction at any of `addrs` (the whole
+    /// set; empty clears it). The code and its cycle costs stay as they are.
+    fn set_breakpoints(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
+        match addrs.is_empty() {
+            true => Ok(()),
+            false => Err(CoreError::Engine(
+                "this core does not support breakpoints".into(),
+            )),
+        }
+    }
+    /// Debugger: stop with [`Stop::Watchpoint`] after a data access inside one of `watches` (the
+    /// whole set). Watching changes no cycle count.
+    fn set_watchpoints(&mut self, watches: &[Watchpoint]) -> Result<(), CoreError> {
+        match watches.is_empty() {
+            true => Ok(()),
+            false => Err(CoreError::Engine(
+                "this core does not support watchpoints".into(),
+            )),
+        }
+    }
+    /// Debugger: run exactly one instruction (or enter one pending exception); [`Stop::Budget`]
+    /// when nothing else stopped it. The cycles are those the instruction costs in a whole run.
+    fn step(&mut self, _observer: &mut dyn ExecObserver) -> Result<Stop, CoreError> {
+        Err(CoreError::Engine("this core cannot single-step".into()))
+    }
+    /// Debugger: any register by its lower-case architectural name (Cortex-M `r0`..`r12`, `sp`,
+    /// `lr`, `pc`, `xpsr`, `s0`..`s31`, `fpscr`, `msp`, `psp`, `primask`, `basepri`, `faultmask`,
+    /// `control`; Xtensa `pc`, `a0`..`a63` counted from the current window, special and user
+    /// registers by name); None for one the core does not have.
+    fn debug_register(&self, _name: &str) -> Option<u32> {
+        None
+    }
+    /// Debugger: write a register named as for [`Core::debug_register`].
+    fn set_debug_register(&mut self, name: &str, _value: u32) -> Result<(), CoreError> {
+        Err(CoreError::Engine(format!(
+            "register `{name}` cannot be written"
+        )))
     }
     /// Argument `i` (0-based) of the call stopped at a trap, in the core's calling convention.
     fn call_argument(&self, i: u32) -> u32 {

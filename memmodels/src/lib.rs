@@ -224,6 +224,28 @@ pub struct MemorySystem {
     owner_base: usize,
     by_owner: Vec<OwnerCounters>,
     watches: Vec<Watch>,
+    /// A debugger's watchpoints, which stop the core rather than count.
+    stops: Vec<StopWatch>,
+    /// The first access a stop watch saw since `take_stop_hit`, and how many it saw in all (a core
+    /// compares the count between blocks to learn of a new one cheaply).
+    stop_hit: Option<StopHit>,
+    stop_hits: u64,
+}
+
+/// A debugger's watchpoint on the bus: `[start, start + len)`, for reads, writes or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopWatch {
+    pub start: u32,
+    pub len: u32,
+    pub reads: bool,
+    pub writes: bool,
+}
+
+/// A data access a stop watch saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopHit {
+    pub addr: u32,
+    pub write: bool,
 }
 
 /// Add one access to region and owner counters alike.
@@ -272,6 +294,9 @@ impl MemorySystem {
             owner_base: 0,
             by_owner,
             watches: Vec::new(),
+            stops: Vec::new(),
+            stop_hit: None,
+            stop_hits: 0,
         }
     }
 
@@ -372,7 +397,29 @@ impl MemorySystem {
     /// Whether data accesses inside some range are counted apart (`watch`).
     #[inline(always)]
     pub fn has_watches(&self) -> bool {
-        !self.watches.is_empty()
+        !self.watches.is_empty() || !self.stops.is_empty()
+    }
+
+    /// Replace the debugger's watchpoints (for a core that reports every access while
+    /// `has_watches`). Counting is unchanged by them.
+    pub fn set_stop_watches(&mut self, watches: &[StopWatch]) {
+        self.stops = watches.to_vec();
+        self.stop_hit = None;
+    }
+
+    /// How many accesses the stop watches saw so far.
+    #[inline(always)]
+    pub fn stop_hits(&self) -> u64 {
+        self.stop_hits
+    }
+
+    /// The first access a stop watch saw since the last call.
+    pub fn take_stop_hit(&mut self) -> Option<StopHit> {
+        self.stop_hit.take()
+    }
+
+    pub fn has_stop_hit(&self) -> bool {
+        self.stop_hit.is_some()
     }
 
     /// Watch `[start, start + len)`: every data access inside is counted in `watches[returned index]`
@@ -414,6 +461,15 @@ impl MemorySystem {
 
     #[cold]
     fn note_watched(&mut self, addr: u32, size: u32, write: bool, stall: u32) {
+        let stopped = self.stops.iter().find(|w| {
+            let overlaps = addr < w.start.wrapping_add(w.len) && w.start < addr.wrapping_add(size);
+            overlaps && if write { w.writes } else { w.reads }
+        });
+        if let Some(w) = stopped {
+            let first = addr.max(w.start);
+            self.stop_hits += 1;
+            self.stop_hit.get_or_insert(StopHit { addr: first, write });
+        }
         for w in &mut self.watches {
             let offset = addr.wrapping_sub(w.start);
             if offset >= w.len {

@@ -18,7 +18,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 use tigris_cores::cortex_m::CortexM;
 use tigris_cores::xtensa::XtensaBackend;
-use tigris_cores::{Budget, Core, Entry, ExecObserver, Fault, FaultKind, Stop};
+use tigris_cores::{Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Stop};
 use tigris_targets::{Board, RegionKind};
 use tigris_traces as traces;
 use tigris_traces::{Condition, Limit};
@@ -69,6 +69,8 @@ pub struct RunOptions {
     pub line_profile: bool,
     /// `--expect`, `--fail-on`, `--stop-at`, `--until-cycles`: what ends the run early.
     pub conditions: StopConditions,
+    /// `--gdb`: a debugger that stops and steps the run.
+    pub debugger: Option<Box<dyn Debugger + Send>>,
 }
 
 impl Default for RunOptions {
@@ -83,6 +85,7 @@ impl Default for RunOptions {
             trace_instructions: false,
             line_profile: false,
             conditions: StopConditions::default(),
+            debugger: None,
         }
     }
 }
@@ -139,6 +142,85 @@ pub trait RunMonitor {
     /// Called between simulation slices and after every TiGrIS trace event; `live` builds the report
     /// of the run so far (its outcome is the `running` limit).
     fn tick(&mut self, at: &Tick, live: &mut dyn FnMut() -> traces::Report) -> Control;
+}
+
+/// Why the run stopped for a debugger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DebugStop {
+    /// Before the first instruction.
+    Start,
+    /// After one instruction.
+    Step,
+    Breakpoint {
+        pc: u32,
+    },
+    Watchpoint {
+        addr: u32,
+        write: bool,
+    },
+    /// The debugger asked for the stop (`Debugger::wants_stop`).
+    Interrupted,
+}
+
+/// What the run loop hands a stopped debugger.
+pub enum DebugEvent {
+    Stopped(DebugStop),
+    /// The report so far, asked for with `DebugAction::Report`.
+    Report(Box<traces::Report>),
+    /// The machine restarted at its entry (`DebugAction::Restart`), or why it could not.
+    Restarted(Result<(), String>),
+}
+
+/// A stopped debugger's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DebugAction {
+    Continue,
+    Step,
+    /// End the run now (the report's outcome is the `stopped` limit).
+    End,
+    Report,
+    /// Load the image again and restart the core at its entry; the counters go on.
+    Restart,
+}
+
+/// A debugger attached to the run (`--gdb`, see `gdb.rs`): it sees the core whenever the run stops
+/// for it and says how to go on. Stops and steps change nothing the run computes (docs/debugging.md).
+pub trait Debugger {
+    /// The run is stopped: serve the debugger (it may read and write the core) until it answers.
+    fn stopped(&mut self, event: DebugEvent, core: &mut dyn Core) -> DebugAction;
+    /// Between slices of a free run: whether the debugger asks for a stop.
+    fn wants_stop(&mut self) -> bool;
+    /// The run ended with this exit code.
+    fn finished(&mut self, exit_code: u8);
+}
+
+/// Most cycles a run with a debugger simulates between looks at it (a Ctrl-C waits for no more).
+const DEBUG_POLL_CYCLES: u64 = 1_000_000;
+
+/// The run loop's side of a debugger: whether the next slice is a step, and the stop to tell of.
+struct DebugSession {
+    debugger: Box<dyn Debugger + Send>,
+    step: bool,
+    stop: Option<DebugStop>,
+}
+
+impl DebugSession {
+    /// The stop a slice that ended with `stop` makes for the debugger.
+    fn note(&mut self, stop: &Stop) {
+        self.stop = match *stop {
+            Stop::Breakpoint { pc } => Some(DebugStop::Breakpoint { pc }),
+            Stop::Watchpoint { addr, write, .. } => Some(DebugStop::Watchpoint { addr, write }),
+            _ if self.step => Some(DebugStop::Step),
+            _ => None,
+        };
+    }
+
+    /// The stop to tell the debugger of before the next slice, if any.
+    fn take_stop(&mut self) -> Option<DebugStop> {
+        self.stop
+            .take()
+            .or_else(|| self.debugger.wants_stop().then_some(DebugStop::Interrupted))
+    }
 }
 
 /// Samples the machine every `interval` cycles, at most `traces::MAX_SAMPLES` of them.
@@ -351,17 +433,13 @@ impl Machine<'_> {
                     .map_err(|e| anyhow::anyhow!("--fill-ram: region `{}`: {e}", r.name))?;
             }
         }
-        for s in &firmware.segments {
-            let mut image = s.data.clone();
-            image.resize(s.mem_size as usize, 0);
-            core.write_memory(s.addr, &image).map_err(|e| {
-                anyhow::anyhow!(
-                    "{path}: loading segment {} at 0x{:08x}: {e}",
-                    s.index,
-                    s.addr
-                )
-            })?;
-        }
+        write_image(core.as_mut(), &firmware).map_err(|(s, e)| {
+            anyhow::anyhow!(
+                "{path}: loading segment {} at 0x{:08x}: {e}",
+                s.index,
+                s.addr
+            )
+        })?;
         let elf_sha256 = Sha256::digest(&bytes);
         stamp_app_description(&firmware, core.as_mut(), &elf_sha256).map_err(|e| {
             anyhow::anyhow!("{path}: writing the ELF's SHA-256 into esp_app_desc: {e}")
@@ -525,10 +603,36 @@ impl Machine<'_> {
             Some(m) => self.tick(m, &profiler, &sampler, &console, None) == Control::Stop,
             None => false,
         };
+        let mut debug = opts.debugger.take().map(|debugger| DebugSession {
+            debugger,
+            step: false,
+            stop: Some(DebugStop::Start),
+        });
         loop {
             if quit_before_start {
                 outcome = self.stopped(&profiler);
                 break;
+            }
+            let debug_stop = debug.as_mut().and_then(DebugSession::take_stop);
+            if let (Some(d), Some(stop)) = (debug.as_mut(), debug_stop) {
+                let mut event = DebugEvent::Stopped(stop);
+                let action = loop {
+                    event = match d.debugger.stopped(event, self.core.as_mut()) {
+                        DebugAction::Report => DebugEvent::Report(Box::new(
+                            self.report_so_far(&profiler, &sampler, &console),
+                        )),
+                        DebugAction::Restart => DebugEvent::Restarted(
+                            restart(self.core.as_mut(), &self.firmware, self.entry)
+                                .map_err(|e| e.to_string()),
+                        ),
+                        action => break action,
+                    };
+                };
+                d.step = action == DebugAction::Step;
+                if action == DebugAction::End {
+                    outcome = self.stopped(&profiler);
+                    break;
+                }
             }
             if let Some(met) =
                 self.condition_met(&opts.conditions, &console, &mut scanned, &profiler)
@@ -549,10 +653,17 @@ impl Machine<'_> {
                 budget.instructions = budget.instructions.min(1);
                 self.trace_instruction();
             }
-            let stop = self
-                .core
-                .run(budget, &mut profiler)
-                .map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
+            if debug.is_some() {
+                budget.cycles = budget.cycles.min(DEBUG_POLL_CYCLES);
+            }
+            let stop = match &mut debug {
+                Some(d) if d.step => self.core.step(&mut profiler),
+                _ => self.core.run(budget, &mut profiler),
+            }
+            .map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
+            if let Some(d) = &mut debug {
+                d.note(&stop);
+            }
             for (pc, text) in self.core.take_warnings() {
                 let at = self
                     .symbols
@@ -687,7 +798,11 @@ impl Machine<'_> {
                     };
                     break;
                 }
-                Stop::Budget | Stop::Semihosting | Stop::Trap { .. } => {}
+                Stop::Budget
+                | Stop::Semihosting
+                | Stop::Trap { .. }
+                | Stop::Breakpoint { .. }
+                | Stop::Watchpoint { .. } => {}
             }
             if let Some(m) = monitor.as_deref_mut() {
                 if self.tick(m, &profiler, &sampler, &console, None) == Control::Stop {
@@ -725,6 +840,9 @@ impl Machine<'_> {
             let note = format!("--expect: the console never printed {text:?}");
             eprintln!("error: {note}");
             warnings.push(note);
+        }
+        if let Some(d) = &mut debug {
+            d.debugger.finished(crate::exit_code(&outcome));
         }
         semihosting.close();
         if sampler.samples.last().map(|s| s.cycle) != Some(self.core.cycles()) {
@@ -933,19 +1051,27 @@ impl Machine<'_> {
             instructions: self.core.instructions(),
             tigris_event: event,
         };
-        monitor.tick(&at, &mut || {
-            let mut so_far = profiler.clone();
-            so_far.finish(at.cycles, at.instructions);
-            let mut timeline = sampler.timeline();
-            timeline.samples.push(self.sample(profiler));
-            self.report(
-                self.limit(Limit::Running, profiler),
-                None,
-                &so_far,
-                console,
-                timeline,
-            )
-        })
+        monitor.tick(&at, &mut || self.report_so_far(profiler, sampler, console))
+    }
+
+    /// The report of the run so far (its outcome is the `running` limit).
+    fn report_so_far(
+        &self,
+        profiler: &Profiler,
+        sampler: &Sampler,
+        console: &[u8],
+    ) -> traces::Report {
+        let mut so_far = profiler.clone();
+        so_far.finish(self.core.cycles(), self.core.instructions());
+        let mut timeline = sampler.timeline();
+        timeline.samples.push(self.sample(profiler));
+        self.report(
+            self.limit(Limit::Running, profiler),
+            None,
+            &so_far,
+            console,
+            timeline,
+        )
     }
 
     /// The machine now, for the timeline.
@@ -1379,7 +1505,11 @@ impl Machine<'_> {
                         bail!("stopped at 0x{pc:08x}, an address no emulated function claims");
                     }
                 }
-                Stop::Budget | Stop::Returned { .. } | Stop::Idle { .. } => return Ok(()),
+                Stop::Budget
+                | Stop::Returned { .. }
+                | Stop::Idle { .. }
+                | Stop::Breakpoint { .. }
+                | Stop::Watchpoint { .. } => return Ok(()),
                 Stop::Fault(f) => bail!("firmware fault: {}", f.detail),
                 Stop::Reset { by } => bail!("the chip was {}", tigris_traces::reset_cause(&by)),
             }
@@ -1435,6 +1565,25 @@ fn run_rom_init(
             })?;
     }
     Ok(())
+}
+
+/// Write the image's segments, zero-filled to their memory size; the segment that failed, if any.
+fn write_image<'f>(
+    core: &mut dyn Core,
+    firmware: &'f Firmware,
+) -> Result<(), (&'f elf::Segment, CoreError)> {
+    for s in &firmware.segments {
+        let mut image = s.data.clone();
+        image.resize(s.mem_size as usize, 0);
+        core.write_memory(s.addr, &image).map_err(|e| (s, e))?;
+    }
+    Ok(())
+}
+
+/// Load the image again and put the core at its entry (a debugger's `monitor reset`).
+fn restart(core: &mut dyn Core, firmware: &Firmware, entry: Entry) -> Result<(), CoreError> {
+    write_image(core, firmware).map_err(|(_, e)| e)?;
+    core.reset(entry)
 }
 
 /// A request from the firmware (semihosting, emulated ROM call) that points at unmapped memory.

@@ -9,6 +9,7 @@ mod defmt;
 mod dwarf;
 mod elf;
 mod flash_image;
+mod gdb;
 mod hle;
 mod lines;
 mod live;
@@ -233,6 +234,13 @@ struct RunArgs {
     /// With --tui: pause before the first slice, to step through the run (`n`: next tile).
     #[arg(long, requires = "tui")]
     paused: bool,
+    /// Serve the GDB remote protocol on [ADDR:]PORT (address 127.0.0.1 unless given; port 0
+    /// picks a free one) and wait for a debugger before the first instruction (docs/debugging.md).
+    #[arg(long, value_name = "[ADDR:]PORT", value_parser = gdb::parse_address, conflicts_with = "tui")]
+    gdb: Option<std::net::SocketAddr>,
+    /// With --gdb: run at once and let a debugger attach whenever it connects.
+    #[arg(long, requires = "gdb")]
+    gdb_continue: bool,
     #[command(flatten)]
     outputs: views::ViewOutputs,
 }
@@ -523,6 +531,7 @@ fn run_options(
             stop_at: args.stop_at.clone(),
             until_cycles: args.until_cycles,
         },
+        debugger: None,
     }
 }
 
@@ -542,8 +551,12 @@ fn run_plain(args: &RunArgs, board: tigris_targets::Board) -> Result<Report> {
     let mut progress = std::io::stderr()
         .is_terminal()
         .then(|| live::ProgressMonitor::new(line, clock_hz));
+    let mut options = run_options(args, console);
+    if let Some(address) = args.gdb {
+        options.debugger = Some(gdb::listen(address, !args.gdb_continue, &machine.board)?);
+    }
     let report = machine.run(
-        run_options(args, console),
+        options,
         progress.as_mut().map(|p| p as &mut dyn machine::RunMonitor),
     )?;
     if let Some(path) = &args.core_dump {

@@ -7,12 +7,16 @@
 //! code hook only on divide and sleep instructions found in the ELF.
 
 mod align;
+mod debug;
 mod exceptions;
 mod ppb;
 pub mod timing;
 
-use crate::{Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Flow, Stop};
+use crate::{
+    Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Flow, Stop, Watchpoint,
+};
 use capstone::Capstone;
+use debug::StopPlace;
 use exceptions::ActiveException;
 use ppb::Ppb;
 use std::collections::{HashMap, HashSet};
@@ -127,6 +131,15 @@ enum Pending {
     Usage(u32),
     /// `--strict-mmio`: a poll of this peripheral address without progress.
     Poll(u32),
+    /// A debugger's breakpoint, before the instruction at `pc`.
+    Breakpoint {
+        pc: u32,
+    },
+    /// A debugger's watchpoint saw an access to `addr`.
+    Watch {
+        addr: u32,
+        write: bool,
+    },
 }
 
 /// Everything the Unicorn hooks read and write.
@@ -188,6 +201,8 @@ struct State {
     arm_requested: bool,
     /// Emulation resumes at this address inside a block already charged: its block hook is skipped once.
     resume_in_block: Option<u32>,
+    /// The debugger's breakpoint the run resumes from, which it passes once.
+    breakpoint_resume: Option<u32>,
     /// While a fault handler runs: the (block address, register file) states seen since its last
     /// block that accessed memory (see `watch_fault_handler`).
     spin_watch: Option<Vec<(u32, [u32; 17])>>,
@@ -202,6 +217,7 @@ pub struct CortexM<'a> {
     fpu: bool,
     /// A return to the reset LR (0xFFFFFFFF) ends the run: started with `--entry`.
     return_ends_run: bool,
+    debug: debug::DebugHooks,
 }
 
 fn engine<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> CoreError + '_ {
@@ -495,6 +511,7 @@ impl<'a> CortexM<'a> {
             unarmed: Vec::new(),
             arm_requested: false,
             resume_in_block: None,
+            breakpoint_resume: None,
             spin_watch: None,
         };
         // Not `Mode::MCLASS`: with it Unicorn ignores the CPU model and always builds a Cortex-M33
@@ -511,6 +528,7 @@ impl<'a> CortexM<'a> {
             _backing: Vec::new(),
             fpu: board.core.fpu,
             return_ends_run: false,
+            debug: debug::DebugHooks::default(),
         };
         core.map_memory(board)?;
         match code {
@@ -1231,6 +1249,40 @@ impl Core for CortexM<'_> {
         result
     }
 
+    fn set_breakpoints(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
+        self.replace_breakpoints(addrs)
+    }
+
+    fn set_watchpoints(&mut self, watches: &[Watchpoint]) -> Result<(), CoreError> {
+        self.replace_watchpoints(watches)
+    }
+
+    fn step(&mut self, observer: &mut dyn ExecObserver) -> Result<Stop, CoreError> {
+        self.debug.stepping = true;
+        let unlimited = Budget {
+            cycles: u64::MAX,
+            instructions: u64::MAX,
+        };
+        let stop = self.run(unlimited, observer);
+        self.debug.stepping = false;
+        stop
+    }
+
+    fn debug_register(&self, name: &str) -> Option<u32> {
+        self.named_register(name).map(|r| self.reg(r))
+    }
+
+    fn set_debug_register(&mut self, name: &str, value: u32) -> Result<(), CoreError> {
+        let r = self
+            .named_register(name)
+            .ok_or_else(|| CoreError::Engine(format!("no register `{name}` on this core")))?;
+        // A PC written by the debugger starts a new block there.
+        if r == RegisterARM::PC {
+            self.uc.get_data_mut().resume_in_block = None;
+        }
+        self.set_reg(r, value)
+    }
+
     fn set_traps(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
         // Thumb function addresses carry bit 0; blocks start at the halfword.
         self.uc
@@ -1407,7 +1459,10 @@ impl CortexM<'_> {
             }
             let now = self.cycles();
             self.uc.get_data_mut().ppb.advance(now);
-            if let Some(n) = self.exception_to_take() {
+            // Inside a block a debugger stopped in, exceptions wait for its end, as without a stop.
+            let mid_block = self.uc.get_data().resume_in_block.is_some();
+            let exception = self.exception_to_take();
+            if let (Some(n), false) = (exception, mid_block) {
                 if let Some(stop) = self.take_exception(n)? {
                     return Ok(stop);
                 }
@@ -1417,11 +1472,15 @@ impl CortexM<'_> {
             }
             let st = self.uc.get_data_mut();
             let timer = st.ppb.next_systick_event(st.cycles).unwrap_or(u64::MAX);
-            st.deadline_cycles = end_cycles.min(timer);
+            st.deadline_cycles = match (exception, mid_block) {
+                (Some(_), true) => 0,
+                _ => end_cycles.min(timer),
+            };
             st.deadline_insns = end_insns;
             st.pending = Pending::None;
             let pc = self.pc();
-            let mut result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, 0);
+            let count = usize::from(self.debug.stepping);
+            let mut result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, count);
             if std::mem::take(&mut self.uc.get_data_mut().arm_requested) {
                 self.arm_data_hooks()?;
                 // Redo the abandoned load, now hooked, as if the hooks had been there from the start:
@@ -1429,11 +1488,12 @@ impl CortexM<'_> {
                 if self.uc.get_data().pending == Pending::None {
                     let pc = self.pc();
                     self.uc.get_data_mut().resume_in_block = Some(pc);
-                    result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, 0);
+                    result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, count);
                 }
             }
             let pending = std::mem::replace(&mut self.uc.get_data_mut().pending, Pending::None);
             let pc = self.pc();
+            let stepped = self.debug.stepping && pending == Pending::None && result.is_ok();
             match (pending, result) {
                 (Pending::ExceptionReturn, _) => {
                     if let Some(stop) = self.return_from_exception()? {
@@ -1477,6 +1537,14 @@ impl CortexM<'_> {
                 (Pending::Trap { pc: at }, _) => {
                     self.uc.get_data_mut().trap_resume = Some(at);
                     return Ok(Stop::Trap { pc: at });
+                }
+                (Pending::Breakpoint { pc: at }, _) => {
+                    self.resume_after_stop(at, StopPlace::Breakpoint);
+                    return Ok(Stop::Breakpoint { pc: at });
+                }
+                (Pending::Watch { addr, write }, _) => {
+                    self.resume_after_stop(pc, StopPlace::Watchpoint);
+                    return Ok(Stop::Watchpoint { pc, addr, write });
                 }
                 (Pending::Fault(kind, addr), _) => {
                     if let Some(stop) = self.memory_fault(kind, pc, addr)? {
@@ -1532,6 +1600,12 @@ impl CortexM<'_> {
                         return Ok(stop);
                     }
                 }
+            }
+            if self.debug.stepping {
+                if stepped {
+                    self.resume_after_stop(pc, StopPlace::Step);
+                }
+                return Ok(Stop::Budget);
             }
         }
     }

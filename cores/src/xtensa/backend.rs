@@ -14,7 +14,9 @@ use super::disasm::disasm_word;
 use super::exec::Xtensa;
 use crate::{
     Budget, Core, CoreError, Entry, ExecObserver, Fault, FaultKind, Flow, SemihostingAbi, Stop,
+    Watchpoint,
 };
+use std::collections::HashSet;
 use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::{MemorySystem, Traffic};
 use tigris_targets::{Board, CoreKind, MmuSpec, RegionKind, SecondCore, SpiMode, UnmappedWrites};
@@ -789,7 +791,10 @@ impl XtensaBus for EspBus {
 
     #[inline(always)]
     fn interrupt_epoch(&self) -> u64 {
-        self.periph.interrupt_epoch()
+        // A debugger's watchpoint seeing an access changes it too, which stops the run.
+        self.periph
+            .interrupt_epoch()
+            .wrapping_add(self.mem.stop_hits())
     }
 
     fn interrupt_lines(&mut self) -> u32 {
@@ -797,7 +802,7 @@ impl XtensaBus for EspBus {
     }
 
     fn stop_requested(&self) -> bool {
-        self.periph.reset_requested().is_some()
+        self.periph.reset_requested().is_some() || self.mem.has_stop_hit()
     }
 
     fn set_illegal_regions(&mut self, regions: u8) {
@@ -1100,6 +1105,10 @@ pub struct XtensaBackend {
     pending_call: Option<EmulatedCall>,
     rom_regions: Vec<usize>,
     second: Option<SecondCpu>,
+    /// Addresses of the emulation's traps and of a debugger's breakpoints, which share the ISS's
+    /// breakpoints.
+    pub(super) traps: HashSet<u32>,
+    pub(super) debug_breakpoints: HashSet<u32>,
 }
 
 impl XtensaBackend {
@@ -1156,6 +1165,8 @@ impl XtensaBackend {
             pending_call: None,
             rom_regions,
             second,
+            traps: HashSet::new(),
+            debug_breakpoints: HashSet::new(),
         })
     }
 
@@ -1302,10 +1313,10 @@ impl XtensaBackend {
             StopReason::InsnLimit { .. } | StopReason::CycleLimit { .. } => Stop::Budget,
             StopReason::BusRequest { .. } => match self.bus.periph.reset_requested() {
                 Some(by) => Stop::Reset { by: by.to_string() },
-                None => Stop::Budget,
+                None => self.watchpoint_stop().unwrap_or(Stop::Budget),
             },
             StopReason::Simcall { .. } => Stop::Semihosting,
-            StopReason::Breakpoint { pc } => Stop::Trap { pc },
+            StopReason::Breakpoint { pc } => self.breakpoint_stop(pc),
             StopReason::WaitI { pc, level } => {
                 let never = "and no enabled interrupt source can ever wake it";
                 // WAITI stops with the PC after it, often a `j` back to it: not a spin.
@@ -1802,8 +1813,36 @@ impl Core for XtensaBackend {
     fn set_traps(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
         for &a in addrs {
             self.iss.add_breakpoint(a);
+            self.traps.insert(a);
         }
         Ok(())
+    }
+
+    fn set_breakpoints(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
+        self.replace_breakpoints(addrs);
+        Ok(())
+    }
+
+    fn set_watchpoints(&mut self, watches: &[Watchpoint]) -> Result<(), CoreError> {
+        self.replace_watchpoints(watches);
+        Ok(())
+    }
+
+    /// Instruction budgets of the ISS are exact.
+    fn step(&mut self, observer: &mut dyn ExecObserver) -> Result<Stop, CoreError> {
+        let one = Budget {
+            cycles: u64::MAX,
+            instructions: 1,
+        };
+        self.run(one, observer)
+    }
+
+    fn debug_register(&self, name: &str) -> Option<u32> {
+        self.debug_register_value(name)
+    }
+
+    fn set_debug_register(&mut self, name: &str, value: u32) -> Result<(), CoreError> {
+        self.write_debug_register(name, value)
     }
 
     fn call_argument(&self, i: u32) -> u32 {

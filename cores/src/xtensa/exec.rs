@@ -474,10 +474,11 @@ impl Cpu {
     #[cold]
     #[inline(never)]
     fn take_external_lines<B: XtensaBus>(&mut self, bus: &mut B, epoch: u64) -> Option<StopReason> {
-        self.external_epoch = epoch;
+        // Seen only once no stop is asked for: the lines are driven when the run resumes.
         if bus.stop_requested() {
             return Some(StopReason::BusRequest { pc: self.pc });
         }
+        self.external_epoch = epoch;
         self.drive_external_lines(bus.interrupt_lines());
         None
     }
@@ -775,12 +776,21 @@ fn decode_run<B: XtensaBus>(
     }
     // Load-use interlock: a load whose AR result the next instruction names (S8 GCC model).
     let end = cache.insns.len();
+    let interlocks = |a: Insn, b: Insn| a.is_ar_load() && b.names_ar(a.t);
     for i in start..end.saturating_sub(1) {
-        let (a, b) = (cache.insns[i], cache.insns[i + 1]);
-        if a.is_ar_load() && b.names_ar(a.t) {
+        if interlocks(cache.insns[i], cache.insns[i + 1]) {
             cache.insns[i].cost = cache.insns[i]
                 .cost
                 .saturating_add(cfg.timing.load_use as u8);
+        }
+    }
+    // A breakpoint ends the block, not the pipeline: the load before it pays as without it.
+    if let (true, Some(last)) = (bps.contains(&p), cache.insns.last_mut()) {
+        if bus
+            .fetch(p)
+            .is_ok_and(|w| interlocks(*last, decode(w, p, cfg)))
+        {
+            last.cost = last.cost.saturating_add(cfg.timing.load_use as u8);
         }
     }
     Ok(p)

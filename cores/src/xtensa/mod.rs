@@ -62,6 +62,7 @@ pub mod backend;
 pub mod bus;
 pub mod config;
 pub mod cpu;
+mod debug;
 pub mod decode;
 pub mod disasm;
 pub mod exec;
