@@ -305,3 +305,116 @@ fn bad_sweep_input_is_refused_before_anything_runs() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+/// The fenced block after `<!-- test: NAME -->` in docs/sweep.md.
+fn doc_block(name: &str) -> String {
+    let doc = std::fs::read_to_string(root().join("docs/sweep.md")).unwrap();
+    let marker = format!("<!-- test: {name} -->");
+    let after = &doc[doc
+        .find(&marker)
+        .unwrap_or_else(|| panic!("{marker} in docs/sweep.md"))
+        + marker.len()..];
+    let body = &after[after.find("```").unwrap() + 3..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    body[..body.find("```").unwrap()].to_string()
+}
+
+#[test]
+fn the_documented_actions_matrix_and_slurm_array_give_the_unsharded_sweep() {
+    let dir = scratch("sweep-docs");
+    let bin = Path::new(env!("CARGO_BIN_EXE_tigris-sim"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // A working directory as the docs assume one: fw.elf and plans/*.tgrs.
+    let checkout = |name: &str| {
+        let d = dir.join(name);
+        std::fs::create_dir_all(d.join("plans")).unwrap();
+        std::fs::copy(elf("esp32s3", "tigris_tiled"), d.join("fw.elf")).unwrap();
+        for budget in [5120, 6144, 8192] {
+            budget_plan(&d.join("plans"), budget);
+        }
+        d
+    };
+    let shell = |cwd: &Path, script: &str, env: &[(&str, String)]| {
+        let out = Command::new("bash")
+            .args(["-euc", script])
+            .current_dir(cwd)
+            .env("PATH", &path)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let whole = checkout("whole");
+    shell(
+        &whole,
+        "tigris-sim sweep fw.elf --plans plans/*.tgrs --set psram.clock_mhz=40,80 --out sweep",
+        &[],
+    );
+    let same_as_whole = |d: &Path, how: &str| {
+        for file in ["sweep.json", "sweep.csv", "pareto.svg", "pareto.png"] {
+            let (a, b) = (whole.join("sweep").join(file), d.join("sweep").join(file));
+            assert!(
+                std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+                "{how}: {file}"
+            );
+        }
+    };
+
+    // GitHub Actions: each matrix shard's `run:` lines, then the merge job's (the artifacts of every
+    // shard land in one sweep/ directory, as download-artifact with merge-multiple puts them).
+    let workflow = doc_block("github-actions");
+    let matrix = workflow
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("shard: ["))
+        .unwrap();
+    let shards: Vec<&str> = matrix
+        .trim_end_matches(']')
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let runs: Vec<&str> = workflow
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- run: "))
+        .filter(|r| r.contains("tigris-sim"))
+        .collect();
+    let (shard_runs, merge_runs): (Vec<&str>, Vec<&str>) =
+        runs.iter().partition(|r| r.contains("${{ matrix.shard }}"));
+    assert!(
+        shards.len() > 1 && shard_runs.len() == 1 && merge_runs.len() == 1,
+        "{workflow}"
+    );
+    let actions = checkout("actions");
+    for shard in &shards {
+        shell(
+            &actions,
+            &shard_runs[0].replace("${{ matrix.shard }}", shard),
+            &[],
+        );
+    }
+    shell(&actions, merge_runs[0], &[]);
+    same_as_whole(&actions, "the GitHub Actions matrix");
+
+    // Slurm: the array script once per task, then the merge line.
+    let slurm = checkout("slurm");
+    for task in 1..=shards.len() {
+        let env = [
+            ("SLURM_ARRAY_TASK_ID", task.to_string()),
+            ("SLURM_ARRAY_TASK_COUNT", shards.len().to_string()),
+        ];
+        shell(&slurm, &doc_block("slurm"), &env);
+    }
+    shell(&slurm, &doc_block("slurm-merge"), &[]);
+    same_as_whole(&slurm, "the Slurm array");
+    let _ = std::fs::remove_dir_all(&dir);
+}
