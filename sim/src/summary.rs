@@ -392,6 +392,15 @@ fn tigris_table(o: &mut String, t: &TigrisProfile, run_cycles: u64) {
             bytes(a.slow_size as u64),
             a.slow_region.as_deref().unwrap_or("outside memory")
         );
+        let total = &t.total;
+        let _ = writeln!(
+            o,
+            "  peaks: fast {} (bus {}), slow {} (bus {})",
+            bytes(total.fast_peak as u64),
+            bytes(total.fast_peak_bus as u64),
+            bytes(total.slow_peak as u64),
+            bytes(total.slow_peak_bus as u64)
+        );
     }
     if !t.stages.is_empty() {
         let _ = writeln!(

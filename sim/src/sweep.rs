@@ -558,6 +558,7 @@ fn measured_point(index: usize, values: Vec<String>, report: &Report) -> SweepPo
             slow_arena: t.arenas.as_ref().map(|a| a.slow_size),
             cycles: total.cycles,
             fast_peak: total.fast_peak.max(total.fast_peak_bus),
+            slow_peak: total.slow_peak.max(total.slow_peak_bus),
             slow_read_bytes: total.slow_read_bytes,
             slow_write_bytes: total.slow_write_bytes,
             halo_cycles: total.halo_load_cycles + total.recompute_cycles,

@@ -210,6 +210,20 @@ fn every_mode_breaks_down_as_the_tiling_formulas_predict() {
                 x.fast_peak,
                 "{what}: fast high-water on the bus"
             );
+            // The slow arena's peak: the runtime's largest occupancy, and the highest byte written on
+            // the bus, which is the top of the last tensor the runtime placed there.
+            let slow_used = t["timeline"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| u(&e["slow_used"]))
+                .max()
+                .unwrap();
+            assert_eq!(
+                (u(&total["slow_peak"]), u(&total["slow_peak_bus"])),
+                (slow_used, slow_used),
+                "{what}: slow peak, runtime and bus"
+            );
             // Slow-arena reads mapped back to tensor rows show the same halo re-reads as the tile rows.
             assert_eq!(
                 u(&total["halo_rows_bus"]),

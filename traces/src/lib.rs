@@ -504,6 +504,12 @@ pub struct TigrisFigures {
     /// written on the bus, both from the arena base.
     pub fast_peak: u32,
     pub fast_peak_bus: u32,
+    /// Slow-arena peak, the same two ways: the runtime's occupancy (`slow_used`) and the highest byte
+    /// written on the bus, from the arena base (added within version 1).
+    #[serde(default)]
+    pub slow_peak: u32,
+    #[serde(default)]
+    pub slow_peak_bus: u32,
     /// Slow-to-fast loads and fast-to-slow spills the runtime reported.
     pub load_bytes: u64,
     pub spill_bytes: u64,

@@ -91,6 +91,8 @@ pub struct SweepTigris {
     pub cycles: u64,
     /// Fast-arena peak: the larger of the runtime's occupancy and the highest byte written on the bus.
     pub fast_peak: u32,
+    /// Slow-arena peak, the same way.
+    pub slow_peak: u32,
     pub slow_read_bytes: u64,
     pub slow_write_bytes: u64,
     /// Cycles of loads repeated for halo rows and of rows recomputed.
@@ -194,6 +196,7 @@ impl Sweep {
                 "slow_arena",
                 "fast_peak",
                 "predicted_peak",
+                "slow_peak",
                 "slow_read_bytes",
                 "slow_write_bytes",
                 "halo_share",
@@ -222,6 +225,7 @@ impl Sweep {
                 optional(t.and_then(|t| t.slow_arena).map(u64::from)),
                 optional(t.map(|t| u64::from(t.fast_peak))),
                 optional(t.and_then(|t| t.predicted_peak)),
+                optional(t.map(|t| u64::from(t.slow_peak))),
                 optional(t.map(|t| t.slow_read_bytes)),
                 optional(t.map(|t| t.slow_write_bytes)),
                 format!("{:.6}", p.halo_share()),
@@ -264,6 +268,7 @@ mod tests {
                 slow_arena: None,
                 cycles: latency_cycles,
                 fast_peak: peak,
+                slow_peak: 0,
                 slow_read_bytes: 0,
                 slow_write_bytes: 0,
                 halo_cycles: 0,

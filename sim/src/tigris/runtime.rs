@@ -123,8 +123,9 @@ struct Snapshot {
     /// Stall cycles per region so far.
     stalls: Vec<u64>,
     slow: WatchCounters,
-    /// Highest fast-arena byte written since the previous snapshot.
+    /// Highest fast- and slow-arena bytes written since the previous snapshot.
     fast_high_water: u32,
+    slow_high_water: u32,
     /// (tensor, row) of the slow-arena reads since the previous snapshot.
     slow_rows: Vec<(u32, u32)>,
 }
@@ -415,13 +416,14 @@ impl TigrisRuntime {
             return Ok(());
         }
         let mem = core.memory_mut();
-        let (slow, fast_high_water, reads) = match &self.arenas {
+        let (slow, fast_high_water, slow_high_water, reads) = match &self.arenas {
             Some(a) => (
                 mem.watch_counters(a.slow_watch),
                 mem.take_high_water(a.fast_watch),
+                mem.take_high_water(a.slow_watch),
                 mem.take_read_log(a.slow_watch),
             ),
-            None => (WatchCounters::default(), 0, Vec::new()),
+            None => (WatchCounters::default(), 0, 0, Vec::new()),
         };
         let slow_rows: BTreeSet<(u32, u32)> = reads
             .iter()
@@ -439,6 +441,7 @@ impl TigrisRuntime {
                 .collect(),
             slow,
             fast_high_water,
+            slow_high_water,
             slow_rows: slow_rows.into_iter().collect(),
         };
         self.events.push(Captured { event, at });
@@ -543,6 +546,7 @@ impl TigrisRuntime {
             total.slow_write_bytes = slow.traffic.write_bytes;
             total.slow_stall_cycles = slow.stall_cycles;
             total.fast_peak_bus = core.memory().watch_counters(a.fast_watch).high_water;
+            total.slow_peak_bus = slow.high_water;
         }
         if let Some(w) = &self.what_if {
             findings.extend(w.findings.iter().cloned());
@@ -771,6 +775,8 @@ fn add_figures(a: &mut traces::TigrisFigures, b: &traces::TigrisFigures) {
     }
     a.fast_peak = a.fast_peak.max(b.fast_peak);
     a.fast_peak_bus = a.fast_peak_bus.max(b.fast_peak_bus);
+    a.slow_peak = a.slow_peak.max(b.slow_peak);
+    a.slow_peak_bus = a.slow_peak_bus.max(b.slow_peak_bus);
     a.load_bytes += b.load_bytes;
     a.spill_bytes += b.spill_bytes;
     a.slow_read_bytes += b.slow_read_bytes;
@@ -1048,6 +1054,7 @@ impl<'r> Breakdown<'r> {
         for (k, c) in events.iter().enumerate().take(end + 1).skip(start) {
             let e = &c.event;
             f.fast_peak = f.fast_peak.max(e.fast_used);
+            f.slow_peak = f.slow_peak.max(e.slow_used);
             let copy = if k > start { self.cycles_before(k) } else { 0 };
             match e.kind {
                 kind::LOAD => {
@@ -1064,9 +1071,15 @@ impl<'r> Breakdown<'r> {
             }
         }
         // Each snapshot's high water covers the writes since the previous event.
-        f.fast_peak_bus = events[start + 1..=end]
+        let after_start = &events[start + 1..=end];
+        f.fast_peak_bus = after_start
             .iter()
             .map(|c| c.at.fast_high_water)
+            .max()
+            .unwrap_or(0);
+        f.slow_peak_bus = after_start
+            .iter()
+            .map(|c| c.at.slow_high_water)
             .max()
             .unwrap_or(0);
         f
