@@ -778,9 +778,9 @@ fn table(sweep: &Sweep) -> String {
         // A failed run's figures are not the configuration's: dashes, the figures stay in the files.
         let t = p.tigris.as_ref().filter(|_| p.exit_code == 0);
         let size = |v: Option<u64>| v.map_or("-".to_string(), bytes);
-        let share = |v: f64| match t {
-            Some(_) => format!("{:.1}%", 100.0 * v),
-            None => "-".to_string(),
+        let share = |v: f64, known: bool| match known {
+            true => format!("{:.1}%", 100.0 * v),
+            false => "-".to_string(),
         };
         row.extend([
             p.latency_seconds()
@@ -790,8 +790,8 @@ fn table(sweep: &Sweep) -> String {
             size(t.map(|t| t.fast_peak as u64)),
             size(t.and_then(|t| t.predicted_peak)),
             size(t.map(|t| t.slow_read_bytes + t.slow_write_bytes)),
-            share(p.stall_share()),
-            share(p.halo_share()),
+            share(p.stall_share(), p.exit_code == 0),
+            share(p.halo_share(), t.is_some()),
             if front.contains(&p.index) { "*" } else { "" }.to_string(),
         ]);
         if p.exit_code != 0 {
