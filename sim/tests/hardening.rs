@@ -24,7 +24,70 @@ fn sim_limited(megabytes: u64, args: &[&str]) -> Output {
         .expect("run tigris-sim")
 }
 
+/// Review D5: semihosting requests whose lengths run far past memory (a 2 GiB write, a 4 GiB
+/// file name, a 2 GiB read into a 16-byte buffer) end the run as a bad-pointer fault before
+/// anything is allocated for them, even under a memory limit that a 2 GiB buffer would exceed.
+#[test]
+fn semihosting_lengths_past_memory_fault_without_allocating() {
+    let fw = elf("mps2-an386", "semihost_limits");
+    for (entry, len) in [
+        ("write_huge", "+2147483647 bytes"),
+        ("open_huge", "+4294967295 bytes"),
+        ("read_huge", "+2147483647 bytes"),
+    ] {
+        let report = temp_path(&format!("{entry}.json"));
+        let out = sim_limited(
+            1500,
+            &[
+                "run",
+                "--quiet",
+                "--board",
+                "mps2-an386",
+                &fw,
+                "--entry",
+                entry,
+                "--allow-host-fs",
+                "--report",
+                &report.to_string_lossy(),
+            ],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(125), "{entry}: {err}");
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let _ = std::fs::remove_file(&report);
+        let message = r["fault"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("semihosting request with a bad pointer: memory at 0x")
+                && message.ends_with(&format!("({len}) is not mapped")),
+            "{entry}: {message}"
+        );
+    }
+}
 
+/// Review D9: SYS_SYSTEM is refused with --allow-host-fs too, and its note says why (host
+/// commands are never run) instead of asking for the flag that was given.
+#[test]
+fn sys_system_refusal_says_why_with_allow_host_fs() {
+    let fw = elf("mps2-an386", "semihost_limits");
+    for extra in [&["--allow-host-fs"][..], &[]] {
+        let mut args = vec!["--entry", "system_call"];
+        args.extend_from_slice(extra);
+        let (code, r, _) = run("mps2-an386", &fw, &args);
+        assert_eq!(code, 0, "SYS_SYSTEM answered -1: {}", r["outcome"]);
+        let notes: Vec<&str> = r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            notes,
+            ["semihosting SYS_SYSTEM refused: the firmware may not run host commands (--allow-host-fs allows files only)"],
+            "{extra:?}"
+        );
+    }
+}
 
 
 /// A copy of `elf` with `edits` (file offset, bytes) applied, in a file of its own.
