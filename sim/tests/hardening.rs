@@ -89,6 +89,53 @@ fn sys_system_refusal_says_why_with_allow_host_fs() {
     }
 }
 
+/// Review D8: a BLX to a Thumb function's address with bit 0 clear is INVSTATE at that branch,
+/// not an undefined instruction at its target; a BLX to 0xFFFFFFFF is reported at the branch,
+/// and the backtrace goes through the function that branched, main and the reset handler.
+#[test]
+fn wrong_interworking_branches_are_reported_at_the_branch() {
+    let fw = elf("mps2-an386", "fault_branches");
+    let (code, r, _) = run("mps2-an386", &fw, &["--entry", "bx_even"]);
+    assert_eq!(code, 125);
+    let f = &r["fault"];
+    assert_eq!(f["kind"], "usage fault", "{f}");
+    assert!(
+        f["location"].as_str().unwrap().starts_with("bx_even+0x")
+            && f["instruction"].as_str().unwrap().starts_with("blx")
+            && f["message"].as_str().unwrap().contains("with bit 0 clear")
+            && f["message"].as_str().unwrap().contains("(INVSTATE)"),
+        "{f}"
+    );
+
+    let (code, r, _) = run("mps2-an386", &fw, &[]);
+    assert_eq!(code, 125);
+    let f = &r["fault"];
+    assert_eq!(f["kind"], "bad instruction fetch", "{f}");
+    assert!(
+        f["location"]
+            .as_str()
+            .unwrap()
+            .starts_with("bx_minus_one+0x")
+            && f["instruction"].as_str().unwrap().starts_with("blx"),
+        "{f}"
+    );
+    let frames: Vec<&str> = f["backtrace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let position = |name: &str| {
+        frames
+            .iter()
+            .position(|l| l.contains(&format!(" {name}+0x")))
+            .unwrap_or_else(|| panic!("no {name} in {frames:#?}"))
+    };
+    assert!(
+        position("bx_minus_one") < position("main") && position("main") < position("Reset_Handler"),
+        "{frames:#?}"
+    );
+}
 
 /// A copy of `elf` with `edits` (file offset, bytes) applied, in a file of its own.
 fn patched(elf: &str, edits: &[(usize, &[u8])]) -> String {
