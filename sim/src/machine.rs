@@ -359,9 +359,15 @@ impl Machine<'_> {
             let elf_bytes =
                 std::fs::read(file).with_context(|| format!("--symbols: cannot read {file}"))?;
             let named = elf::parse(file, &elf_bytes, &board)?;
+            firmware
+                .notes
+                .extend(named.notes.iter().map(|n| format!("{file}: {n}")));
             firmware.add_symbols(named.symbols);
             // Source lines come from the first ELF that has DWARF (the app of a flash image).
             firmware.debug = firmware.debug.take().or(named.debug);
+        }
+        for note in &firmware.notes {
+            eprintln!("warning: {path}: {note}");
         }
         let unnamed = !firmware.symbols.iter().any(|s| s.is_function);
         let symbols_note = match (unnamed, flash_boot) {
@@ -858,6 +864,7 @@ impl Machine<'_> {
             sampler.timeline(),
         );
         report.notes = semihosting.notes;
+        report.notes.extend(self.firmware.notes.iter().cloned());
         report.notes.extend(self.symbols_note.map(String::from));
         report.notes.extend(warnings);
         report.notes.extend(self.core.run_notes());
