@@ -68,7 +68,7 @@ FAULT_KINDS_BOARDS=(mps2-an386 stm32h753 rp2040 rp2350 atsam3x8e)
 FPU_DP_BOARDS=(stm32h753 mps2-an500)
 FAULT_BOARDS=(mps2-an386)
 FAULTS=(fault_bad_address fault_undefined fault_stack_overflow fault_unhandled_irq
-        fault_endless_loop fault_busy_loop)
+        fault_endless_loop fault_busy_loop fault_branches)
 # Memory microbenchmarks (membench/membench.c, see README.md); the Xtensa boards are in
 # XT_MEMBENCH_BOARDS below. volatile keeps every access; these flags also keep GCC from turning
 # loops into library calls.
@@ -99,10 +99,14 @@ cpu_flags() {
 board_define() { local b=${1^^}; echo "-DBOARD_${b//-/_}"; }
 
 # Paths inside debug info are relative to the repository root, so the ELFs
-# do not depend on where the repository is checked out.
+# do not depend on where the repository is checked out: the checkout itself (the compilation
+# directory) becomes `.`, paths under it relative (the last matching map wins); the
+# -fdebug-prefix-map forms reach the assembler too (.S files), which -ffile-prefix-map does not.
+PREFIX_MAP=("-ffile-prefix-map=$ROOT=." "-ffile-prefix-map=$ROOT/="
+            "-fdebug-prefix-map=$ROOT=." "-fdebug-prefix-map=$ROOT/=")
 COMMON_FLAGS=(-mthumb -O2 -g -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration
               -ffunction-sections -fdata-sections -ffp-contract=off
-              "-ffile-prefix-map=$ROOT/=" --specs=nano.specs
+              "${PREFIX_MAP[@]}" --specs=nano.specs
               -I "$FW_DIR/common")
 LINK_FLAGS=(-nostartfiles -u _printf_float -Wl,--gc-sections -Wl,--no-warn-rwx-segments
             -L "$FW_DIR/common")
@@ -196,7 +200,7 @@ for b in "${TIMING_BOARDS[@]}"; do
     job "$b timing" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/timing.elf" startup.o "${srcs[@]}"
 done
 for b in "${CONSOLE_BOARDS[@]}"; do
-    for p in console_uart console_itm semihost_files; do
+    for p in console_uart console_itm semihost_files semihost_limits; do
         job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/console/$p.c"
     done
 done
@@ -376,7 +380,7 @@ XT_DEVICE_PROGRAMS=(idle)
 XT_LIBC=(libc softfloat decimal math)
 XT_EXAMPLE="$ROOT/examples/esp32s3-demo.elf"
 XT_CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -ffreestanding -fno-builtin -ffp-contract=off
-           -ffunction-sections -fdata-sections "-ffile-prefix-map=$ROOT/=" -isystem "$XT_DIR/libc/include")
+           -ffunction-sections -fdata-sections "${PREFIX_MAP[@]}" -isystem "$XT_DIR/libc/include")
 XT_LIBDIR="$BUILD/xtensa-libc"
 
 XT_LDFLAGS=()

@@ -53,20 +53,18 @@ fn timed_unicorn(path: &str, board: &str) -> Result<f64> {
     Ok(start.elapsed().as_secs_f64())
 }
 
-/// A shipped example (`examples/...`, relative to the checkout): from the current directory, else
-/// from the checkout the running binary was built in (`<checkout>/target/<profile>/tigris-sim`).
-fn shipped_example(relative: &str) -> Result<String> {
+/// A shipped example or built firmware (`examples/...`, `firmware/build/...`, relative to the
+/// checkout): from the current directory, else from the checkout the binary was built from
+/// (wherever its target directory is).
+pub(crate) fn shipped_example(relative: &str) -> Result<String> {
     if std::path::Path::new(relative).exists() {
         return Ok(relative.to_string());
     }
-    let beside_binary = std::env::current_exe()
-        .ok()
-        .and_then(|exe| Some(exe.parent()?.parent()?.parent()?.join(relative)))
-        .filter(|p| p.exists());
-    match beside_binary {
-        Some(p) => Ok(p.display().to_string()),
-        None => anyhow::bail!(
-            "the shipped example {relative} is neither under the current directory nor in the checkout of this binary: run from the checkout or name an ELF"
+    let checkout = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    match checkout.join(relative).canonicalize() {
+        Ok(p) => Ok(p.display().to_string()),
+        Err(_) => anyhow::bail!(
+            "the shipped example {relative} is neither under the current directory nor in the checkout this binary was built from: run from the checkout or name an ELF"
         ),
     }
 }

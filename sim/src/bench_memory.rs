@@ -4,7 +4,6 @@
 //! fast in both; memory-heavy code pays for its cache lookups.
 
 use anyhow::Result;
-use std::path::Path;
 use std::time::Instant;
 
 use crate::elf::SymbolMap;
@@ -71,11 +70,12 @@ fn fastest(path: &str, board: &Board, repeat: u32) -> Result<(f64, u64)> {
 
 pub fn run(repeat: u32) -> Result<()> {
     println!("memory models: MIPS with the board's models and with every region flat, fastest of {repeat} runs each");
-    for &(board_name, path, what) in CASES {
-        if !Path::new(path).exists() {
-            println!("  {board_name:<11} {path}: not built (bash firmware/build.sh)");
+    for &(board_name, relative, what) in CASES {
+        let Ok(path) = crate::bench::shipped_example(relative) else {
+            println!("  {board_name:<11} {relative}: not built (bash firmware/build.sh)");
             continue;
-        }
+        };
+        let path = path.as_str();
         let board = tigris_targets::load(board_name)?;
         let (modelled, cycles) = fastest(path, &board, repeat)?;
         let (plain, flat_cycles) = fastest(path, &flat(&board), repeat)?;

@@ -1,7 +1,7 @@
 //! `tigris-sim check`: the CI gate. Reads a report, compares it with budgets from the command line and
 //! a limits file (docs/ci.md), prints every limit with its measured value, optionally writes JUnit XML.
 
-use crate::summary::thousands;
+use crate::summary::{label_width, thousands};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
 use std::fmt::Write;
@@ -331,12 +331,7 @@ pub fn text(r: &Report, verdicts: &[Verdict]) -> String {
         "tigris-sim check: {} on {}",
         r.firmware.file, r.board.name
     );
-    let w = verdicts
-        .iter()
-        .map(|v| v.name.len())
-        .max()
-        .unwrap_or(0)
-        .max(5);
+    let w = label_width(verdicts.iter().map(|v| v.name.len()), 5);
     let _ = writeln!(
         o,
         "  {:<w$}  {:>20}  {:>20}  result",
@@ -761,5 +756,23 @@ pub(crate) mod tests {
             "{t}"
         );
         assert!(t.ends_with("2 limits: 1 passed, 1 failed\n"), "{t}");
+    }
+
+    /// Review D3: a stage path longer than a format width can be (65,535) is printed whole, and
+    /// the other rows keep a readable width.
+    #[test]
+    fn a_huge_stage_path_does_not_stretch_or_break_the_table() {
+        let mut r = sample();
+        let path = "x".repeat(70_001);
+        r.tigris.as_mut().unwrap().stages[1].path = path.clone();
+        let file = format!("[[stage]]\nstage = 3\npath = \"{path}\"\nmax_ms = 100\n");
+        let t = text(&r, &check(&r, cli(), Some(&file)).unwrap());
+        assert!(
+            t.contains(&format!("stage 3 {path} simulated ms")),
+            "{}",
+            &t[..200]
+        );
+        let outcome = t.lines().find(|l| l.contains("run outcome")).unwrap();
+        assert!(outcome.len() < 200, "{outcome}");
     }
 }

@@ -2,7 +2,7 @@
 //! functions), each figure with the difference B − A and its percentage of A.
 
 use crate::check::halo_share;
-use crate::summary::thousands;
+use crate::summary::{label_width, thousands};
 use crate::views::load_report;
 use anyhow::Result;
 use serde_json::{json, Value};
@@ -126,12 +126,7 @@ fn table(out: &mut Comparison, title: &str, rows: &[Row]) {
         })).collect::<Vec<_>>(),
     }));
     let o = &mut out.text;
-    let w = rows
-        .iter()
-        .map(|r| r.label.len())
-        .max()
-        .unwrap_or(0)
-        .max(title.len());
+    let w = label_width(rows.iter().map(|r| r.label.len()), title.len());
     let _ = writeln!(
         o,
         "\n{title:<w$}  {:>16}  {:>16}  {:>16}  {:>8}",
@@ -563,6 +558,22 @@ mod tests {
             !t.contains("sram1"),
             "regions that stalled in neither run are left out: {t}"
         );
+    }
+
+    /// Review D2: a label longer than a format width can be (65,535: a 70,001-character C
+    /// function) is printed whole, and the other rows keep a readable width.
+    #[test]
+    fn a_huge_function_name_does_not_stretch_or_break_the_table() {
+        let mut a = sample();
+        let name = "f".repeat(70_001);
+        a.functions[0].name = name.clone();
+        let t = compare(&a, &a, 10).text;
+        assert!(t.lines().any(|l| l.trim_start().starts_with(&name)));
+        let cycles = t
+            .lines()
+            .find(|l| l.trim_start().starts_with("cycles"))
+            .unwrap();
+        assert!(cycles.len() < 200, "{cycles}");
     }
 
     #[test]

@@ -3,7 +3,12 @@
 
 use crate::dwarf::{self, DebugInfo, SourceFrame};
 use anyhow::{bail, Context, Result};
-use goblin::elf::{header, program_header::PT_LOAD, sym, Elf};
+use goblin::container::{Container, Ctx, Endian};
+use goblin::elf::program_header::{ProgramHeader, PT_LOAD};
+use goblin::elf::section_header::{SectionHeader, SHT_SYMTAB};
+use goblin::elf::sym::Symtab;
+use goblin::elf::{header, sym, Elf};
+use goblin::strtab::Strtab;
 use std::sync::Arc;
 use tigris_targets::Board;
 
@@ -85,6 +90,9 @@ pub struct Firmware {
     /// Address ranges [start, end) of the sections that occupy memory (SHF_ALLOC), NOLOAD ones
     /// included: what the image claims besides its segments.
     pub allocated: Vec<(u32, u32)>,
+    /// What loading skipped or found odd (unreadable symbol names, overlapping segments): warned
+    /// on stderr and noted in the report.
+    pub notes: Vec<String>,
 }
 
 impl Firmware {
@@ -111,16 +119,14 @@ fn machine_name(m: u16) -> String {
     }
 }
 
-/// Parse `bytes` (read from `path`) as firmware for a core of the board.
-pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
-    if bytes.is_empty() {
-        bail!("{path}: the file is empty, not an ELF");
-    }
-    if bytes.len() < 4 || &bytes[..4] != b"\x7fELF" {
-        bail!("{path}: not an ELF file (no \\x7fELF magic)");
-    }
-    let elf =
-        Elf::parse(bytes).map_err(|e| anyhow::anyhow!("{path}: corrupt or truncated ELF: {e}"))?;
+/// The ELF's headers and tables, each read on its own so that an error names the structure it is
+/// in (goblin's own messages name none): the program and section headers by index. Tables that
+/// only name things (section names, symbols) are read leniently by the caller.
+fn read_elf<'a>(path: &str, bytes: &'a [u8], board: &Board) -> Result<Elf<'a>> {
+    let header = Elf::parse_header(bytes)
+        .map_err(|e| anyhow::anyhow!("{path}: corrupt or truncated ELF header: {e}"))?;
+    let mut elf =
+        Elf::lazy_parse(header).map_err(|e| anyhow::anyhow!("{path}: ELF header: {e}"))?;
     let want = if board.core.kind.is_cortex_m() {
         ARM_MACHINE
     } else {
@@ -137,6 +143,66 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
             machine_name(want)
         );
     }
+    let ctx = Ctx::new(Container::Little, Endian::Little);
+    let (phoff, phnum) = (header.e_phoff as usize, header.e_phnum as usize);
+    for i in 0..phnum {
+        let at = phoff.saturating_add(i * ProgramHeader::size(ctx));
+        let ph = ProgramHeader::parse(bytes, at, 1, ctx).map_err(|e| {
+            anyhow::anyhow!("{path}: program header {i} (of {phnum}, at file offset 0x{at:x}): {e}: corrupt or truncated ELF")
+        })?;
+        elf.program_headers.extend(ph);
+    }
+    if header.e_shoff != 0 {
+        let (shoff, shnum) = (header.e_shoff as usize, header.e_shnum as usize);
+        for i in 0..shnum.max(1) {
+            let at = shoff.saturating_add(i * SectionHeader::size(ctx));
+            let sh = SectionHeader::parse_from(bytes, at, 1, ctx).map_err(|e| {
+                anyhow::anyhow!("{path}: section header {i} (of the section header table at file offset 0x{shoff:x}): {e}: corrupt or truncated ELF")
+            })?;
+            elf.section_headers.extend(sh.into_iter().take(1));
+        }
+        if shnum == 0 {
+            // e_shnum 0 with a table: no sections (an overflowed count is not used by firmware).
+            elf.section_headers.clear();
+        }
+    }
+    Ok(elf)
+}
+
+/// The bytes of section `index`, when they lie in the file.
+fn section_bytes<'a>(bytes: &'a [u8], elf: &Elf, index: usize) -> Option<&'a [u8]> {
+    let sh = elf.section_headers.get(index)?;
+    let start = usize::try_from(sh.sh_offset).ok()?;
+    bytes.get(start..start.checked_add(usize::try_from(sh.sh_size).ok()?)?)
+}
+
+/// The NUL-terminated name at `offset` of a string table, when it is there and UTF-8.
+fn name_at(table: &[u8], offset: usize) -> Option<&str> {
+    let rest = table.get(offset..)?;
+    let end = rest.iter().position(|&b| b == 0)?;
+    std::str::from_utf8(&rest[..end]).ok()
+}
+
+/// Parse `bytes` (read from `path`) as firmware for a core of the board.
+pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
+    if bytes.is_empty() {
+        bail!("{path}: the file is empty, not an ELF");
+    }
+    if bytes.len() < 4 || &bytes[..4] != b"\x7fELF" {
+        bail!("{path}: not an ELF file (no \\x7fELF magic)");
+    }
+    let mut elf = read_elf(path, bytes, board)?;
+    let mut notes = Vec::new();
+    // Section names only find sections (the vector table, DWARF): unreadable, none is found.
+    if let Some(table) = section_bytes(bytes, &elf, elf.header.e_shstrndx as usize) {
+        match Strtab::parse(table, 0, table.len(), 0) {
+            Ok(names) => elf.shdr_strtab = names,
+            Err(e) => notes.push(format!(
+                "the section names (section {}) are not readable ({e}): sections found by name (the vector table, DWARF) are not used",
+                elf.header.e_shstrndx
+            )),
+        }
+    }
     let mut segments = Vec::new();
     for (index, ph) in elf.program_headers.iter().enumerate() {
         if ph.p_type != PT_LOAD || ph.p_memsz == 0 {
@@ -151,10 +217,17 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
                 bytes.len()
             )
         })?;
-        if ph.p_filesz > ph.p_memsz || ph.p_paddr + ph.p_memsz > 1 << 32 {
+        if ph.p_filesz > ph.p_memsz {
             bail!(
-                "{path}: segment {index} has inconsistent sizes (file 0x{:x}, memory 0x{:x})",
+                "{path}: segment {index} has more file bytes than memory bytes (file 0x{:x}, memory 0x{:x})",
                 ph.p_filesz,
+                ph.p_memsz
+            );
+        }
+        if ph.p_paddr + ph.p_memsz > 1 << 32 {
+            bail!(
+                "{path}: segment {index} at 0x{:08x} ({} bytes) runs past the end of the 4 GiB address space",
+                ph.p_paddr,
                 ph.p_memsz
             );
         }
@@ -172,6 +245,34 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
     for s in &segments {
         check_segment(path, s, board)?;
     }
+    notes.extend(overlaps(&segments));
+    // Symbols only name things: a table or a name that cannot be read is skipped, and said.
+    let mut names: &[u8] = &[];
+    if let Some((i, sh)) = elf
+        .section_headers
+        .iter()
+        .enumerate()
+        .rfind(|(_, sh)| sh.sh_type == SHT_SYMTAB)
+    {
+        let count = (sh.sh_size / sh.sh_entsize.max(1)) as usize;
+        match Symtab::parse(bytes, sh.sh_offset as usize, count, Ctx::new(Container::Little, Endian::Little)) {
+            Ok(syms) => {
+                elf.syms = syms;
+                names = section_bytes(bytes, &elf, sh.sh_link as usize).unwrap_or(&[]);
+            }
+            Err(e) => notes.push(format!(
+                "the symbol table (section {i}) is not readable ({e}): the profile cannot name functions"
+            )),
+        }
+    }
+    let mut unnamed = 0;
+    let mut name_of = |s: &sym::Sym| match name_at(names, s.st_name) {
+        Some(n) => Some(n),
+        None => {
+            unnamed += 1;
+            None
+        }
+    };
     let mut symbols: Vec<Symbol> = elf
         .syms
         .iter()
@@ -180,7 +281,7 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
                 || s.st_type() == sym::STT_FUNC
         })
         .filter_map(|s| {
-            let name = elf.strtab.get_at(s.st_name)?;
+            let name = name_of(&s)?;
             if name.is_empty() {
                 return None;
             }
@@ -209,10 +310,15 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
         .iter()
         .filter(|s| s.st_shndx == goblin::elf::section_header::SHN_ABS as usize && s.st_value != 0)
         .filter_map(|s| {
-            let name = elf.strtab.get_at(s.st_name).filter(|n| !n.is_empty())?;
+            let name = name_of(&s).filter(|n| !n.is_empty())?;
             Some(Symbol::new(name, s.st_value as u32, 0, false))
         })
         .collect();
+    if unnamed > 0 {
+        notes.push(format!(
+            "{unnamed} symbol(s) skipped: their names are not valid UTF-8 or lie outside the string table"
+        ));
+    }
     absolute.sort_by(|a, b| (a.addr, &a.name).cmp(&(b.addr, &b.name)));
     let allocated = elf
         .section_headers
@@ -231,7 +337,31 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
         absolute,
         debug: DebugInfo::load(&elf, bytes).map(Arc::new),
         allocated,
+        notes,
     })
+}
+
+/// A note for each pair of segments that load over each other (the later one wins, as a
+/// flasher writes them in order), which a linker never produces for a sound image.
+fn overlaps(segments: &[Segment]) -> Vec<String> {
+    let span = |s: &Segment| (s.addr as u64, s.addr as u64 + s.mem_size as u64);
+    let mut order: Vec<&Segment> = segments.iter().collect();
+    order.sort_by_key(|s| span(s));
+    order
+        .windows(2)
+        .filter(|w| span(w[1]).0 < span(w[0]).1)
+        .map(|w| {
+            format!(
+                "segments {} (0x{:08x}-0x{:08x}) and {} (0x{:08x}-0x{:08x}) overlap: the one later in the file is loaded over the other",
+                w[0].index,
+                w[0].addr,
+                span(w[0]).1 - 1,
+                w[1].index,
+                w[1].addr,
+                span(w[1]).1 - 1
+            )
+        })
+        .collect()
 }
 
 /// A segment must lie in the board's memory: inside one region (its base or an alias), or across
@@ -362,6 +492,116 @@ impl SymbolMap {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The shipped Cortex-M example and its board.
+    fn demo() -> (Vec<u8>, Board) {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/mps2-an386-demo.elf"
+        );
+        (
+            std::fs::read(path).unwrap(),
+            tigris_targets::load("mps2-an386").unwrap(),
+        )
+    }
+
+    fn u32_at(b: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+    }
+
+    fn put_u32(b: &mut [u8], at: usize, v: u32) {
+        b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    /// File offset of program header `i`'s field at `field` (ELF32: 32-byte entries).
+    fn ph_field(b: &[u8], i: usize, field: usize) -> usize {
+        u32_at(b, 28) as usize + 32 * i + field
+    }
+
+    fn error(b: &[u8], board: &Board) -> String {
+        match parse("fw.elf", b, board) {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Review D9: a segment that wraps past 4 GiB says so (its sizes are consistent).
+    #[test]
+    fn a_segment_past_4_gib_is_named_as_such() {
+        let (mut b, board) = demo();
+        let at = ph_field(&b, 0, 12);
+        put_u32(&mut b, at, 0xFFFF_FFF0);
+        let e = error(&b, &board);
+        assert!(
+            e.contains("segment 0 at 0xfffffff0")
+                && e.contains("runs past the end of the 4 GiB address space"),
+            "{e}"
+        );
+    }
+
+    /// Review D9: one byte that is not UTF-8 in a symbol's name skips that symbol, says so, and
+    /// keeps the rest of the firmware and its symbols.
+    #[test]
+    fn a_symbol_name_that_is_not_utf8_skips_that_symbol_only() {
+        let (mut b, board) = demo();
+        let elf = Elf::parse(&b).unwrap();
+        let sym = elf
+            .syms
+            .iter()
+            .find(|s| elf.strtab.get_at(s.st_name) == Some("main"))
+            .unwrap();
+        let strtab = elf.section_headers[elf
+            .section_headers
+            .iter()
+            .rposition(|sh| sh.sh_type == SHT_SYMTAB)
+            .unwrap()]
+        .sh_link as usize;
+        let at = elf.section_headers[strtab].sh_offset as usize + sym.st_name;
+        drop(elf);
+        b[at] = 0xFF;
+        let fw = parse("fw.elf", &b, &board).unwrap();
+        assert!(!fw.symbols.iter().any(|s| s.is_named("main")));
+        assert!(fw.symbols.iter().any(|s| s.is_named("Reset_Handler")));
+        assert_eq!(
+            fw.notes,
+            ["1 symbol(s) skipped: their names are not valid UTF-8 or lie outside the string table"]
+        );
+    }
+
+    /// Review D9: a broken table is named (which program or section header), not only goblin's
+    /// "bad offset".
+    #[test]
+    fn broken_headers_are_named() {
+        let (b, board) = demo();
+        let mut phdrs = b.clone();
+        put_u32(&mut phdrs, 28, b.len() as u32 - 40);
+        let e = error(&phdrs, &board);
+        assert!(
+            e.contains("fw.elf: program header 1 (of 3, at file offset"),
+            "{e}"
+        );
+        let mut shdrs = b.clone();
+        put_u32(&mut shdrs, 32, b.len() as u32 - 100);
+        let e = error(&shdrs, &board);
+        assert!(
+            e.contains("fw.elf: section header 2 (of the section header table at file offset"),
+            "{e}"
+        );
+    }
+
+    /// Review D9: segments that load over each other are warned about.
+    #[test]
+    fn overlapping_segments_are_noted() {
+        let (mut b, board) = demo();
+        let at = ph_field(&b, 1, 12);
+        put_u32(&mut b, at, 0x100);
+        let fw = parse("fw.elf", &b, &board).unwrap();
+        assert_eq!(
+            fw.notes,
+            ["segments 0 (0x00000000-0x00005987) and 1 (0x00000100-0x000002d7) overlap: the one later in the file is loaded over the other"]
+        );
+        assert!(parse("fw.elf", &demo().0, &board).unwrap().notes.is_empty());
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]

@@ -359,9 +359,15 @@ impl Machine<'_> {
             let elf_bytes =
                 std::fs::read(file).with_context(|| format!("--symbols: cannot read {file}"))?;
             let named = elf::parse(file, &elf_bytes, &board)?;
+            firmware
+                .notes
+                .extend(named.notes.iter().map(|n| format!("{file}: {n}")));
             firmware.add_symbols(named.symbols);
             // Source lines come from the first ELF that has DWARF (the app of a flash image).
             firmware.debug = firmware.debug.take().or(named.debug);
+        }
+        for note in &firmware.notes {
+            eprintln!("warning: {path}: {note}");
         }
         let unnamed = !firmware.symbols.iter().any(|s| s.is_function);
         let symbols_note = match (unnamed, flash_boot) {
@@ -858,6 +864,7 @@ impl Machine<'_> {
             sampler.timeline(),
         );
         report.notes = semihosting.notes;
+        report.notes.extend(self.firmware.notes.iter().cloned());
         report.notes.extend(self.symbols_note.map(String::from));
         report.notes.extend(warnings);
         report.notes.extend(self.core.run_notes());
@@ -1127,10 +1134,25 @@ impl Machine<'_> {
     /// Innermost first: the PC, then the call sites on the profiler's shadow stack and, for a frame
     /// an exception entered, the address it preempted with the exception's name (at most 16 lines).
     fn backtrace(&self, pc: u32, profiler: &Profiler) -> Vec<String> {
-        let frame = |(name, at): (String, u32)| {
+        self.backtrace_from(pc, profiler, None)
+    }
+
+    /// The backtrace from `pc`. `branch`: where a fault's faulting instruction was, when the
+    /// innermost exception frame holds the address it branched to instead: a fetch fault at a
+    /// target outside all code (`blx` to 0xFFFFFFFF) stacks the target, and the function that
+    /// branched there has no frame of its own on the profiler's stack, so its line follows.
+    fn backtrace_from(&self, pc: u32, profiler: &Profiler, branch: Option<u32>) -> Vec<String> {
+        let mut branch = branch;
+        let mut frame = |(name, at): (String, u32)| {
             let mut lines = self.frame_lines(at);
             if let Some(last) = lines.last_mut() {
                 last.push_str(&format!(" (exception frame: {name})"));
+            }
+            if let Some(b) = branch
+                .take()
+                .filter(|&b| b != at && self.symbols.describe(at).is_none())
+            {
+                lines.extend(self.frame_lines(b));
             }
             lines
         };
@@ -1141,10 +1163,10 @@ impl Machine<'_> {
         let unseen = exceptions
             .len()
             .saturating_sub(stack.iter().filter(|f| f.2).count());
-        lines.extend(exceptions.by_ref().take(unseen).flat_map(frame));
+        lines.extend(exceptions.by_ref().take(unseen).flat_map(&mut frame));
         for (_, ret, exception) in stack {
             if exception {
-                lines.extend(exceptions.next().into_iter().flat_map(frame));
+                lines.extend(exceptions.next().into_iter().flat_map(&mut frame));
             } else if ret != 0 {
                 let call_site = ret.wrapping_sub(self.core.call_instruction_bytes());
                 lines.extend(self.frame_lines(call_site));
@@ -1234,7 +1256,7 @@ impl Machine<'_> {
         } else {
             self.core.pc()
         };
-        let backtrace = self.backtrace(start, profiler);
+        let backtrace = self.backtrace_from(start, profiler, Some(f.pc));
         traces::FaultReport {
             kind,
             pc: f.pc,

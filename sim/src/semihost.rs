@@ -97,8 +97,40 @@ fn word(core: &dyn Core, addr: u32) -> Result<u32, CoreError> {
     Ok(u32::from_le_bytes(b))
 }
 
+/// The most bytes one request moves: a longer write or read moves this many and answers with
+/// the count it moved (both calls allow short transfers), so no request allocates more.
+const MAX_TRANSFER: u32 = 1 << 20;
+
+/// Fails, without allocating for it, unless all of `len` bytes at `addr` are in memory: a length
+/// the firmware got wrong (0xFFFFFFFF) is a bad pointer, checked a piece at a time.
+fn check_range(core: &dyn Core, addr: u32, len: u32) -> Result<(), CoreError> {
+    let bad = CoreError::Unmapped {
+        addr,
+        len: len as usize,
+    };
+    let end = addr as u64 + len as u64;
+    if end > 1 << 32 {
+        return Err(bad);
+    }
+    let mut piece = [0u8; 4096];
+    let mut at = addr as u64;
+    while at < end {
+        let n = (end - at).min(piece.len() as u64) as usize;
+        core.read_memory(at as u32, &mut piece[..n])
+            .map_err(|_| CoreError::Unmapped {
+                addr,
+                len: len as usize,
+            })?;
+        at += n as u64;
+    }
+    Ok(())
+}
+
+/// The first `len` bytes at `addr` (at most [`MAX_TRANSFER`]), once all `len` are known to be
+/// in memory.
 fn bytes(core: &dyn Core, addr: u32, len: u32) -> Result<Vec<u8>, CoreError> {
-    let mut b = vec![0u8; len as usize];
+    check_range(core, addr, len)?;
+    let mut b = vec![0u8; len.min(MAX_TRANSFER) as usize];
     core.read_memory(addr, &mut b)?;
     Ok(b)
 }
@@ -183,7 +215,7 @@ impl Semihosting {
             return Ok(Vec::new());
         }
         let f = self.file(handle).ok_or(EBADF)?;
-        let mut buf = vec![0u8; len as usize];
+        let mut buf = vec![0u8; len.min(MAX_TRANSFER) as usize];
         let n = f.read(&mut buf).unwrap_or(0);
         buf.truncate(n);
         Ok(buf)
@@ -243,13 +275,15 @@ impl Semihosting {
                 let data = bytes(core, a[1], a[2])?;
                 self.write_handle(a[0], data)
             }
-            simc::READ => match self.read_handle(a[0], a[2]) {
-                Ok(data) => {
-                    core.write_memory(a[1], &data)?;
-                    Ok(data.len() as u32)
+            simc::READ => {
+                match check_range(core, a[1], a[2]).map(|()| self.read_handle(a[0], a[2]))? {
+                    Ok(data) => {
+                        core.write_memory(a[1], &data)?;
+                        Ok(data.len() as u32)
+                    }
+                    Err(e) => Err(e),
                 }
-                Err(e) => Err(e),
-            },
+            }
             simc::OPEN => {
                 let name = String::from_utf8_lossy(&c_string(core, a[0], 1 << 20)?).into_owned();
                 let flags = a[1];
@@ -319,6 +353,7 @@ impl Semihosting {
             }
             SYS_READ => {
                 let a = args(3)?;
+                check_range(core, a[1], a[2])?;
                 let data = self.read_handle(a[0], a[2]).unwrap_or_default();
                 core.write_memory(a[1], &data)?;
                 a[2] - data.len() as u32
@@ -377,7 +412,12 @@ impl Semihosting {
                 }
             }
             SYS_REMOVE | SYS_RENAME | SYS_SYSTEM => {
-                if self.allow_host_fs && op != SYS_SYSTEM {
+                if op == SYS_SYSTEM {
+                    // Never run, with or without --allow-host-fs, which is about files only.
+                    self.note("semihosting SYS_SYSTEM refused: the firmware may not run host commands (--allow-host-fs allows files only)".into());
+                    self.errno = EPERM;
+                    u32::MAX
+                } else if self.allow_host_fs {
                     self.note(format!(
                         "semihosting operation 0x{op:02x} is not implemented"
                     ));

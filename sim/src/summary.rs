@@ -18,6 +18,17 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// The widest label column a table pads to. A longer label (a 70,000-character function name)
+/// overflows its own row only: the other rows stay readable, and the width stays far below the
+/// `u16::MAX` that `{:w$}` accepts (a wider one panics).
+const MAX_LABEL_WIDTH: usize = 100;
+
+/// The width of a table's label column: its longest label, at least `min`, at most
+/// [`MAX_LABEL_WIDTH`].
+pub fn label_width(labels: impl Iterator<Item = usize>, min: usize) -> usize {
+    labels.max().unwrap_or(0).max(min).min(MAX_LABEL_WIDTH)
+}
+
 fn duration(seconds: f64) -> String {
     if seconds >= 1.0 {
         format!("{seconds:.3} s")

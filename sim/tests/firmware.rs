@@ -567,3 +567,21 @@ fn bench_runs_from_any_directory() {
         "{text}"
     );
 }
+
+/// `bench --memory` finds the shipped example and the built firmware from any directory too.
+#[test]
+fn bench_memory_runs_from_any_directory() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tigris-sim"))
+        .args(["bench", "--memory", "--repeat", "1"])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!text.contains("not built"), "{text}");
+    assert_eq!(text.matches(" MIPS (").count(), 10, "{text}");
+}

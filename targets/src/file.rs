@@ -180,6 +180,76 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// Unicorn maps memory in pages of this size: a Cortex-M board's regions must start on one (its
+/// ARG error otherwise, when the core is set up). Starting on pages, two regions never share one:
+/// the core maps a region's last page whole.
+const UNICORN_PAGE: u64 = 4096;
+
+/// No two regions (bases and aliases) overlap, sorted by address so that a board of 10,000
+/// regions is checked in n log n. On Cortex-M every span also starts on a Unicorn page and stays
+/// out of the Private Peripheral Bus, which the core models itself. The error: (line of the later
+/// region in the file, message).
+fn check_overlaps(regions: &[(usize, Region)], cortex_m: bool) -> Result<(), (usize, String)> {
+    // (start, end, index into regions), one per base and alias.
+    let mut spans: Vec<(u64, u64, usize)> = regions
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, r))| {
+            std::iter::once(r.base)
+                .chain(r.aliases.iter().copied())
+                .map(move |a| (a as u64, a as u64 + r.size as u64, i))
+        })
+        .collect();
+    spans.sort_unstable();
+    let mut reach: Option<(u64, u64, usize)> = None;
+    for &(start, end, i) in &spans {
+        let (line, region) = &regions[i];
+        if cortex_m && start % UNICORN_PAGE != 0 {
+            return Err((
+                *line,
+                format!(
+                    "region `{}` at 0x{start:08x}: on a Cortex-M board a region (and each alias) must start on a 4 KiB boundary, the engine's page",
+                    region.name
+                ),
+            ));
+        }
+        if cortex_m && start < PPB_END && end > PPB_START {
+            return Err((
+                *line,
+                format!(
+                    "region `{}` (0x{start:08x}-0x{:08x}) overlaps the Private Peripheral Bus 0x{PPB_START:08x}-0x{:08x}, which the Cortex-M core models itself (NVIC, SysTick, SCB, DWT)",
+                    region.name,
+                    end - 1,
+                    PPB_END - 1
+                ),
+            ));
+        }
+        if let Some((o_start, _, o)) = reach.filter(|&(_, o_end, _)| start < o_end) {
+            let (a, b) = if regions[o].0 > *line { (o, i) } else { (i, o) };
+            let (a_at, b_at) = if a == i {
+                (start, o_start)
+            } else {
+                (o_start, start)
+            };
+            return Err((
+                regions[a].0,
+                format!(
+                    "region `{}` at 0x{a_at:08x} overlaps region `{}` (line {}) at 0x{b_at:08x}",
+                    regions[a].1.name, regions[b].1.name, regions[b].0
+                ),
+            ));
+        }
+        if reach.is_none_or(|(_, o_end, _)| end > o_end) {
+            reach = Some((start, end, i));
+        }
+    }
+    Ok(())
+}
+
+/// The Private Peripheral Bus of every M-profile core (ARMv7-M ARM B3.1).
+const PPB_START: u64 = 0xE000_0000;
+const PPB_END: u64 = 0xE010_0000;
+
 /// Parse and validate a board file's text; `origin` names it in errors.
 pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
     let file: BoardFile = toml::from_str(text).map_err(|e| BoardError::Parse {
@@ -224,8 +294,17 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         caches.push(spec);
     }
     let mut regions: Vec<(usize, Region)> = Vec::new();
+    let mut names = std::collections::HashMap::new();
+    // Line numbers counted once for all regions (a 10,000-region board stays linear).
+    let mut counted = (0, 1);
+    let mut line_at = |offset: usize| {
+        let (from, line) = counted;
+        let offset = offset.clamp(from, text.len());
+        counted = (offset, line + text[from..offset].matches('\n').count());
+        counted.1
+    };
     for spanned in &file.regions {
-        let line = line_of(text, spanned.span().start);
+        let line = line_at(spanned.span().start);
         let r = spanned.get_ref();
         let region = build_region(r, file.core.clock_hz, &caches)
             .map_err(|m| invalid(line, format!("region `{}`: {m}", r.name)))?;
@@ -240,34 +319,18 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
                 ),
             ));
         }
-        for (other_line, other) in &regions {
-            if other.name == region.name {
-                return Err(invalid(
-                    line,
-                    format!(
-                        "region name `{}` also used at line {other_line}",
-                        region.name
-                    ),
-                ));
-            }
-            for a in std::iter::once(region.base).chain(region.aliases.iter().copied()) {
-                for b in std::iter::once(other.base).chain(other.aliases.iter().copied()) {
-                    let (a_end, b_end) =
-                        (a as u64 + region.size as u64, b as u64 + other.size as u64);
-                    if (a as u64) < b_end && (b as u64) < a_end {
-                        return Err(invalid(
-                            line,
-                            format!(
-                                "region `{}` at 0x{a:08x} overlaps region `{}` (line {other_line}) at 0x{b:08x}",
-                                region.name, other.name
-                            ),
-                        ));
-                    }
-                }
-            }
+        if let Some(other_line) = names.insert(region.name.clone(), line) {
+            return Err(invalid(
+                line,
+                format!(
+                    "region name `{}` also used at line {other_line}",
+                    region.name
+                ),
+            ));
         }
         regions.push((line, region));
     }
+    check_overlaps(&regions, file.core.kind.is_cortex_m()).map_err(|(l, m)| invalid(l, m))?;
     let console = ConsoleSpec {
         uart: file.console.uart_data.map(|data| UartSpec {
             data,
@@ -566,6 +629,11 @@ fn build_region(
         return Err(format!(
             "base 0x{:08x} + size 0x{size:x} runs past the 4 GiB address space",
             r.base
+        ));
+    }
+    if let Some(a) = r.aliases.iter().find(|&&a| a as u64 + size > 1 << 32) {
+        return Err(format!(
+            "alias 0x{a:08x} + size 0x{size:x} runs past the 4 GiB address space"
         ));
     }
     let access = Access {

@@ -607,15 +607,18 @@ pub fn load_with(name_or_path: &str, overrides: &[String]) -> Result<Board, Boar
             origin: origin.clone(),
             message: e.to_string(),
         })?;
+    let file = doc.clone();
     for setting in overrides {
         overrides::apply_override(&mut doc, setting)?;
     }
     let edited = toml::to_string(&doc).expect("a parsed table serialises");
     let board = parse(&edited, &origin).map_err(|e| match e {
-        // Line numbers would point into the edited text: name the settings instead.
+        // Line numbers would point into the edited text: name the setting instead, the first
+        // whose addition breaks the board.
         BoardError::Invalid { message, .. } | BoardError::Parse { message, .. } => {
             BoardError::Override {
-                setting: overrides.join(" --set "),
+                setting: failing_setting(file, &origin, overrides)
+                    .unwrap_or_else(|| overrides.join(" --set ")),
                 message: message
                     .lines()
                     .last()
@@ -629,6 +632,16 @@ pub fn load_with(name_or_path: &str, overrides: &[String]) -> Result<Board, Boar
     Ok(Board {
         settings: overrides.to_vec(),
         ..board
+    })
+}
+
+/// The first of `overrides` that, added to those before it, makes the board file `file`
+/// invalid (only called once the whole list did).
+fn failing_setting(mut file: toml::Table, origin: &str, overrides: &[String]) -> Option<String> {
+    overrides.iter().find_map(|setting| {
+        overrides::apply_override(&mut file, setting).ok()?;
+        let text = toml::to_string(&file).ok()?;
+        parse(&text, origin).is_err().then(|| setting.clone())
     })
 }
 
@@ -878,6 +891,89 @@ mod tests {
         let text = MINIMAL.replace("access = \"rw\"", "access = \"rw\"\nwaitstates = 3");
         let e = parse(&text, "t.toml").unwrap_err().to_string();
         assert!(e.contains("waitstates") && e.contains("line 12"), "{e}");
+    }
+
+    /// Review D9: a failing --set among several is the one named.
+    #[test]
+    fn the_failing_override_is_the_one_named() {
+        let e = set(
+            "stm32f446re",
+            &[
+                "flash.wait_states=2",
+                "core.clock_hz=0",
+                "flash.prefetch=false",
+            ],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("--set core.clock_hz=0")
+                && !e.contains("wait_states=2")
+                && !e.contains("prefetch"),
+            "{e}"
+        );
+    }
+
+    /// A region with an alias past 4 GiB is refused, as a region past 4 GiB is.
+    #[test]
+    fn an_alias_past_4_gib_is_refused() {
+        let text = MINIMAL.replace("access = \"rw\"", "access = \"rw\"\naliases = [0xffff8000]");
+        let e = parse(&text, "t.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("t.toml, line 6")
+                && e.contains("alias 0xffff8000 + size 0x10000 runs past the 4 GiB"),
+            "{e}"
+        );
+    }
+
+    /// Review D9: Cortex-M regions that Unicorn cannot map are refused when the board is read,
+    /// with the file, line and region, not at core set-up as "MAP" or "ARG".
+    #[test]
+    fn cortex_m_regions_the_engine_cannot_map_are_refused() {
+        let region = |base: &str, size: &str| {
+            format!("{MINIMAL}[[regions]]\nname = \"two\"\nkind = \"sram\"\nbase = {base}\nsize = {size}\naccess = \"rw\"\n")
+        };
+        for (text, want) in [
+            (region("0x30000800", "\"4K\""), "region `two` at 0x30000800: on a Cortex-M board a region (and each alias) must start on a 4 KiB boundary"),
+            (region("0x30000000", "0x100"), ""),
+            (region("0xe0000000", "\"4K\""), "region `two` (0xe0000000-0xe0000fff) overlaps the Private Peripheral Bus"),
+        ] {
+            match parse(&text, "t.toml") {
+                Ok(_) => assert!(want.is_empty(), "{want}"),
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(!want.is_empty() && e.contains("t.toml, line 12") && e.contains(want), "{e}");
+                }
+            }
+        }
+        // Xtensa boards map memory byte by byte: the same layout is fine there.
+        let xtensa = region("0x30000800", "\"4K\"").replace("cortex-m4", "xtensa-lx7");
+        parse(&xtensa, "t.toml").unwrap();
+    }
+
+    /// Review D9: 10,000 regions are read in linear time (line numbers and overlaps were
+    /// quadratic: 8.6 s).
+    #[test]
+    fn ten_thousand_regions_are_read_quickly() {
+        let mut text = String::from(
+            "name = \"big\"\nsummary = \"s\"\n[core]\nkind = \"cortex-m4\"\nclock_hz = 1\n",
+        );
+        for i in 0..10_000u32 {
+            text += &format!(
+                "[[regions]]\nname = \"r{i}\"\nkind = \"sram\"\nbase = 0x{:08x}\nsize = \"4K\"\naccess = \"rw\"\n",
+                0x2000_0000 + i * 0x1000
+            );
+        }
+        let started = std::time::Instant::now();
+        assert_eq!(parse(&text, "big.toml").unwrap().regions.len(), 10_000);
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+        let overlapping = text.replace("base = 0x20001000", "base = 0x20000800");
+        let e = parse(&overlapping, "big.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("line 12") && e.contains("region `r1` at 0x20000800"),
+            "{e}"
+        );
     }
 
     #[test]
