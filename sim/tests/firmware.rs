@@ -548,20 +548,26 @@ fn completions_and_manual_page_are_printed() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// `bench` finds the shipped example from any directory (the checkout the binary was built in).
-#[test]
-fn bench_runs_from_any_directory() {
+/// `tigris-sim bench ARGS` run from outside the checkout; its stdout, once it succeeded.
+fn bench_from_elsewhere(args: &[&str]) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tigris-sim"))
-        .args(["bench", "--repeat", "1"])
+        .arg("bench")
+        .args(args)
         .current_dir(std::env::temp_dir())
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `bench` finds the shipped example from any directory (the checkout the binary was built in).
+#[test]
+fn bench_runs_from_any_directory() {
+    let text = bench_from_elsewhere(&["--repeat", "1"]);
     assert!(
         text.contains("examples/esp32s3-demo.elf on esp32s3") && text.contains("MIPS"),
         "{text}"
@@ -571,17 +577,7 @@ fn bench_runs_from_any_directory() {
 /// `bench --memory` finds the shipped example and the built firmware from any directory too.
 #[test]
 fn bench_memory_runs_from_any_directory() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tigris-sim"))
-        .args(["bench", "--memory", "--repeat", "1"])
-        .current_dir(std::env::temp_dir())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = bench_from_elsewhere(&["--memory", "--repeat", "1"]);
     assert!(!text.contains("not built"), "{text}");
     assert_eq!(text.matches(" MIPS (").count(), 10, "{text}");
 }
