@@ -533,9 +533,10 @@ tg_mode_flags() {   # <mode>: include paths and the plan header
     echo "-I$TG_DIR -I$TG_GEN -DTIGRIS_PLAN_HEADER=\"tigris_$1_plan.h\""
 }
 
-tg_objs() {   # <target>: the runtime and kernel objects (+ windowed start files)
-    local t=$1 out="$TG_GEN/obj/$1" f
-    local XT_CFLAGS=("${XT_CFLAGS[@]}" -DBOARD_ESP32S3)   # Xtensa targets; seen by xt_windowed_obj
+tg_objs() {   # <target> [notrace]: the runtime and kernel objects (+ windowed start files)
+    local t=$1 out="$TG_GEN/obj/$1${2:+-$2}" f flavour=()
+    [[ ${2:-} == notrace ]] && flavour=(-DTIGRIS_NO_TRACE)
+    local XT_CFLAGS=("${XT_CFLAGS[@]}" -DBOARD_ESP32S3 "${flavour[@]}")   # Xtensa; seen by xt_windowed_obj
     mkdir -p "$out"
     for f in "${TG_LIB[@]}"; do
         case "$t" in
@@ -543,7 +544,8 @@ tg_objs() {   # <target>: the runtime and kernel objects (+ windowed start files
             esp32s3-call0) "$XT_CC" "${XT_CFLAGS[@]}" -c "$TG_DIR/$f.c" -o "$out/$f.o" ;;
             esp32s3-windowed) xt_windowed_obj "$TG_DIR/$f.c" "$out/$f.o" ;;
             *)  # shellcheck disable=SC2046
-                "$CC" $(cpu_flags "$t") $(board_define "$t") "${COMMON_FLAGS[@]}" -c "$TG_DIR/$f.c" -o "$out/$f.o" ;;
+                "$CC" $(cpu_flags "$t") $(board_define "$t") "${COMMON_FLAGS[@]}" "${flavour[@]}" \
+                    -c "$TG_DIR/$f.c" -o "$out/$f.o" ;;
         esac
     done
     if [[ $t == esp32s3-windowed ]]; then
@@ -567,12 +569,14 @@ tg_host() {   # <mode>: build/host/tigris_<mode>(.out, .rc, .events); non-zero e
     ((rc == 0)) || { cat "$out/$p.out"; echo "$p: host run failed with exit code $rc" >&2; return 1; }
 }
 
-tg_xt_call0() {   # <mode>: build/esp32s3/tigris_<mode>.elf
-    local elf="$BUILD/esp32s3/tigris_$1.elf"
+tg_xt_call0() {   # <mode> [notrace]: build/esp32s3/tigris_<mode>[-notrace].elf
+    local elf="$BUILD/esp32s3/tigris_$1${2:+-$2}.elf" flavour=()
+    [[ ${2:-} == notrace ]] && flavour=(-DTIGRIS_NO_TRACE)
     # shellcheck disable=SC2046
-    "$XT_CC" "${XT_CFLAGS[@]}" -DBOARD_ESP32S3 $(tg_mode_flags "$1") -nostdlib -L "$XT_DIR" \
-        -T "$XT_DIR/esp32s3.ld" -Wl,-Map="${elf%.elf}.map" -Wl,--gc-sections "$XT_DIR/start_call0.S" \
-        "$TG_DIR/main.c" $(tg_lib_objs esp32s3-call0) -L "$XT_LIBDIR/call0" -ltg -o "$elf"
+    "$XT_CC" "${XT_CFLAGS[@]}" -DBOARD_ESP32S3 "${flavour[@]}" $(tg_mode_flags "$1") -nostdlib \
+        -L "$XT_DIR" -T "$XT_DIR/esp32s3.ld" -Wl,-Map="${elf%.elf}.map" -Wl,--gc-sections \
+        "$XT_DIR/start_call0.S" "$TG_DIR/main.c" $(tg_lib_objs "esp32s3-call0${2:+-$2}") \
+        -L "$XT_LIBDIR/call0" -ltg -o "$elf"
 }
 
 tg_xt_windowed() {   # <mode>: build/esp32s3/tigris_<mode>-windowed.elf
@@ -606,6 +610,9 @@ if command -v python3 >/dev/null 2>&1; then
     for t in "${tg_targets[@]}"; do
         job "tigris runtime ($t)" tg_objs "$t"
     done
+    for t in "${TG_CM_BOARDS[@]}" $( ((tg_xt)) && echo esp32s3-call0); do   # without the trace API
+        job "tigris runtime ($t, no trace)" tg_objs "$t" notrace
+    done
     wait_jobs
     mkdir -p "$TG_DIR/plans"
     for m in "${TG_MODES[@]}"; do
@@ -621,12 +628,16 @@ if command -v python3 >/dev/null 2>&1; then
             # shellcheck disable=SC2046
             job "$b tigris_$m" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/tigris_$m.elf" startup.o \
                 $(tg_mode_flags "$m") "$TG_DIR/main.c" $(tg_lib_objs "$b")
-            tg_n=$((tg_n + 1))
+            # shellcheck disable=SC2046
+            job "$b tigris_$m (no trace)" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/tigris_$m-notrace.elf" \
+                startup.o -DTIGRIS_NO_TRACE $(tg_mode_flags "$m") "$TG_DIR/main.c" $(tg_lib_objs "$b-notrace")
+            tg_n=$((tg_n + 2))
         done
         if ((tg_xt)); then
             job "esp32s3 tigris_$m (call0)" tg_xt_call0 "$m"
+            job "esp32s3 tigris_$m (call0, no trace)" tg_xt_call0 "$m" notrace
             job "esp32s3 tigris_$m (windowed)" tg_xt_windowed "$m"
-            tg_n=$((tg_n + 2))
+            tg_n=$((tg_n + 3))
         fi
     done
     wait_jobs

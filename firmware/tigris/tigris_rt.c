@@ -267,6 +267,7 @@ void tigris_mem_init(tigris_mem_t *mem, void **tensor_ptrs, uint16_t num_tensors
     mem->cur_path = TIGRIS_PATH_NORMAL;
 }
 
+#ifndef TIGRIS_NO_TRACE
 void tigris_mem_set_trace(tigris_mem_t *mem, tigris_trace_fn fn, void *ctx)
 {
     mem->trace_fn = fn;
@@ -302,6 +303,15 @@ static void emit(tigris_mem_t *m, uint8_t kind, uint8_t pool, uint16_t tensor, u
     e.row1 = row1;
     tigris_trace_emit(m, &e);
 }
+#else
+/* No trace API: the executor's work is unchanged, only the events are gone. */
+static void emit(tigris_mem_t *m, uint8_t kind, uint8_t pool, uint16_t tensor, uint16_t op,
+                 uint32_t offset, uint32_t src_offset, uint32_t bytes, int32_t row0, int32_t row1)
+{
+    (void)m, (void)kind, (void)pool, (void)tensor, (void)op, (void)offset, (void)src_offset, (void)bytes,
+        (void)row0, (void)row1;
+}
+#endif
 
 static int fast_alloc(tigris_mem_t *m, uint32_t bytes, uint32_t *off)
 {
@@ -406,6 +416,8 @@ static int place_output_slow(exec_t *x, uint16_t t)
     if (slow_alloc(x->mem, tbytes(x, t), &off))
         return TIGRIS_EXEC_ERR_OOM;
     x->home[t] = off + 1u;
+    /* as tigris_mem_alloc_slow does: the table says where the tensor lives until it is brought in */
+    x->mem->tensor_ptrs[t] = x->mem->slow_base + off;
     emit(x->mem, TIGRIS_TRACE_ALLOC, TIGRIS_POOL_SLOW, t, (uint16_t)TIGRIS_NONE16, off, 0,
          tbytes(x, t), -1, -1);
     return TIGRIS_OK;

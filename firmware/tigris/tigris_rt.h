@@ -319,14 +319,20 @@ typedef int (*tigris_kernel_fn)(const tigris_plan_t *plan, const tigris_op_t *op
 int tigris_plan_load(const void *buf, size_t len, tigris_plan_t *plan);
 void tigris_mem_init(tigris_mem_t *mem, void **tensor_ptrs, uint16_t num_tensors, void *fast_buf,
                      size_t fast_size, void *slow_buf, size_t slow_size);
+#ifndef TIGRIS_NO_TRACE
+/* Built with -DTIGRIS_NO_TRACE the runtime has no trace API, like the public tigris-runtime: a
+ * profiler then derives the breakdown from the executor's calls (docs/tigris.md, "Without trace events"). */
 void tigris_mem_set_trace(tigris_mem_t *mem, tigris_trace_fn fn, void *ctx);
+#endif
 /* Place a model input (or any tensor) in the slow pool: ALLOC event, tensor_ptrs[tensor] set. */
 void *tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, size_t bytes);
 int tigris_run_with_workspace_buffer(const tigris_plan_t *plan, tigris_mem_t *mem,
                                      tigris_kernel_fn kernel, void *user_ctx,
                                      tigris_exec_stats_t *stats, void *ws, size_t ws_size);
 /* Every event goes through here (fills stage, path and occupancy from mem, calls the sink). */
+#ifndef TIGRIS_NO_TRACE
 void tigris_trace_emit(tigris_mem_t *mem, tigris_trace_event_t *event);
+#endif
 
 /* plan accessors (bounds were checked by the loader) */
 uint16_t tigris_plan_index(const tigris_plan_t *plan, uint32_t element);
