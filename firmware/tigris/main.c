@@ -39,7 +39,9 @@ const uint32_t g_tigris_plan_len = TIGRIS_PLAN_BYTES;
 uint8_t tigris_fast_arena[TIGRIS_PLAN_FAST_ARENA_BYTES] __attribute__((aligned(16)));
 uint8_t tigris_slow_arena[TIGRIS_PLAN_SLOW_ARENA_BYTES] SLOW_SECTION __attribute__((aligned(16)));
 void *tigris_tensor_ptrs[TIGRIS_PLAN_NUM_TENSORS];
+#ifndef TIGRIS_SCHEMA_1
 uint8_t tigris_workspace[TIGRIS_EXECUTOR_WORKSPACE_BYTES] __attribute__((aligned(16)));
+#endif
 
 #define NOINLINE __attribute__((noinline, noclone))
 
@@ -334,20 +336,30 @@ int main(void)
 #ifndef TIGRIS_NO_TRACE
     tigris_mem_set_trace(&mem, trace_sink, &sink);
 #endif
+#ifdef TIGRIS_SCHEMA_1
+    int8_t *input = tigris_mem_alloc_slow(&mem, in_t, plan.tensors[in_t].size_bytes) == TIGRIS_OK
+                        ? mem.tensor_ptrs[in_t]
+                        : NULL;
+#else
     int8_t *input = tigris_mem_alloc_slow(&mem, in_t, plan.tensors[in_t].size_bytes);
+#endif
     if (!input) {
         printf("%s: no slow memory for the input\n", name);
         return 1;
     }
     make_input(input, tigris_plan_dim(&plan, in_t, 1), tigris_plan_dim(&plan, in_t, 2),
                tigris_plan_dim(&plan, in_t, 3));
+#ifdef TIGRIS_SCHEMA_1
+    rc = tigris_run(&plan, &mem, tigris_ref_kernel, NULL, &stats);
+#else
     rc = tigris_run_with_workspace_buffer(&plan, &mem, tigris_ref_kernel, NULL, &stats,
                                           tigris_workspace, sizeof tigris_workspace);
+#endif
 #ifndef TIGRIS_NO_TRACE
     tigris_mem_set_trace(&mem, NULL, NULL);
 #endif
     if (rc != TIGRIS_OK) {
-        printf("%s: tigris_run_with_workspace_buffer failed: %d\n", name, rc);
+        printf("%s: the run failed: %d\n", name, rc);
         return 1;
     }
 

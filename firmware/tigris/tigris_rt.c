@@ -177,7 +177,7 @@ int tigris_plan_load(const void *buf, size_t len, tigris_plan_t *plan)
     if (h->num_tensors > TIGRIS_MAX_TENSORS || h->num_tensors == 0 || h->num_ops == 0 ||
         h->num_stages == 0)
         return TIGRIS_ERR_LIMITS;
-    if ((uint32_t)h->num_tensors * 16u > SECSIZE(1) || (uint32_t)h->num_ops * 38u > SECSIZE(2) ||
+    if ((uint32_t)h->num_tensors * 16u > SECSIZE(1) || (uint32_t)h->num_ops * sizeof(tigris_op_t) > SECSIZE(2) ||
         (uint32_t)h->num_stages * 28u > SECSIZE(3) ||
         (h->num_tile_plans && (uint32_t)h->num_tile_plans * 24u > SECSIZE(4)))
         return TIGRIS_ERR_BAD_SECTION;
@@ -345,7 +345,7 @@ static void fast_reset(tigris_mem_t *m)
          m->fast_reserved, 0, released, -1, -1);
 }
 
-void *tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, size_t bytes)
+static void *place_slow(tigris_mem_t *mem, uint16_t tensor, size_t bytes)
 {
     uint32_t off;
     if (tensor >= mem->num_tensors || bytes > 0x7FFFFFFFu || slow_alloc(mem, (uint32_t)bytes, &off))
@@ -355,6 +355,18 @@ void *tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, size_t bytes)
          (uint32_t)bytes, -1, -1);
     return mem->tensor_ptrs[tensor];
 }
+
+#ifdef TIGRIS_SCHEMA_1
+int tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, uint32_t bytes)
+{
+    return place_slow(mem, tensor, bytes) ? TIGRIS_OK : TIGRIS_EXEC_ERR_OOM;
+}
+#else
+void *tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, size_t bytes)
+{
+    return place_slow(mem, tensor, bytes);
+}
+#endif
 
 /* --------------------------------------------------------------------------- executor */
 typedef struct {          /* one tensor of a banded run (tiled stage or chain) */
@@ -715,9 +727,8 @@ static int run_banded(exec_t *x, uint16_t first, uint16_t count, uint32_t tile_h
     return TIGRIS_OK;
 }
 
-int tigris_run_with_workspace_buffer(const tigris_plan_t *plan, tigris_mem_t *mem,
-                                     tigris_kernel_fn kernel, void *user_ctx,
-                                     tigris_exec_stats_t *stats, void *ws, size_t ws_size)
+static int run_plan(const tigris_plan_t *plan, tigris_mem_t *mem, tigris_kernel_fn kernel, void *user_ctx,
+                    tigris_exec_stats_t *stats, void *ws, size_t ws_size)
 {
     if (!plan || !plan->base || !mem || !kernel || !ws || ws_size < sizeof(exec_t) ||
         ((uintptr_t)ws & 7u) != 0 || mem->num_tensors < plan->num_tensors)
@@ -775,3 +786,19 @@ int tigris_run_with_workspace_buffer(const tigris_plan_t *plan, tigris_mem_t *me
         mem->cur_stage = (uint16_t)TIGRIS_NONE16;
     return rc;
 }
+
+#ifdef TIGRIS_SCHEMA_1
+int tigris_run(const tigris_plan_t *plan, tigris_mem_t *mem, tigris_kernel_fn kernel, void *user_ctx,
+               tigris_exec_stats_t *stats)
+{
+    static uint64_t workspace[TIGRIS_EXECUTOR_WORKSPACE_BYTES / 8u];
+    return run_plan(plan, mem, kernel, user_ctx, stats, workspace, sizeof workspace);
+}
+#else
+int tigris_run_with_workspace_buffer(const tigris_plan_t *plan, tigris_mem_t *mem,
+                                     tigris_kernel_fn kernel, void *user_ctx,
+                                     tigris_exec_stats_t *stats, void *ws, size_t ws_size)
+{
+    return run_plan(plan, mem, kernel, user_ctx, stats, ws, ws_size);
+}
+#endif
