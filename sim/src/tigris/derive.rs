@@ -120,18 +120,33 @@ pub(super) struct Derivation {
     /// Last slow-arena address seen in the tensor table, per tensor.
     homes: Vec<Option<u32>>,
     pub(super) seen: Vec<Seen>,
+    units: Vec<Unit>,
+    /// Unit and op position of the latest kernel call.
+    last_kernel: Option<(Option<usize>, Option<usize>)>,
+    /// The latest record as the trace event it stands for (`stage_begin`, `tile_begin`, `op`,
+    /// `load`, ...): the live view steps by these.
+    pub(super) last_kind: Option<&'static str>,
 }
 
 impl Derivation {
-    /// At the start of a run: `mem` is the run's `tigris_mem_t`, already initialised.
-    pub(super) fn new(core: &dyn Core, memory: Memory, mem: u32) -> Derivation {
+    /// At the start of a run of `plan`: `mem` is the run's `tigris_mem_t`, already initialised.
+    pub(super) fn new(core: &dyn Core, plan: &Plan, memory: Memory, mem: u32) -> Derivation {
         Derivation {
             counters: find_counters(core, mem, &memory),
             homes: vec![None; memory.tensors.min(MAX_TABLE) as usize],
             memory,
             pending: Vec::new(),
             seen: Vec::new(),
+            units: plan.units(),
+            last_kernel: None,
+            last_kind: None,
         }
+    }
+
+    /// Carry what earlier runs of the same firmware recorded.
+    pub(super) fn continue_from(&mut self, earlier: Derivation) {
+        self.seen = earlier.seen;
+        self.last_kernel = earlier.last_kernel;
     }
 
     /// Whether the bump counters were found (else the fast and slow peaks come from the bus only).
@@ -176,6 +191,15 @@ impl Derivation {
     }
 
     pub(super) fn kernel(&mut self, core: &dyn Core, op: u16, at: Snapshot) {
+        let unit = self.units.iter().position(|u| u.ops.contains(&op));
+        let pos = unit.and_then(|u| self.units[u].ops.iter().position(|&k| k == op));
+        self.last_kind = Some(match self.last_kernel {
+            Some((u, _)) if u != unit => "stage_begin",
+            None => "stage_begin",
+            Some((_, p)) if pos <= p => "tile_begin",
+            Some(_) => "op",
+        });
+        self.last_kernel = Some((unit, pos));
         self.record(core, What::Kernel { op }, at);
     }
 
@@ -237,6 +261,11 @@ impl Derivation {
 
     /// The copy `classify` described begins.
     pub(super) fn copy_begin(&mut self, core: &dyn Core, copy: Copy, at: Snapshot) {
+        self.last_kind = Some(match copy.kind {
+            CopyKind::Load => "load",
+            CopyKind::Spill => "spill",
+            CopyKind::Move => "move",
+        });
         self.record(core, What::CopyBegin(copy), at);
     }
 

@@ -274,16 +274,21 @@ impl TigrisRuntime {
             .unwrap_or_default()
     }
 
-    /// Trace events captured so far.
+    /// Trace events captured so far, or runtime calls recorded for a derived breakdown.
     pub fn events_seen(&self) -> usize {
-        self.events.len()
+        self.events.len() + self.derivation.as_ref().map_or(0, |d| d.seen.len())
     }
 
-    /// Kind of the newest trace event (`tile_begin`, ...).
+    /// Kind of the newest trace event (`tile_begin`, ...), or of the event the newest recorded
+    /// runtime call stands for (a stage or tile is seen beginning at its first kernel call).
     pub fn last_event_kind(&self) -> Option<&'static str> {
-        self.events
-            .last()
-            .map(|c| KIND_NAMES[c.event.kind as usize - 1])
+        match &self.derivation {
+            Some(d) if self.sink.is_none() => d.last_kind,
+            _ => self
+                .events
+                .last()
+                .map(|c| KIND_NAMES[c.event.kind as usize - 1]),
+        }
     }
 
     /// Addresses the core must trap.
@@ -347,7 +352,7 @@ impl TigrisRuntime {
 
     /// A run starts without a trace sink: watch the executor's calls to derive the breakdown.
     fn derive_run(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
-        let (Some(arenas), Some((table, tensors)), None, Some(_)) =
+        let (Some(arenas), Some((table, tensors)), None, Some(plan)) =
             (&self.arenas, self.table, self.sink, &self.parsed)
         else {
             return Ok(());
@@ -360,9 +365,9 @@ impl TigrisRuntime {
         };
         // tigris_run*(plan, mem, kernel, user_ctx, stats, ...): both runtime generations.
         let (mem, kernel) = (core.argument(1)?, core.argument(2)? & !1);
-        let mut d = Derivation::new(core, memory, mem);
-        if let Some(old) = self.derivation.take() {
-            d.seen = old.seen;
+        let mut d = Derivation::new(core, plan, memory, mem);
+        if let Some(earlier) = self.derivation.take() {
+            d.continue_from(earlier);
         } else if !d.has_counters() {
             self.finding("derived breakdown: the arenas' bump counters were not found in the runtime's tigris_mem_t; fast and slow peaks are the bus's".into());
         }
