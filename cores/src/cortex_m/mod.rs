@@ -220,8 +220,11 @@ pub struct CortexM<'a> {
     debug: debug::DebugHooks,
 }
 
-fn engine<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> CoreError + '_ {
-    move |e| CoreError::Engine(format!("{what}: {e:?}"))
+fn engine(what: &str) -> impl FnOnce(unicorn_engine::uc_error) -> CoreError + '_ {
+    move |code| CoreError::Unicorn {
+        what: what.into(),
+        code,
+    }
 }
 
 fn page_align(size: u64) -> u64 {
@@ -469,7 +472,7 @@ impl<'a> CortexM<'a> {
                 )))
             }
         };
-        let cs = timing::disassembler(kind).map_err(engine("capstone"))?;
+        let cs = timing::disassembler(kind)?;
         let mem = MemorySystem::new(board);
         let fetch_regions = mem.watched_ranges();
         let state = State {
@@ -1596,9 +1599,10 @@ impl CortexM<'_> {
                                 self.memory_fault(FaultKind::BadFetch, pc, pc)?
                             }
                             other => {
-                                return Err(CoreError::Engine(format!(
-                                    "unicorn stopped at 0x{pc:08x}: {other:?}"
-                                )))
+                                return Err(CoreError::Unicorn {
+                                    what: format!("unicorn stopped at 0x{pc:08x}"),
+                                    code: other,
+                                })
                             }
                         }
                     };
