@@ -224,17 +224,6 @@ pub enum SemihostingAbi {
 pub enum CoreError {
     #[error("{0}")]
     Engine(String),
-    /// The Unicorn engine refused an operation: what was asked, and Unicorn's own error code.
-    #[cfg(feature = "cortex-m")]
-    #[error("{what}: {code:?}")]
-    Unicorn {
-        what: String,
-        code: unicorn_engine::uc_error,
-    },
-    /// The disassembler the Cortex-M timing decodes with could not be set up.
-    #[cfg(feature = "cortex-m")]
-    #[error("capstone: {0}")]
-    Capstone(#[from] capstone::Error),
     #[error("memory at 0x{addr:08x} (+{len} bytes) is not mapped")]
     Unmapped { addr: u32, len: usize },
 }

@@ -478,7 +478,7 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
 
 /// An arena size: 1 byte to 4 GiB - 1, in any unit `tigris_targets::parse_size` reads.
 fn parse_arena_size(s: &str) -> Result<u32, String> {
-    match tigris_targets::parse_size(s).map_err(|e| e.to_string())? {
+    match tigris_targets::parse_size(s)? {
         0 => Err(format!("`{s}`: an arena needs at least one byte")),
         n => u32::try_from(n).map_err(|_| format!("`{s}` is larger than a 32-bit address space")),
     }

@@ -88,7 +88,7 @@ enum SweepAction {
 }
 
 fn parse_budget(s: &str) -> Result<String, String> {
-    match tigris_targets::parse_size(s).map_err(|e| e.to_string())? {
+    match tigris_targets::parse_size(s)? {
         0 => Err(format!("`{s}`: a budget needs at least one byte")),
         _ => Ok(s.to_string()),
     }

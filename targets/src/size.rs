@@ -23,18 +23,9 @@ const UNITS: [(&str, u32); 10] = [
     ("B", 0),
 ];
 
-/// Why a text is not a size; each names the text as given.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SizeError {
-    #[error("`{0}` is not a size (examples: 4096, \"16K\", \"4MiB\")")]
-    NotASize(String),
-    #[error("`{0}` is too large")]
-    TooLarge(String),
-}
-
 /// Parse "4096", "0x1000", "16K", "16KiB", "16KB", "4M", "1G" (binary multiples) into bytes: a
 /// decimal or 0x-hex number, then at most one unit (a hex number's `B` is a digit, not a unit).
-pub fn parse_size(text: &str) -> Result<u64, SizeError> {
+pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let hex = t.starts_with("0x") || t.starts_with("0X");
     let (number, shift) = UNITS
@@ -55,10 +46,11 @@ pub fn parse_size(text: &str) -> Result<u64, SizeError> {
         None if digits.bytes().all(|b| b.is_ascii_digit()) => digits.parse(),
         None => "-".parse(),
     };
-    let value = parsed.map_err(|_| SizeError::NotASize(text.into()))?;
+    let value = parsed
+        .map_err(|_| format!("`{text}` is not a size (examples: 4096, \"16K\", \"4MiB\")"))?;
     value
         .checked_mul(1 << shift)
-        .ok_or_else(|| SizeError::TooLarge(text.into()))
+        .ok_or_else(|| format!("`{text}` is too large"))
 }
 
 /// "16 KiB", "4 MiB" or plain bytes.

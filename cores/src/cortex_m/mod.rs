@@ -220,11 +220,8 @@ pub struct CortexM<'a> {
     debug: debug::DebugHooks,
 }
 
-fn engine(what: &str) -> impl FnOnce(unicorn_engine::uc_error) -> CoreError + '_ {
-    move |code| CoreError::Unicorn {
-        what: what.into(),
-        code,
-    }
+fn engine<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> CoreError + '_ {
+    move |e| CoreError::Engine(format!("{what}: {e:?}"))
 }
 
 fn page_align(size: u64) -> u64 {
@@ -472,7 +469,7 @@ impl<'a> CortexM<'a> {
                 )))
             }
         };
-        let cs = timing::disassembler(kind)?;
+        let cs = timing::disassembler(kind).map_err(engine("capstone"))?;
         let mem = MemorySystem::new(board);
         let fetch_regions = mem.watched_ranges();
         let state = State {
@@ -1599,10 +1596,9 @@ impl CortexM<'_> {
                                 self.memory_fault(FaultKind::BadFetch, pc, pc)?
                             }
                             other => {
-                                return Err(CoreError::Unicorn {
-                                    what: format!("unicorn stopped at 0x{pc:08x}"),
-                                    code: other,
-                                })
+                                return Err(CoreError::Engine(format!(
+                                    "unicorn stopped at 0x{pc:08x}: {other:?}"
+                                )))
                             }
                         }
                     };
