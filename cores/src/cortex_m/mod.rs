@@ -1235,14 +1235,15 @@ impl Core for CortexM<'_> {
     fn run(&mut self, budget: Budget, observer: &mut dyn ExecObserver) -> Result<Stop, CoreError> {
         let end_cycles = self.cycles().saturating_add(budget.cycles);
         let end_insns = self.instructions().saturating_add(budget.instructions);
+        let obs: *mut (dyn ExecObserver + '_) = observer;
         // SAFETY: erase the borrow's lifetime; the pointer is cleared before this function returns and
         // only the hooks, which run inside `emu_start` below, dereference it.
-        let obs: *mut (dyn ExecObserver + '_) = observer;
         let obs: *mut dyn ExecObserver = unsafe { std::mem::transmute(obs) };
         let st = self.uc.get_data_mut();
         st.observer = Some(obs);
         // SAFETY: as above, the observer outlives this call.
         st.quiet = unsafe { (*obs).quiet_jumps() };
+        // SAFETY: as above.
         st.mem.set_owner(unsafe { (*obs).memory_owner() });
         let result = self.run_slices(end_cycles, end_insns);
         self.uc.get_data_mut().observer = None;
