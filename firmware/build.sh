@@ -526,6 +526,7 @@ fi
 TG_DIR="$FW_DIR/tigris"
 TG_GEN="$BUILD/tigris"
 TG_MODES=(normal tiled chain chain_lb)
+TG_V1_MODES=(normal tiled chain)   # the modes a schema-1 plan can say (make_plans.py SCHEMA1_MODES)
 TG_CM_BOARDS=(stm32h753 mps2-an386)
 TG_LIB=(tigris_rt tigris_kernels)
 
@@ -533,9 +534,17 @@ tg_mode_flags() {   # <mode>: include paths and the plan header
     echo "-I$TG_DIR -I$TG_GEN -DTIGRIS_PLAN_HEADER=\"tigris_$1_plan.h\""
 }
 
-tg_objs() {   # <target>: the runtime and kernel objects (+ windowed start files)
-    local t=$1 out="$TG_GEN/obj/$1" f
-    local XT_CFLAGS=("${XT_CFLAGS[@]}" -DBOARD_ESP32S3)   # Xtensa targets; seen by xt_windowed_obj
+tg_flavour() {   # [notrace|v1]: the runtime flavour's defines (firmware/tigris/README.md)
+    case ${1:-} in
+        notrace) echo -DTIGRIS_NO_TRACE ;;
+        v1) echo -DTIGRIS_SCHEMA_1 ;;
+    esac
+}
+
+tg_objs() {   # <target> [notrace|v1]: the runtime and kernel objects (+ windowed start files)
+    local t=$1 out="$TG_GEN/obj/$1${2:+-$2}" f
+    local flavour=($(tg_flavour "${2:-}"))
+    local XT_CFLAGS=("${XT_CFLAGS[@]}" -DBOARD_ESP32S3 "${flavour[@]}")   # Xtensa; seen by xt_windowed_obj
     mkdir -p "$out"
     for f in "${TG_LIB[@]}"; do
         case "$t" in
@@ -543,7 +552,8 @@ tg_objs() {   # <target>: the runtime and kernel objects (+ windowed start files
             esp32s3-call0) "$XT_CC" "${XT_CFLAGS[@]}" -c "$TG_DIR/$f.c" -o "$out/$f.o" ;;
             esp32s3-windowed) xt_windowed_obj "$TG_DIR/$f.c" "$out/$f.o" ;;
             *)  # shellcheck disable=SC2046
-                "$CC" $(cpu_flags "$t") $(board_define "$t") "${COMMON_FLAGS[@]}" -c "$TG_DIR/$f.c" -o "$out/$f.o" ;;
+                "$CC" $(cpu_flags "$t") $(board_define "$t") "${COMMON_FLAGS[@]}" "${flavour[@]}" \
+                    -c "$TG_DIR/$f.c" -o "$out/$f.o" ;;
         esac
     done
     if [[ $t == esp32s3-windowed ]]; then
@@ -567,12 +577,14 @@ tg_host() {   # <mode>: build/host/tigris_<mode>(.out, .rc, .events); non-zero e
     ((rc == 0)) || { cat "$out/$p.out"; echo "$p: host run failed with exit code $rc" >&2; return 1; }
 }
 
-tg_xt_call0() {   # <mode>: build/esp32s3/tigris_<mode>.elf
-    local elf="$BUILD/esp32s3/tigris_$1.elf"
+tg_xt_call0() {   # <mode> [notrace|v1]: build/esp32s3/tigris_<mode>[-notrace|-v1].elf
+    local elf="$BUILD/esp32s3/tigris_$1${2:+-$2}.elf" plan=$1${2:+_$2}
+    [[ ${2:-} == notrace ]] && plan=$1
     # shellcheck disable=SC2046
-    "$XT_CC" "${XT_CFLAGS[@]}" -DBOARD_ESP32S3 $(tg_mode_flags "$1") -nostdlib -L "$XT_DIR" \
-        -T "$XT_DIR/esp32s3.ld" -Wl,-Map="${elf%.elf}.map" -Wl,--gc-sections "$XT_DIR/start_call0.S" \
-        "$TG_DIR/main.c" $(tg_lib_objs esp32s3-call0) -L "$XT_LIBDIR/call0" -ltg -o "$elf"
+    "$XT_CC" "${XT_CFLAGS[@]}" -DBOARD_ESP32S3 $(tg_flavour "${2:-}") $(tg_mode_flags "$plan") -nostdlib \
+        -L "$XT_DIR" -T "$XT_DIR/esp32s3.ld" -Wl,-Map="${elf%.elf}.map" -Wl,--gc-sections \
+        "$XT_DIR/start_call0.S" "$TG_DIR/main.c" $(tg_lib_objs "esp32s3-call0${2:+-$2}") \
+        -L "$XT_LIBDIR/call0" -ltg -o "$elf"
 }
 
 tg_xt_windowed() {   # <mode>: build/esp32s3/tigris_<mode>-windowed.elf
@@ -606,6 +618,10 @@ if command -v python3 >/dev/null 2>&1; then
     for t in "${tg_targets[@]}"; do
         job "tigris runtime ($t)" tg_objs "$t"
     done
+    for t in "${TG_CM_BOARDS[@]}" $( ((tg_xt)) && echo esp32s3-call0); do   # without the trace API
+        job "tigris runtime ($t, no trace)" tg_objs "$t" notrace
+        job "tigris runtime ($t, schema 1)" tg_objs "$t" v1
+    done
     wait_jobs
     mkdir -p "$TG_DIR/plans"
     for m in "${TG_MODES[@]}"; do
@@ -621,12 +637,27 @@ if command -v python3 >/dev/null 2>&1; then
             # shellcheck disable=SC2046
             job "$b tigris_$m" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/tigris_$m.elf" startup.o \
                 $(tg_mode_flags "$m") "$TG_DIR/main.c" $(tg_lib_objs "$b")
-            tg_n=$((tg_n + 1))
+            # shellcheck disable=SC2046
+            job "$b tigris_$m (no trace)" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/tigris_$m-notrace.elf" \
+                startup.o -DTIGRIS_NO_TRACE $(tg_mode_flags "$m") "$TG_DIR/main.c" $(tg_lib_objs "$b-notrace")
+            tg_n=$((tg_n + 2))
         done
         if ((tg_xt)); then
             job "esp32s3 tigris_$m (call0)" tg_xt_call0 "$m"
+            job "esp32s3 tigris_$m (call0, no trace)" tg_xt_call0 "$m" notrace
             job "esp32s3 tigris_$m (windowed)" tg_xt_windowed "$m"
-            tg_n=$((tg_n + 2))
+            tg_n=$((tg_n + 3))
+        fi
+        [[ " ${TG_V1_MODES[*]} " == *" $m "* ]] || continue
+        for b in "${TG_CM_BOARDS[@]}"; do
+            # shellcheck disable=SC2046
+            job "$b tigris_$m (schema 1)" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/tigris_$m-v1.elf" \
+                startup.o -DTIGRIS_SCHEMA_1 $(tg_mode_flags "${m}_v1") "$TG_DIR/main.c" $(tg_lib_objs "$b-v1")
+            tg_n=$((tg_n + 1))
+        done
+        if ((tg_xt)); then
+            job "esp32s3 tigris_$m (call0, schema 1)" tg_xt_call0 "$m" v1
+            tg_n=$((tg_n + 1))
         fi
     done
     wait_jobs

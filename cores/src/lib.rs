@@ -317,6 +317,11 @@ pub trait Core {
     fn stack_pointer(&self) -> u32 {
         self.register(13)
     }
+    /// Where the call stopped at a trap on its callee's first instruction returns to, when the core
+    /// can tell (observers that time a whole call trap this address too).
+    fn return_address(&self) -> Option<u32> {
+        None
+    }
     /// The exceptions being handled now, innermost first: the exception's name and the return address
     /// its frame holds, where the code it preempted resumes (backtraces through exception frames).
     fn exception_frames(&self) -> Vec<(String, u32)> {

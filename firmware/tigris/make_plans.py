@@ -3,7 +3,9 @@
 """Write the TiGrIS plans (.tgrs, schema 9) of the reference firmware, one per mode.
 
 Usage:
-    make_plans.py --out DIR              DIR/tigris_<mode>.tgrs and DIR/tigris_<mode>_plan.h
+    make_plans.py --out DIR              DIR/tigris_<mode>.tgrs and DIR/tigris_<mode>_plan.h; also
+                                         DIR/tigris_<mode>_v1.tgrs and _v1_plan.h in schema 1 for
+                                         the modes schema 1 can say (SCHEMA1_MODES)
     make_plans.py --summary              the planner's figures per mode (stage peaks, tile plans)
     make_plans.py --budget N --plan F    F: the tiled mode's plan for a budget of N bytes
     make_plans.py --reference            run the model in Python (independent of the C code) and
@@ -70,6 +72,9 @@ MODES = {
     "chain_lb": {"budget": 6144, "stages": [[0, 1], [2], [3]], "chain": (0, 3), "line_buffered": True},
 }
 SLOW_ARENA_BYTES = 32768   # every mode's slow pool fits (largest: tiled, 29696)
+# Schema 1 (tigris-ml 0.3.1, the public tigris-runtime): ops of 32 bytes with one-byte pads and
+# dilations, tile axis 0 for height, no stage flags, so no line-buffered chain.
+SCHEMA1_MODES = ("normal", "tiled", "chain")
 
 
 def align(n, a=ALIGN):
@@ -245,7 +250,7 @@ def plan_mode(mode, budget=None):
 
 
 # ------------------------------------------------------------------------------- serialising
-def emit_tgrs(p):
+def emit_tgrs(p, schema=SCHEMA):
     strings = bytearray()
 
     def s(text):
@@ -293,7 +298,8 @@ def emit_tgrs(p):
         relu = o["type"] == OP_CONV
         orec += struct.pack("<IBBBBHH", s(o["name"]), o["type"], 1, 1, stage_of[oi] & 0xFF,
                             in_off, out_off)
-        orec += struct.pack("<BBBBHHHHHHH", o["k"], o["k"], o["s"], o["s"], o["p"], o["p"],
+        small = "B" if schema == 1 else "H"   # pads and dilations
+        orec += struct.pack("<BBBB6%sH" % small, o["k"], o["k"], o["s"], o["s"], o["p"], o["p"],
                             o["p"], o["p"], 1, 1, 1)
         orec += struct.pack("<HHBbbB", o["widx"], o["bidx"], ACT_RELU if relu else ACT_NONE,
                             0 if relu else -128, 127, 0)
@@ -305,9 +311,10 @@ def emit_tgrs(p):
         srec += struct.pack("<I12H", st["peak"], ops_off, len(st["ops"]), in_off,
                             len(st["inputs"]), out_off, len(st["outputs"]), st["tile_plan"], 0,
                             st["chain_id"], st["chain_len"], st["chain_tile_h"], st["flags"])
+        assert schema > 1 or st["flags"] == 0, "schema 1 has no stage flags"
     tprec = bytearray()
     for tp in p["tile_plans"]:
-        tprec += struct.pack("<BB5H2I2H", tp["tileable"], tp["axis"], tp["tile_height"],
+        tprec += struct.pack("<BB5H2I2H", tp["tileable"], tp["axis"] if schema >= 5 else 0, tp["tile_height"],
                              tp["num_tiles"], tp["halo"], tp["receptive_field"],
                              tp["original_height"], tp["tiled_peak_bytes"], tp["overhead_bytes"],
                              tp["tile_width"], tp["flags"])
@@ -315,7 +322,7 @@ def emit_tgrs(p):
     for e in wentries:
         wsec += struct.pack("<III", *e)
 
-    assert len(orec) == 38 * len(ops) and len(srec) == 28 * len(stages)
+    assert len(orec) == (32 if schema == 1 else 38) * len(ops) and len(srec) == 28 * len(stages)
     sections = [(SEC_TENSORS, trec), (SEC_OPS, orec), (SEC_STAGES, srec)]
     if tprec:
         sections.append((SEC_TILE_PLANS, tprec))
@@ -338,7 +345,7 @@ def emit_tgrs(p):
     out += b"\0" * (align(len(out)) - len(out))
     for k, (typ, off) in enumerate(directory):
         struct.pack_into("<II", out, dir_off + 8 * k, typ, off)
-    struct.pack_into("<4sIIIHHHHIIIHBBHHI", out, 0, b"TGRS", SCHEMA, len(out), dir_off,
+    struct.pack_into("<4sIIIHHHHIIIHBBHHI", out, 0, b"TGRS", schema, len(out), dir_off,
                      len(tensors), len(ops), len(stages), len(p["tile_plans"]), p["budget"],
                      p["peak"], name_off, model_io_off, 1, 1, len(wentries), 0, HDR_XIP)
     return bytes(out)
@@ -486,6 +493,11 @@ def main():
             data = emit_tgrs(p)
             write_if_changed(os.path.join(a.out, p["name"] + ".tgrs"), data)
             write_if_changed(os.path.join(a.out, p["name"] + "_plan.h"), emit_header(p, data, ref))
+            if mode in SCHEMA1_MODES:
+                p["name"] += "_v1"
+                data = emit_tgrs(p, schema=1)
+                write_if_changed(os.path.join(a.out, p["name"] + ".tgrs"), data)
+                write_if_changed(os.path.join(a.out, p["name"] + "_plan.h"), emit_header(p, data, ref))
     if not (a.out or a.summary or a.reference):
         ap.print_usage(sys.stderr)
         return 2

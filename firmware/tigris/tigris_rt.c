@@ -177,7 +177,7 @@ int tigris_plan_load(const void *buf, size_t len, tigris_plan_t *plan)
     if (h->num_tensors > TIGRIS_MAX_TENSORS || h->num_tensors == 0 || h->num_ops == 0 ||
         h->num_stages == 0)
         return TIGRIS_ERR_LIMITS;
-    if ((uint32_t)h->num_tensors * 16u > SECSIZE(1) || (uint32_t)h->num_ops * 38u > SECSIZE(2) ||
+    if ((uint32_t)h->num_tensors * 16u > SECSIZE(1) || (uint32_t)h->num_ops * sizeof(tigris_op_t) > SECSIZE(2) ||
         (uint32_t)h->num_stages * 28u > SECSIZE(3) ||
         (h->num_tile_plans && (uint32_t)h->num_tile_plans * 24u > SECSIZE(4)))
         return TIGRIS_ERR_BAD_SECTION;
@@ -267,6 +267,7 @@ void tigris_mem_init(tigris_mem_t *mem, void **tensor_ptrs, uint16_t num_tensors
     mem->cur_path = TIGRIS_PATH_NORMAL;
 }
 
+#ifndef TIGRIS_NO_TRACE
 void tigris_mem_set_trace(tigris_mem_t *mem, tigris_trace_fn fn, void *ctx)
 {
     mem->trace_fn = fn;
@@ -302,6 +303,15 @@ static void emit(tigris_mem_t *m, uint8_t kind, uint8_t pool, uint16_t tensor, u
     e.row1 = row1;
     tigris_trace_emit(m, &e);
 }
+#else
+/* No trace API: the executor's work is unchanged, only the events are gone. */
+static void emit(tigris_mem_t *m, uint8_t kind, uint8_t pool, uint16_t tensor, uint16_t op,
+                 uint32_t offset, uint32_t src_offset, uint32_t bytes, int32_t row0, int32_t row1)
+{
+    (void)m, (void)kind, (void)pool, (void)tensor, (void)op, (void)offset, (void)src_offset, (void)bytes,
+        (void)row0, (void)row1;
+}
+#endif
 
 static int fast_alloc(tigris_mem_t *m, uint32_t bytes, uint32_t *off)
 {
@@ -335,7 +345,7 @@ static void fast_reset(tigris_mem_t *m)
          m->fast_reserved, 0, released, -1, -1);
 }
 
-void *tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, size_t bytes)
+static void *place_slow(tigris_mem_t *mem, uint16_t tensor, size_t bytes)
 {
     uint32_t off;
     if (tensor >= mem->num_tensors || bytes > 0x7FFFFFFFu || slow_alloc(mem, (uint32_t)bytes, &off))
@@ -345,6 +355,18 @@ void *tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, size_t bytes)
          (uint32_t)bytes, -1, -1);
     return mem->tensor_ptrs[tensor];
 }
+
+#ifdef TIGRIS_SCHEMA_1
+int tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, uint32_t bytes)
+{
+    return place_slow(mem, tensor, bytes) ? TIGRIS_OK : TIGRIS_EXEC_ERR_OOM;
+}
+#else
+void *tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, size_t bytes)
+{
+    return place_slow(mem, tensor, bytes);
+}
+#endif
 
 /* --------------------------------------------------------------------------- executor */
 typedef struct {          /* one tensor of a banded run (tiled stage or chain) */
@@ -406,6 +428,8 @@ static int place_output_slow(exec_t *x, uint16_t t)
     if (slow_alloc(x->mem, tbytes(x, t), &off))
         return TIGRIS_EXEC_ERR_OOM;
     x->home[t] = off + 1u;
+    /* as tigris_mem_alloc_slow does: the table says where the tensor lives until it is brought in */
+    x->mem->tensor_ptrs[t] = x->mem->slow_base + off;
     emit(x->mem, TIGRIS_TRACE_ALLOC, TIGRIS_POOL_SLOW, t, (uint16_t)TIGRIS_NONE16, off, 0,
          tbytes(x, t), -1, -1);
     return TIGRIS_OK;
@@ -703,9 +727,8 @@ static int run_banded(exec_t *x, uint16_t first, uint16_t count, uint32_t tile_h
     return TIGRIS_OK;
 }
 
-int tigris_run_with_workspace_buffer(const tigris_plan_t *plan, tigris_mem_t *mem,
-                                     tigris_kernel_fn kernel, void *user_ctx,
-                                     tigris_exec_stats_t *stats, void *ws, size_t ws_size)
+static int run_plan(const tigris_plan_t *plan, tigris_mem_t *mem, tigris_kernel_fn kernel, void *user_ctx,
+                    tigris_exec_stats_t *stats, void *ws, size_t ws_size)
 {
     if (!plan || !plan->base || !mem || !kernel || !ws || ws_size < sizeof(exec_t) ||
         ((uintptr_t)ws & 7u) != 0 || mem->num_tensors < plan->num_tensors)
@@ -763,3 +786,19 @@ int tigris_run_with_workspace_buffer(const tigris_plan_t *plan, tigris_mem_t *me
         mem->cur_stage = (uint16_t)TIGRIS_NONE16;
     return rc;
 }
+
+#ifdef TIGRIS_SCHEMA_1
+int tigris_run(const tigris_plan_t *plan, tigris_mem_t *mem, tigris_kernel_fn kernel, void *user_ctx,
+               tigris_exec_stats_t *stats)
+{
+    static uint64_t workspace[TIGRIS_EXECUTOR_WORKSPACE_BYTES / 8u];
+    return run_plan(plan, mem, kernel, user_ctx, stats, workspace, sizeof workspace);
+}
+#else
+int tigris_run_with_workspace_buffer(const tigris_plan_t *plan, tigris_mem_t *mem,
+                                     tigris_kernel_fn kernel, void *user_ctx,
+                                     tigris_exec_stats_t *stats, void *ws, size_t ws_size)
+{
+    return run_plan(plan, mem, kernel, user_ctx, stats, ws, ws_size);
+}
+#endif

@@ -19,9 +19,25 @@
 extern "C" {
 #endif
 
+/* -DTIGRIS_SCHEMA_1: the generation of the public tigris-runtime (raws-labs/tigris-runtime,
+ * include/tigris.h, tigris_mem.h, tigris_executor.h): schema-1 plans (32-byte ops, one-byte pads and
+ * dilations, tile axis 0 = height, no stage flags), the entry point tigris_run(plan, mem, kernel,
+ * user_ctx, stats), tigris_mem_t in that runtime's field order, tigris_mem_alloc_slow returning an
+ * error code, and no trace API. */
+#ifdef TIGRIS_SCHEMA_1
+#ifndef TIGRIS_NO_TRACE
+#define TIGRIS_NO_TRACE
+#endif
+#endif
+
 #define TIGRIS_TENSOR_ALIGN 16u          /* bump allocations in both pools, bytes */
+#ifdef TIGRIS_SCHEMA_1
+#define TIGRIS_SCHEMA_MIN 1u
+#define TIGRIS_SCHEMA_MAX 1u
+#else
 #define TIGRIS_SCHEMA_MIN 5u             /* stage table authoritative, 24-byte tile plans */
 #define TIGRIS_SCHEMA_MAX 9u
+#endif
 
 /* build limits: the loader refuses bigger plans */
 #define TIGRIS_MAX_TENSORS 32u
@@ -91,8 +107,13 @@ typedef struct TIGRIS_PACKED {
     uint16_t inputs_off;
     uint16_t outputs_off;
     uint8_t kernel_h, kernel_w, stride_h, stride_w;
+#ifdef TIGRIS_SCHEMA_1
+    uint8_t pad_top, pad_bottom, pad_left, pad_right;
+    uint8_t dilation_h, dilation_w;
+#else
     uint16_t pad_top, pad_bottom, pad_left, pad_right;
     uint16_t dilation_h, dilation_w;
+#endif
     uint16_t group;
     uint16_t weight_idx;
     uint16_t bias_idx;
@@ -137,7 +158,11 @@ typedef struct TIGRIS_PACKED {
 
 _Static_assert(sizeof(tigris_file_header_t) == 48, "tgrs header");
 _Static_assert(sizeof(tigris_tensor_t) == 16, "tgrs tensor");
+#ifdef TIGRIS_SCHEMA_1
+_Static_assert(sizeof(tigris_op_t) == 32, "tgrs op (schema 1)");
+#else
 _Static_assert(sizeof(tigris_op_t) == 38, "tgrs op");
+#endif
 _Static_assert(sizeof(tigris_stage_t) == 28, "tgrs stage");
 _Static_assert(sizeof(tigris_tile_plan_t) == 24, "tgrs tile plan (schema <= 9)");
 _Static_assert(sizeof(tigris_weight_entry_t) == 12, "tgrs weight entry");
@@ -150,7 +175,11 @@ _Static_assert(sizeof(tigris_weight_entry_t) == 12, "tgrs weight entry");
 #define TIGRIS_NONE16 0xFFFFu
 #define TIGRIS_TENSOR_MODEL_INPUT 0x02u
 #define TIGRIS_TENSOR_MODEL_OUTPUT 0x04u
+#ifdef TIGRIS_SCHEMA_1
+#define TIGRIS_TILE_AXIS_HEIGHT 0u       /* schemas 1-4 write 0 for the height axis */
+#else
 #define TIGRIS_TILE_AXIS_HEIGHT 1u
+#endif
 #define TIGRIS_STAGE_FLAG_LINE_BUFFERED 0x0001u
 
 /* A loaded plan: pointers into the caller's buffer (zero copy; keep the buffer alive). */
@@ -258,6 +287,34 @@ typedef struct {
     int32_t out_end;
 } tigris_tile_ctx_t;
 
+#ifdef TIGRIS_SCHEMA_1
+/* The public runtime's field order (tigris-runtime include/tigris_mem.h) up to slow_used, then what
+ * this executor keeps besides. */
+typedef struct {
+    void **tensor_ptrs;          /* one per tensor: where it lives now, or NULL */
+    uint16_t num_tensors;
+    uint8_t *fast_base;
+    uint32_t fast_size;
+    uint32_t fast_used;
+    uint32_t fast_reserved;      /* prefix that survives resets (no weight blocks here: 0) */
+    uint32_t fast_peak;
+    uint8_t *slow_base;
+    uint32_t slow_size;
+    uint32_t slow_used;
+    uint32_t slow_peak;
+    uint16_t cur_stage;          /* stage being run (chain: head), 0xFFFF outside */
+    uint8_t cur_path;            /* TIGRIS_PATH_* of cur_stage */
+    uint8_t pad_;
+    tigris_tile_ctx_t tile;
+} tigris_mem_t;
+
+#if UINTPTR_MAX == 0xFFFFFFFFu
+_Static_assert(offsetof(tigris_mem_t, fast_base) == 8, "mem.fast_base");
+_Static_assert(offsetof(tigris_mem_t, fast_used) == 16, "mem.fast_used");
+_Static_assert(offsetof(tigris_mem_t, slow_base) == 28, "mem.slow_base");
+_Static_assert(offsetof(tigris_mem_t, slow_used) == 36, "mem.slow_used");
+#endif
+#else
 typedef struct {
     uint8_t *fast_base;
     uint32_t fast_size;
@@ -290,6 +347,7 @@ _Static_assert(offsetof(tigris_mem_t, trace_ctx) == 52, "mem.trace_ctx");
 _Static_assert(offsetof(tigris_mem_t, tile) == 56, "mem.tile");
 _Static_assert(sizeof(tigris_mem_t) == 80, "mem size");
 #endif
+#endif /* TIGRIS_SCHEMA_1 */
 
 /* ------------------------------------------------------------------------- executor */
 typedef struct {
@@ -319,14 +377,28 @@ typedef int (*tigris_kernel_fn)(const tigris_plan_t *plan, const tigris_op_t *op
 int tigris_plan_load(const void *buf, size_t len, tigris_plan_t *plan);
 void tigris_mem_init(tigris_mem_t *mem, void **tensor_ptrs, uint16_t num_tensors, void *fast_buf,
                      size_t fast_size, void *slow_buf, size_t slow_size);
+#ifndef TIGRIS_NO_TRACE
+/* Built with -DTIGRIS_NO_TRACE the runtime has no trace API, like the public tigris-runtime: a
+ * profiler then derives the breakdown from the executor's calls (docs/tigris.md, "Without trace events"). */
 void tigris_mem_set_trace(tigris_mem_t *mem, tigris_trace_fn fn, void *ctx);
+#endif
+#ifdef TIGRIS_SCHEMA_1
+/* Place a model input (or any tensor) in the slow pool and set tensor_ptrs[tensor]: 0 or an error. */
+int tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, uint32_t bytes);
+/* One inference; the executor's workspace is the runtime's own. */
+int tigris_run(const tigris_plan_t *plan, tigris_mem_t *mem, tigris_kernel_fn kernel, void *user_ctx,
+               tigris_exec_stats_t *stats);
+#else
 /* Place a model input (or any tensor) in the slow pool: ALLOC event, tensor_ptrs[tensor] set. */
 void *tigris_mem_alloc_slow(tigris_mem_t *mem, uint16_t tensor, size_t bytes);
 int tigris_run_with_workspace_buffer(const tigris_plan_t *plan, tigris_mem_t *mem,
                                      tigris_kernel_fn kernel, void *user_ctx,
                                      tigris_exec_stats_t *stats, void *ws, size_t ws_size);
+#endif
 /* Every event goes through here (fills stage, path and occupancy from mem, calls the sink). */
+#ifndef TIGRIS_NO_TRACE
 void tigris_trace_emit(tigris_mem_t *mem, tigris_trace_event_t *event);
+#endif
 
 /* plan accessors (bounds were checked by the loader) */
 uint16_t tigris_plan_index(const tigris_plan_t *plan, uint32_t element);

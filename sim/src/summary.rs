@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use tigris_memmodels::MemorySystem;
 use tigris_targets::{format_size, Board, RegionKind, WritePolicy};
-use tigris_traces::{Limit, Outcome, Report, TigrisFigures, TigrisProfile};
+use tigris_traces::{BreakdownSource, Limit, Outcome, Report, TigrisFigures, TigrisProfile};
 
 /// 1234567 -> "1,234,567".
 pub fn thousands(n: u64) -> String {
@@ -376,11 +376,15 @@ fn other_core(o: &mut String, c: &tigris_traces::CoreProfile, top: usize) {
 }
 
 fn tigris_table(o: &mut String, t: &TigrisProfile, run_cycles: u64) {
-    let _ = write!(
-        o,
-        "\nTiGrIS: {} inference(s), {} trace events",
-        t.runs, t.events
-    );
+    let _ = write!(o, "\nTiGrIS: {} inference(s), ", t.runs);
+    match t.breakdown {
+        Some(BreakdownSource::Derived) => {
+            o.push_str("no trace events: breakdown derived from the runtime's calls")
+        }
+        _ => {
+            let _ = write!(o, "{} trace events", t.events);
+        }
+    }
     if let Some(p) = &t.plan {
         let _ = write!(o, "; plan at 0x{:08x} ({} bytes", p.address, p.bytes);
         if let Some(v) = p.schema {

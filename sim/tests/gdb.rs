@@ -22,12 +22,18 @@ struct Simulation {
 
 impl Simulation {
     fn start(board: &str, elf: &str) -> Simulation {
+        Simulation::start_with(board, elf, &[])
+    }
+
+    /// With `extra` options after `--gdb 0`.
+    fn start_with(board: &str, elf: &str, extra: &[&str]) -> Simulation {
         let report = common::temp_path("gdb-report.json");
         let mut child = Command::new(env!("CARGO_BIN_EXE_tigris-sim"))
             .args(["run", "--quiet", "--summary", "none", "--board", board, elf])
             .arg("--report")
             .arg(&report)
             .args(["--gdb", "0"])
+            .args(extra)
             .current_dir(root())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -46,10 +52,11 @@ impl Simulation {
             .next()
             .and_then(|p| p.parse().ok())
             .unwrap_or_else(|| panic!("no port in {line:?}"));
-        assert!(
-            line.starts_with("gdb: waiting for a debugger on 127.0.0.1:"),
-            "{line}"
-        );
+        let announced = match extra.contains(&"--gdb-continue") {
+            true => "gdb: running; listening for a debugger on 127.0.0.1:",
+            false => "gdb: waiting for a debugger on 127.0.0.1:",
+        };
+        assert!(line.starts_with(announced), "{line}");
         Simulation {
             child,
             port,
@@ -259,6 +266,11 @@ fn symbol(elf: &str, name: &str) -> u32 {
         .unwrap_or_else(|| panic!("no {name} in {elf}"))
 }
 
+/// A stop reply for SIGINT (`S02`, or `T02` with details): the debugger's Ctrl-C.
+fn is_interrupt(reply: &str) -> bool {
+    reply.starts_with("S02") || reply.starts_with("T02")
+}
+
 /// A stop reply for SIGTRAP (`S05`, or `T05` with details).
 fn is_trap(reply: &str) -> bool {
     reply.starts_with("S05") || reply.starts_with("T05")
@@ -351,4 +363,91 @@ fn a_port_in_use_is_named() {
     );
     let bad = common::sim(&["run", "examples/mps2-an386-demo.elf", "--gdb", "nowhere:x"]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+impl Client {
+    /// Ctrl-C: the interrupt byte, outside any packet (GDB remote protocol, "Interrupts").
+    fn interrupt(&mut self) -> String {
+        self.stream.write_all(&[0x03]).unwrap();
+        self.reply()
+    }
+
+    /// `c` without waiting for the stop reply.
+    fn resume(&mut self) {
+        let sum = b'c';
+        write!(self.stream, "$c#{sum:02x}").unwrap();
+        assert_eq!(self.byte(), b'+', "c not acknowledged");
+    }
+}
+
+/// The PC is inside `main` of `elf` (its symbol's size).
+fn in_main(elf: &str, pc: u32) -> bool {
+    let bytes = std::fs::read(elf).unwrap();
+    let parsed = goblin::elf::Elf::parse(&bytes).unwrap();
+    parsed
+        .syms
+        .iter()
+        .find(|s| parsed.strtab.get_at(s.st_name) == Some("main"))
+        .is_some_and(|s| (s.st_value as u32 & !1..(s.st_value + s.st_size) as u32).contains(&pc))
+}
+
+/// A program that never ends is stopped by Ctrl-C inside its loop; it can be resumed and stopped
+/// again, and `k` ends the run (exit code 124, the `stopped` limit).
+#[test]
+fn ctrl_c_stops_a_running_program() {
+    let elf = elf("mps2-an386", "fault_busy_loop");
+    let sim = Simulation::start("mps2-an386", &elf);
+    let mut gdb = Client::connect(sim.port);
+    assert!(is_trap(&gdb.ask("?")));
+    let mut cycles = Vec::new();
+    for _ in 0..2 {
+        gdb.resume();
+        std::thread::sleep(Duration::from_millis(300));
+        let stop = gdb.interrupt();
+        assert!(is_interrupt(&stop), "Ctrl-C: {stop}");
+        let pc = gdb.register(15);
+        assert!(
+            in_main(&elf, pc),
+            "stopped at 0x{pc:08x}, not in main's loop"
+        );
+        let text = gdb.monitor("cycles");
+        let n: u64 = text
+            .split_whitespace()
+            .find_map(|w| w.replace(',', "").parse().ok())
+            .unwrap_or_else(|| panic!("no cycle count in {text:?}"));
+        cycles.push(n);
+    }
+    assert!(
+        cycles[1] > cycles[0],
+        "the second stop is later: {cycles:?}"
+    );
+    let _ = gdb.stream.write_all(b"$k#6b");
+    let mut child = sim;
+    let code = wait(&mut child.child, "tigris-sim after k");
+    assert_eq!(
+        code, 124,
+        "a run the debugger kills ends as stopped (docs/debugging.md)"
+    );
+}
+
+/// `--gdb-continue`: the program runs before any debugger connects; one attaching later finds it
+/// stopped where it was, inside the loop, with cycles already run.
+#[test]
+fn gdb_continue_runs_until_a_debugger_attaches() {
+    let elf = elf("mps2-an386", "fault_busy_loop");
+    let sim = Simulation::start_with("mps2-an386", &elf, &["--gdb-continue"]);
+    std::thread::sleep(Duration::from_secs(1));
+    let mut gdb = Client::connect(sim.port);
+    let stop = gdb.ask("?");
+    assert!(is_interrupt(&stop) || is_trap(&stop), "attach: {stop}");
+    let pc = gdb.register(15);
+    assert!(
+        in_main(&elf, pc),
+        "attached at 0x{pc:08x}, not in main's loop"
+    );
+    assert_ne!(
+        pc,
+        entry(&elf) & !1,
+        "the program ran before the debugger came"
+    );
 }

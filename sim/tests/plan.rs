@@ -940,6 +940,29 @@ fn schema1_plans_read_as_tigris_ml_0_3_reads_them() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The schema-1 plans make_plans.py writes for the reference firmware's public-runtime generation
+/// (firmware/tigris/README.md, `tigris_<mode>-v1.elf`) read field by field as tigris-ml 0.3.1 reads them.
+#[test]
+fn the_reference_schema1_plans_read_as_tigris_ml_0_3_reads_them() {
+    let Some(v1) = tigris_v1_dir() else {
+        eprintln!("skipped: tigris-ml {V1_VERSION} is not installed (see schema1_plans_read_as_tigris_ml_0_3_reads_them)");
+        return;
+    };
+    for mode in ["normal", "tiled", "chain"] {
+        let plan = root().join(format!("firmware/build/tigris/tigris_{mode}_v1.tgrs"));
+        assert!(
+            plan.exists(),
+            "{} is missing: run firmware/build.sh",
+            plan.display()
+        );
+        let out = run(python_v1(&v1)
+            .arg(tests_dir().join("read_plan_v1.py"))
+            .arg(&plan));
+        let t: Value = serde_json::from_slice(&out.stdout).expect("read_plan_v1.py prints JSON");
+        compare_v1(&format!("tigris_{mode}_v1"), &t, &ours(&plan));
+    }
+}
+
 #[test]
 fn bad_plans_exit_2_with_a_clear_error() {
     let dir = scratch("bad");

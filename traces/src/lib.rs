@@ -445,6 +445,21 @@ pub struct TigrisProfile {
     /// Every trace event as it arrived (added within version 1).
     #[serde(default)]
     pub timeline: Vec<TigrisEvent>,
+    /// Where `stages` and `timeline` come from; absent when there is no breakdown (added within
+    /// version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breakdown: Option<BreakdownSource>,
+}
+
+/// Where a TiGrIS breakdown comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakdownSource {
+    /// The runtime's trace events, delivered to the sink the firmware registered.
+    TraceEvents,
+    /// Derived from the runtime's own calls (its kernel callback and copies) and the plan: the
+    /// runtime has no trace API or no sink was registered.
+    Derived,
 }
 
 /// One runtime trace event with the machine's state when it arrived.

@@ -175,6 +175,7 @@ pub fn tigris(stages: Vec<TigrisStage>, timeline: Vec<TigrisEvent>) -> TigrisPro
         stages,
         findings: Vec::new(),
         timeline,
+        breakdown: Some(BreakdownSource::TraceEvents),
     }
 }
 

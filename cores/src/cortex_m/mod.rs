@@ -1284,6 +1284,12 @@ impl Core for CortexM<'_> {
         self.set_reg(r, value)
     }
 
+    /// LR (AAPCS 5.3.1), unless it holds an EXC_RETURN value (ARMv7-M ARM B1.5.8).
+    fn return_address(&self) -> Option<u32> {
+        let lr = self.reg(RegisterARM::LR);
+        (lr < 0xF000_0000).then_some(lr & !1)
+    }
+
     fn set_traps(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
         // Thumb function addresses carry bit 0; blocks start at the halfword.
         self.uc

@@ -1810,6 +1810,10 @@ impl Core for XtensaBackend {
         3
     }
 
+    fn return_address(&self) -> Option<u32> {
+        Some(self.iss.cpu.hle_return_address())
+    }
+
     fn set_traps(&mut self, addrs: &[u32]) -> Result<(), CoreError> {
         for &a in addrs {
             self.iss.add_breakpoint(a);

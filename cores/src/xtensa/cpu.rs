@@ -408,12 +408,20 @@ impl Cpu {
     pub fn hle_return(&mut self, value: u32) {
         let n = self.hle_callinc();
         self.set_ar(4 * n + 2, value);
+        self.pc = self.hle_return_address();
+    }
+
+    /// Where the call trapped at the callee's first instruction returns to: the caller's a(4n) with
+    /// the window increment in its top two bits replaced by the PC's (CALLn and RETW, Xtensa ISA Reference Manual);
+    /// a0 for CALL0-ABI code.
+    pub fn hle_return_address(&self) -> u32 {
+        let n = self.hle_callinc();
         let ra = self.ar(4 * n);
-        self.pc = if n == 0 {
+        if n == 0 {
             ra
         } else {
             (self.pc & 0xC000_0000) | (ra & 0x3FFF_FFFF)
-        };
+        }
     }
 
     /// Current CCOUNT.

@@ -13,6 +13,7 @@ use tigris_traces as traces;
 use std::collections::BTreeSet;
 
 use crate::elf::Firmware;
+use crate::tigris::derive::{self, Derivation, Frame, COPY_FUNCTIONS};
 use crate::tigris::layout::{ArenaMap, TensorView};
 use crate::tigris::plan::{Execution, Plan, MAX_SCHEMA, MIN_SCHEMA};
 use crate::tigris::whatif::{self, Placer, WhatIf, WhatIfRun};
@@ -25,7 +26,7 @@ const MAX_PLAN_BYTES: u32 = 64 << 20;
 const MAX_FINDINGS: usize = 20;
 
 /// Event kinds (tigris-runtime include/tigris_trace.h).
-mod kind {
+pub(super) mod kind {
     pub const STAGE_BEGIN: u8 = 1;
     pub const STAGE_END: u8 = 2;
     pub const TILE_BEGIN: u8 = 3;
@@ -113,11 +114,16 @@ enum EntryPoint {
     BackendPrepare,
     Run,
     Sink,
+    /// The kernel callback of a run, a copy function, or where one of those returns (derived
+    /// breakdown).
+    Kernel,
+    Copy,
+    Return,
 }
 
 /// The machine's state when an event arrived.
 #[derive(Debug, Clone)]
-struct Snapshot {
+pub(super) struct Snapshot {
     cycles: u64,
     instructions: u64,
     /// Stall cycles per region so far.
@@ -130,9 +136,9 @@ struct Snapshot {
     slow_rows: Vec<(u32, u32)>,
 }
 
-struct Captured {
-    event: TraceEvent,
-    at: Snapshot,
+pub(super) struct Captured {
+    pub(super) event: TraceEvent,
+    pub(super) at: Snapshot,
 }
 
 struct Arenas {
@@ -161,6 +167,12 @@ pub struct TigrisRuntime {
     stripped: bool,
     /// `--plan`, `--fast-arena`, `--slow-arena`, when given.
     what_if: Option<WhatIfRun>,
+    /// The C library's copy functions in the ELF.
+    copy_functions: Vec<u32>,
+    /// `tensor_ptrs` and its length, from `tigris_mem_init`.
+    table: Option<(u32, u16)>,
+    /// Without a trace sink: the runtime's calls, seen while it runs.
+    derivation: Option<Derivation>,
 }
 
 /// Runtime functions by name (tigris-runtime include/tigris_loader.h, tigris_mem.h, tigris_executor.h; the
@@ -215,6 +227,17 @@ impl TigrisRuntime {
             findings: Vec::new(),
             dropped_findings: 0,
             what_if: None,
+            copy_functions: COPY_FUNCTIONS
+                .iter()
+                .flat_map(|&name| {
+                    symbols
+                        .iter()
+                        .filter(move |s| s.is_function && s.is_named(name))
+                })
+                .map(|s| s.addr & !1)
+                .collect(),
+            table: None,
+            derivation: None,
         })
     }
 
@@ -251,16 +274,21 @@ impl TigrisRuntime {
             .unwrap_or_default()
     }
 
-    /// Trace events captured so far.
+    /// Trace events captured so far, or runtime calls recorded for a derived breakdown.
     pub fn events_seen(&self) -> usize {
-        self.events.len()
+        self.events.len() + self.derivation.as_ref().map_or(0, |d| d.seen.len())
     }
 
-    /// Kind of the newest trace event (`tile_begin`, ...).
+    /// Kind of the newest trace event (`tile_begin`, ...), or of the event the newest recorded
+    /// runtime call stands for (a stage or tile is seen beginning at its first kernel call).
     pub fn last_event_kind(&self) -> Option<&'static str> {
-        self.events
-            .last()
-            .map(|c| KIND_NAMES[c.event.kind as usize - 1])
+        match &self.derivation {
+            Some(d) if self.sink.is_none() => d.last_kind,
+            _ => self
+                .events
+                .last()
+                .map(|c| KIND_NAMES[c.event.kind as usize - 1]),
+        }
     }
 
     /// Addresses the core must trap.
@@ -289,10 +317,122 @@ impl TigrisRuntime {
             EntryPoint::BackendPrepare => self.finding(
                 "the backend's prepare call shrinks the fast arena (scratch at its top); fast-arena figures are from its base".into(),
             ),
-            EntryPoint::Run => self.runs += 1,
+            EntryPoint::Run => {
+                self.runs += 1;
+                self.derive_run(core)?;
+            }
             EntryPoint::Sink => self.capture(core)?,
+            EntryPoint::Kernel => self.derive_kernel(core)?,
+            EntryPoint::Copy => self.derive_copy(core)?,
+            EntryPoint::Return => self.derive_return(core),
         }
         Ok(true)
+    }
+
+    /// Trap `addr` as `what` (once).
+    fn trap(&mut self, core: &mut dyn Core, addr: u32, what: EntryPoint) -> Result<(), CoreError> {
+        if !self.entries.iter().any(|e| e.0 == addr && e.1 == what) {
+            self.entries.push((addr, what));
+            core.set_traps(&[addr])?;
+        }
+        Ok(())
+    }
+
+    /// A call stopped at its entry will be seen returning; false when the core cannot tell where.
+    fn time_call(&mut self, core: &mut dyn Core, frame: Frame) -> Result<bool, CoreError> {
+        let Some(return_to) = core.return_address() else {
+            return Ok(false);
+        };
+        self.trap(core, return_to, EntryPoint::Return)?;
+        if let Some(d) = &mut self.derivation {
+            d.push(frame, return_to, core.stack_pointer());
+        }
+        Ok(true)
+    }
+
+    /// A run starts without a trace sink: watch the executor's calls to derive the breakdown.
+    fn derive_run(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
+        let (Some(arenas), Some((table, tensors)), None, Some(plan)) =
+            (&self.arenas, self.table, self.sink, &self.parsed)
+        else {
+            return Ok(());
+        };
+        let memory = derive::Memory {
+            fast: (arenas.info.fast_base, arenas.info.fast_size),
+            slow: (arenas.info.slow_base, arenas.info.slow_size),
+            table,
+            tensors,
+        };
+        // tigris_run*(plan, mem, kernel, user_ctx, stats, ...): both runtime generations.
+        let (mem, kernel) = (core.argument(1)?, core.argument(2)? & !1);
+        let mut d = Derivation::new(core, plan, memory, mem);
+        if let Some(earlier) = self.derivation.take() {
+            d.continue_from(earlier);
+        } else if !d.has_counters() {
+            self.finding("derived breakdown: the arenas' bump counters were not found in the runtime's tigris_mem_t; fast and slow peaks are the bus's".into());
+        }
+        self.derivation = Some(d);
+        self.trap(core, kernel, EntryPoint::Kernel)?;
+        for addr in self.copy_functions.clone() {
+            self.trap(core, addr, EntryPoint::Copy)?;
+        }
+        if !self.time_call(core, Frame::Run)? {
+            self.derivation = None;
+        }
+        Ok(())
+    }
+
+    fn derive_kernel(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
+        if !self
+            .derivation
+            .as_ref()
+            .is_some_and(Derivation::by_executor)
+        {
+            return Ok(());
+        }
+        // tigris_kernel_fn(plan, op, op_index, mem, user_ctx)
+        let op = (core.argument(2)? & 0xFFFF) as u16;
+        let at = self.snapshot(core);
+        if let Some(d) = &mut self.derivation {
+            d.kernel(core, op, at);
+        }
+        self.time_call(core, Frame::Kernel)?;
+        Ok(())
+    }
+
+    fn derive_copy(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
+        let (Some(d), Some(plan)) = (&mut self.derivation, &self.parsed) else {
+            return Ok(());
+        };
+        if !d.by_executor() {
+            return Ok(());
+        }
+        let args = [core.argument(0)?, core.argument(1)?, core.argument(2)?];
+        let Some((copy, placed)) = d.classify(core, plan, args) else {
+            return Ok(());
+        };
+        for (tensor, offset) in placed {
+            self.place_slow_tensor(tensor, offset);
+        }
+        let at = self.snapshot(core);
+        if let Some(d) = &mut self.derivation {
+            d.copy_begin(core, copy, at);
+        }
+        self.time_call(core, Frame::Copy)?;
+        Ok(())
+    }
+
+    fn derive_return(&mut self, core: &mut dyn Core) {
+        let (pc, sp) = (core.pc(), core.stack_pointer());
+        let Some(frame) = self.derivation.as_mut().and_then(|d| d.returned(pc, sp)) else {
+            return;
+        };
+        if frame == Frame::Copy {
+            let at = self.snapshot(core);
+            if let Some(d) = &mut self.derivation {
+                d.copy_end(core, at);
+            }
+        }
     }
 
     fn plan_load(&mut self, core: &mut dyn Core) -> Result<(), CoreError> {
@@ -339,6 +479,7 @@ impl TigrisRuntime {
             arenas = w.hand_arenas(core, arenas, budget)?;
         }
         let [(fast_base, fast_size), (slow_base, slow_size)] = arenas;
+        self.table = Some((core.argument(1)?, (core.argument(2)? & 0xFFFF) as u16));
         if let Some(plan) = &self.parsed {
             let table = core.argument(2)? & 0xFFFF;
             if plan.tensors.len() as u32 > table {
@@ -415,6 +556,16 @@ impl TigrisRuntime {
             ));
             return Ok(());
         }
+        let at = self.snapshot(core);
+        self.events.push(Captured { event, at });
+        if event.kind == kind::ALLOC && event.pool == 1 {
+            self.place_slow_tensor(event.tensor, event.offset);
+        }
+        Ok(())
+    }
+
+    /// The machine now; the arenas' high water and slow reads since the previous snapshot.
+    fn snapshot(&self, core: &mut dyn Core) -> Snapshot {
         let mem = core.memory_mut();
         let (slow, fast_high_water, slow_high_water, reads) = match &self.arenas {
             Some(a) => (
@@ -430,7 +581,7 @@ impl TigrisRuntime {
             .filter_map(|&a| self.slow_map.locate(a))
             .map(|l| (l.tensor, l.h))
             .collect();
-        let at = Snapshot {
+        Snapshot {
             cycles: core.cycles(),
             instructions: core.instructions(),
             stalls: core
@@ -443,20 +594,15 @@ impl TigrisRuntime {
             fast_high_water,
             slow_high_water,
             slow_rows: slow_rows.into_iter().collect(),
-        };
-        self.events.push(Captured { event, at });
-        if event.kind == kind::ALLOC && event.pool == 1 {
-            self.place_slow_tensor(&event);
         }
-        Ok(())
     }
 
     /// Map a tensor the runtime placed in the slow arena (NHWC or NLC, per the plan's shape).
-    fn place_slow_tensor(&mut self, e: &TraceEvent) {
+    fn place_slow_tensor(&mut self, tensor: u16, offset: u32) {
         let (Some(plan), Some(arenas)) = (&self.parsed, &self.arenas) else {
             return;
         };
-        let Some(t) = plan.tensors.get(e.tensor as usize) else {
+        let Some(t) = plan.tensors.get(tensor as usize) else {
             return;
         };
         let dims = match t
@@ -474,9 +620,9 @@ impl TigrisRuntime {
         if elements == 0 || !(t.size_bytes as u64).is_multiple_of(elements) {
             return;
         }
-        let base = arenas.info.slow_base.wrapping_add(e.offset);
+        let base = arenas.info.slow_base.wrapping_add(offset);
         if let Ok(view) = TensorView::new(
-            e.tensor as u32,
+            tensor as u32,
             base,
             dims,
             (t.size_bytes as u64 / elements) as u32,
@@ -518,14 +664,30 @@ impl TigrisRuntime {
                  Run the unstripped ELF for the breakdown"
                     .into(),
             );
-        } else if self.sink.is_none() {
-            findings.push(
-                "the firmware registered no trace sink (tigris_mem_set_trace): no per-stage or per-tile breakdown; \
-                 the arena traffic below is what the bus showed"
-                    .into(),
-            );
         }
-        let breakdown = Breakdown::new(self);
+        let derived = match (&self.derivation, parsed, self.sink) {
+            (Some(d), Some(plan), None) => derive::events(plan, &d.seen),
+            _ => Vec::new(),
+        };
+        let source = match (self.sink, derived.is_empty()) {
+            (Some(_), _) => traces::BreakdownSource::TraceEvents,
+            (None, false) => traces::BreakdownSource::Derived,
+            (None, true) => {
+                if !self.stripped {
+                    findings.push(
+                        "the firmware registered no trace sink (tigris_mem_set_trace) and its runtime's calls could not be \
+                         followed: no per-stage or per-tile breakdown; the arena traffic below is what the bus showed"
+                            .into(),
+                    );
+                }
+                traces::BreakdownSource::TraceEvents
+            }
+        };
+        let events = match source {
+            traces::BreakdownSource::Derived => &derived,
+            traces::BreakdownSource::TraceEvents => &self.events,
+        };
+        let breakdown = Breakdown::new(self, events);
         let mut stages = breakdown.stages();
         let last = stages.len().checked_sub(1);
         for (i, s) in stages.iter_mut().enumerate() {
@@ -535,6 +697,7 @@ impl TigrisRuntime {
             }
             check_bus(s, &mut findings);
         }
+        let stages_empty = stages.is_empty();
         let mut total = traces::TigrisFigures::default();
         for s in &stages {
             add_figures(&mut total, &s.figures);
@@ -567,6 +730,7 @@ impl TigrisRuntime {
             total,
             findings,
             timeline: breakdown.timeline(),
+            breakdown: (!stages_empty).then_some(source),
         }
     }
 }
@@ -811,11 +975,13 @@ fn overlap(a: [i32; 2], b: [i32; 2]) -> u64 {
 /// Walks the captured events into stages and tiles.
 struct Breakdown<'r> {
     rt: &'r TigrisRuntime,
+    /// The trace events, or those derived from the runtime's calls.
+    events: &'r [Captured],
 }
 
 impl<'r> Breakdown<'r> {
-    fn new(rt: &'r TigrisRuntime) -> Self {
-        Breakdown { rt }
+    fn new(rt: &'r TigrisRuntime, events: &'r [Captured]) -> Self {
+        Breakdown { rt, events }
     }
 
     /// Time, stalls and slow traffic between two snapshots.
@@ -844,7 +1010,7 @@ impl<'r> Breakdown<'r> {
 
     /// Cycles from the event before `k` to event `k`.
     fn cycles_before(&self, k: usize) -> u64 {
-        let ev = &self.rt.events;
+        let ev = &self.events;
         if k == 0 {
             0
         } else {
@@ -853,7 +1019,7 @@ impl<'r> Breakdown<'r> {
     }
 
     fn stages(&self) -> Vec<traces::TigrisStage> {
-        let events = &self.rt.events;
+        let events = &self.events;
         let mut stages: Vec<traces::TigrisStage> = Vec::new();
         // The open stage (index in `stages`, first event), the open tile's first event and carried figures.
         let mut open: Option<(usize, usize)> = None;
@@ -963,9 +1129,9 @@ impl<'r> Breakdown<'r> {
     fn timeline(&self) -> Vec<traces::TigrisEvent> {
         let mut tile = None;
         let known = |v: u16| (v != u16::MAX).then_some(v);
-        self.rt
-            .events
+        self.events
             .iter()
+            .filter(|c| c.event.kind != derive::COPY_BEGIN)
             .map(|c| {
                 let e = &c.event;
                 match e.kind {
@@ -1009,7 +1175,7 @@ impl<'r> Breakdown<'r> {
         bus_rows_before: &mut BTreeSet<(u32, u32)>,
     ) {
         let Some((start, carried)) = open else { return };
-        let read: BTreeSet<(u32, u32)> = self.rt.events[start + 1..=end]
+        let read: BTreeSet<(u32, u32)> = self.events[start + 1..=end]
             .iter()
             .flat_map(|c| c.at.slow_rows.iter().copied())
             .collect();
@@ -1026,7 +1192,7 @@ impl<'r> Breakdown<'r> {
             .unwrap_or(0);
         f.recomputed_rows = carried.recomputed_rows;
         f.recompute_cycles = carried.recompute_cycles;
-        tile.out_rows = self.rt.events[start..end]
+        tile.out_rows = self.events[start..end]
             .iter()
             .filter(|c| c.event.kind == kind::SPILL && c.event.rows[0] >= 0)
             .map(|c| c.event.rows)
@@ -1049,7 +1215,7 @@ impl<'r> Breakdown<'r> {
     /// Figures of events `start..=end`: time and bus traffic between their snapshots, byte counts and
     /// copy cycles of the events after `start` up to `end`.
     fn figures(&self, start: usize, end: usize) -> traces::TigrisFigures {
-        let events = &self.rt.events;
+        let events = &self.events;
         let mut f = self.between(&events[start].at, &events[end].at);
         for (k, c) in events.iter().enumerate().take(end + 1).skip(start) {
             let e = &c.event;

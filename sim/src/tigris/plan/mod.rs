@@ -25,6 +25,7 @@
 //! - `summary`: the schema-10 tile summary re-derived from shapes and ops;
 //! - `predict`: what the planner predicted per stage and what the runtime needs;
 //! - `json`, `text`: the two views of `plan inspect`;
+//! - `units`: the units a runtime runs and their rows per tile, for the derived breakdown;
 //! - `cli`: the `plan` subcommand.
 
 mod cli;
@@ -38,8 +39,10 @@ mod summary;
 #[cfg(test)]
 mod tests;
 mod text;
+mod units;
 
 pub(crate) use cli::{run, PlanCommand};
 pub(crate) use format::{MAX_SCHEMA, MIN_SCHEMA};
 pub(crate) use model::Plan;
 pub(crate) use predict::Execution;
+pub(crate) use units::Unit;
