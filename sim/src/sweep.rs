@@ -87,9 +87,9 @@ enum SweepAction {
     },
 }
 
-fn parse_budget(s: &str) -> Result<String, String> {
+fn parse_budget(s: &str) -> Result<String> {
     match tigris_targets::parse_size(s)? {
-        0 => Err(format!("`{s}`: a budget needs at least one byte")),
+        0 => bail!("`{s}`: a budget needs at least one byte"),
         _ => Ok(s.to_string()),
     }
 }
