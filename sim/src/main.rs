@@ -6,8 +6,6 @@ mod check;
 mod compare;
 mod coredump;
 mod defmt;
-mod dwarf;
-mod elf;
 mod flash_image;
 mod gdb;
 mod hle;
@@ -30,6 +28,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 use tigris::whatif::{PlanFile, WhatIf};
+use tigris_sim::{dwarf, elf};
 use tigris_traces::Report;
 
 /// Exit code for bad input: unreadable or invalid ELF, board or options.

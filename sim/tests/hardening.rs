@@ -370,3 +370,42 @@ fn every_crate_takes_the_workspace_lints_and_the_suite_checks_them() {
         );
     }
 }
+
+/// fuzz/: every target file is a `[[bin]]` of the fuzz crate, and every input the suite's
+/// property tests mutate has a target for longer campaigns (ELFs, board files, plans, reports,
+/// both decoders).
+#[test]
+fn every_parser_and_decoder_has_a_fuzz_target() {
+    let manifest: toml::Table = std::fs::read_to_string(root().join("fuzz/Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut bins: Vec<(String, String)> = manifest["bin"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            let field = |k: &str| b[k].as_str().unwrap().to_string();
+            (field("name"), field("path"))
+        })
+        .collect();
+    bins.sort();
+    let mut files: Vec<String> = std::fs::read_dir(root().join("fuzz/fuzz_targets"))
+        .unwrap()
+        .map(|e| format!("fuzz_targets/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    let mut paths: Vec<String> = bins.iter().map(|(_, path)| path.clone()).collect();
+    paths.sort();
+    assert_eq!(paths, files);
+    for target in [
+        "elf_loader",
+        "board_file",
+        "plan_reader",
+        "report_json",
+        "xtensa_decode",
+        "cortex_m_decode",
+    ] {
+        assert!(bins.iter().any(|(name, _)| name == target), "{target}");
+    }
+}
