@@ -224,6 +224,19 @@ pub enum SemihostingAbi {
 pub enum CoreError {
     #[error("{0}")]
     Engine(String),
+    /// Unicorn, the Cortex-M engine, refused what the backend was doing (`what`); its error code
+    /// is the source.
+    #[cfg(feature = "cortex-m")]
+    #[error("{what}")]
+    Unicorn {
+        what: String,
+        #[source]
+        source: unicorn_engine::uc_error,
+    },
+    /// Capstone, the Cortex-M disassembler, could not be set up for the core.
+    #[cfg(feature = "cortex-m")]
+    #[error("setting up the disassembler")]
+    Capstone(#[from] capstone::Error),
     #[error("memory at 0x{addr:08x} (+{len} bytes) is not mapped")]
     Unmapped { addr: u32, len: usize },
 }

@@ -40,16 +40,15 @@ fn timed_run(path: &str, board: &str, profiled: bool) -> Result<(f64, u64)> {
 /// Seconds of one complete run on Unicorn with no hooks but semihosting.
 fn timed_unicorn(path: &str, board: &str) -> Result<f64> {
     let m = Machine::load(path, tigris_targets::load(board)?, &Default::default())?;
-    let mut raw = CortexM::bare(&m.board).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut raw = CortexM::bare(&m.board)?;
     for s in &m.firmware.segments {
         let mut image = s.data.clone();
         image.resize(s.mem_size as usize, 0);
-        raw.write_memory(s.addr, &image)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        raw.write_memory(s.addr, &image)?;
     }
-    raw.reset(m.entry).map_err(|e| anyhow::anyhow!("{e}"))?;
+    raw.reset(m.entry)?;
     let start = Instant::now();
-    raw.run_bare().map_err(|e| anyhow::anyhow!("{e}"))?;
+    raw.run_bare()?;
     Ok(start.elapsed().as_secs_f64())
 }
 

@@ -426,7 +426,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             .map(|t| {
                 tigris_targets::parse_size(t)
                     .map(Size)
-                    .map_err(|e| anyhow!("--{option}: {e}"))
+                    .with_context(|| format!("--{option}"))
             })
             .transpose()
     };
@@ -646,7 +646,7 @@ pub(crate) mod tests {
         );
         assert_eq!(
             err("[[stage]]\nstage = 3\nmax_fast_peak = \"64Q\"\n"),
-            "limits.toml:3: `64Q` is not a size (examples: 4096, \"16K\", \"4MiB\")"
+            "limits.toml:3: `64Q` is not a size: `Q` after the number is not a unit (K, KiB, KB, M, MiB, MB, G, GiB, GB, B); examples: 4096, \"16K\", \"4MiB\""
         );
         assert_eq!(
             err("\n[[stage]]\nmax_ms = 1\n"),

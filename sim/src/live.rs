@@ -264,7 +264,7 @@ mod tests {
     }
 
     /// The newest update (a slow machine may see more periodic ones): (cycles, paused).
-    fn newest(updates: &std::sync::mpsc::Receiver<Update>) -> (u64, bool) {
+    fn newest(updates: &Receiver<Update>) -> (u64, bool) {
         match updates.try_iter().last() {
             Some(Update::Progress { report, status }) => (report.totals.cycles, status.paused),
             other => panic!("expected progress, got {other:?}"),

@@ -403,11 +403,8 @@ impl Machine<'_> {
                 rom_stack = image.stack_top;
                 for (addr, data) in &image.chunks {
                     rom_spans.push((*addr, addr.saturating_add(data.len() as u32)));
-                    core.write_memory(*addr, data).map_err(|e| {
-                        anyhow::anyhow!(
-                            "{}: loading the ROM at 0x{addr:08x}: {e}",
-                            rom_path.display()
-                        )
+                    core.write_memory(*addr, data).with_context(|| {
+                        format!("{}: loading the ROM at 0x{addr:08x}", rom_path.display())
                     })?;
                 }
                 firmware.add_symbols(image.symbols);
@@ -423,8 +420,7 @@ impl Machine<'_> {
             if options.entry.is_some() {
                 bail!("{path}: --entry does not apply to a flash image, which starts at the ROM's reset vector");
             }
-            core.load_flash(&bytes)
-                .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+            core.load_flash(&bytes).with_context(|| path.to_string())?;
             firmware.entry = core
                 .reset_vector()
                 .context("this core has no reset vector to boot a flash image from")?;
@@ -436,15 +432,14 @@ impl Machine<'_> {
                 .filter(|r| r.kind == RegionKind::Sram && r.access.write)
             {
                 core.write_memory(r.base, &vec![fill; r.size as usize])
-                    .map_err(|e| anyhow::anyhow!("--fill-ram: region `{}`: {e}", r.name))?;
+                    .with_context(|| format!("--fill-ram: region `{}`", r.name))?;
             }
         }
         write_image(core.as_mut(), &firmware).map_err(|(s, e)| {
-            anyhow::anyhow!(
-                "{path}: loading segment {} at 0x{:08x}: {e}",
-                s.index,
-                s.addr
-            )
+            anyhow::Error::new(e).context(format!(
+                "{path}: loading segment {} at 0x{:08x}",
+                s.index, s.addr
+            ))
         })?;
         let elf_sha256 = Sha256::digest(&bytes);
         stamp_app_description(&firmware, core.as_mut(), &elf_sha256).map_err(|e| {
@@ -471,12 +466,10 @@ impl Machine<'_> {
                  tigris_plan_load or tigris_run* among its symbols, no plan in its image)"
             ),
         }
-        core.reset(entry)
-            .map_err(|e| anyhow::anyhow!("reset: {e}"))?;
+        core.reset(entry).context("reset")?;
         if let (Some(sp), Some(Ok(rom_path)), false) = (rom_stack, &rom, flash_boot) {
             run_rom_init(core.as_mut(), &board, &firmware, sp, rom_path)?;
-            core.reset(entry)
-                .map_err(|e| anyhow::anyhow!("reset: {e}"))?;
+            core.reset(entry).context("reset")?;
             core.memory_mut().reset_counters();
         }
         if let (Some(fill), true) = (options.fill_ram, board.core.kind.is_cortex_m()) {
@@ -484,18 +477,18 @@ impl Machine<'_> {
             // they hold what the debugger or boot code left there, so they get the fill too.
             for n in 0..13 {
                 core.set_register(n, u32::from_ne_bytes([fill; 4]))
-                    .map_err(|e| anyhow::anyhow!("--fill-ram: r{n}: {e}"))?;
+                    .with_context(|| format!("--fill-ram: r{n}"))?;
             }
         }
         let rom_loaded = matches!(rom, Some(Ok(_)));
         let mut hle = Hle::new(&board, &firmware, rom_loaded);
         hle.install_boot_rom(&board, &firmware, core.as_mut())
-            .map_err(|e| anyhow::anyhow!("writing the emulated boot ROM: {e}"))?;
+            .context("writing the emulated boot ROM")?;
         core.set_traps(&hle.addresses())
-            .map_err(|e| anyhow::anyhow!("setting up ROM emulation: {e}"))?;
+            .context("setting up ROM emulation")?;
         if let Some(t) = &tigris {
             core.set_traps(&t.trap_addresses())
-                .map_err(|e| anyhow::anyhow!("setting up TiGrIS observation: {e}"))?;
+                .context("setting up TiGrIS observation")?;
         }
         let file_name = std::path::Path::new(path)
             .file_name()
@@ -666,7 +659,7 @@ impl Machine<'_> {
                 Some(d) if d.step => self.core.step(&mut profiler),
                 _ => self.core.run(budget, &mut profiler),
             }
-            .map_err(|e| anyhow::anyhow!("simulator: {e}"))?;
+            .context("simulator")?;
             if let Some(d) = &mut debug {
                 d.note(&stop);
             }
@@ -948,7 +941,7 @@ impl Machine<'_> {
         }
         self.core
             .set_traps(&at)
-            .map_err(|e| anyhow::anyhow!("--stop-at {name}: {e}"))?;
+            .with_context(|| format!("--stop-at {name}"))?;
         Ok(at)
     }
 
@@ -1503,27 +1496,16 @@ impl Machine<'_> {
                 cycles: u64::MAX,
                 instructions: max_instructions.saturating_sub(self.core.instructions()),
             };
-            match self
-                .core
-                .run(budget, observer)
-                .map_err(|e| anyhow::anyhow!("{e}"))?
-            {
+            match self.core.run(budget, observer)? {
                 Stop::Semihosting => {
                     let mut sh = Semihosting::new(false, self.board.core.clock_hz);
-                    if let Effect::Exit(_) = sh
-                        .handle(self.core.as_mut())
-                        .map_err(|e| anyhow::anyhow!("{e}"))?
-                    {
+                    if let Effect::Exit(_) = sh.handle(self.core.as_mut())? {
                         return Ok(());
                     }
                 }
                 Stop::Trap { pc } => {
                     let mut out = Vec::new();
-                    if !self
-                        .hle
-                        .handle(self.core.as_mut(), pc, &mut out)
-                        .map_err(|e| anyhow::anyhow!("{e}"))?
-                    {
+                    if !self.hle.handle(self.core.as_mut(), pc, &mut out)? {
                         bail!("stopped at 0x{pc:08x}, an address no emulated function claims");
                     }
                 }
@@ -1582,9 +1564,7 @@ fn run_rom_init(
                 )
             })?;
         core.call_function(addr, &args, sp, 10_000_000)
-            .map_err(|e| {
-                anyhow::anyhow!("{}: the ROM's start-up call {call}: {e}", rom.display())
-            })?;
+            .with_context(|| format!("{}: the ROM's start-up call {call}", rom.display()))?;
     }
     Ok(())
 }
@@ -1626,8 +1606,7 @@ fn build_core<'a>(
     options: &LoadOptions,
 ) -> Result<Box<dyn Core + 'a>> {
     if !board.core.kind.is_cortex_m() {
-        let mut core =
-            XtensaBackend::new(board).map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+        let mut core = XtensaBackend::new(board).context("setting up the core")?;
         core.bus.strict_mmio = options.strict_mmio;
         core.bus.trace_mmio = options.trace_mmio;
         return Ok(Box::new(core));
@@ -1638,8 +1617,7 @@ fn build_core<'a>(
         .filter(|s| s.executable)
         .map(|s| (s.addr, s.data.clone()))
         .collect();
-    let mut core = CortexM::new(board, &code, memory_stats)
-        .map_err(|e| anyhow::anyhow!("setting up the core: {e}"))?;
+    let mut core = CortexM::new(board, &code, memory_stats).context("setting up the core")?;
     core.set_strict_mmio(options.strict_mmio);
     core.set_trace_mmio(options.trace_mmio);
     Ok(Box::new(core))

@@ -6,8 +6,6 @@ mod check;
 mod compare;
 mod coredump;
 mod defmt;
-mod dwarf;
-mod elf;
 mod flash_image;
 mod gdb;
 mod hle;
@@ -30,6 +28,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 use tigris::whatif::{PlanFile, WhatIf};
+use tigris_sim::{dwarf, elf};
 use tigris_traces::Report;
 
 /// Exit code for bad input: unreadable or invalid ELF, board or options.
@@ -477,10 +476,12 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
 }
 
 /// An arena size: 1 byte to 4 GiB - 1, in any unit `tigris_targets::parse_size` reads.
-fn parse_arena_size(s: &str) -> Result<u32, String> {
+fn parse_arena_size(s: &str) -> Result<u32> {
     match tigris_targets::parse_size(s)? {
-        0 => Err(format!("`{s}`: an arena needs at least one byte")),
-        n => u32::try_from(n).map_err(|_| format!("`{s}` is larger than a 32-bit address space")),
+        0 => anyhow::bail!("`{s}`: an arena needs at least one byte"),
+        n => {
+            u32::try_from(n).with_context(|| format!("`{s}` is larger than a 32-bit address space"))
+        }
     }
 }
 

@@ -323,6 +323,25 @@ pub fn bytes(n: u64) -> String {
 /// Most tiles listed per stage; the rest are summed in one line.
 const TILES_LISTED: usize = 12;
 
+/// The TiGrIS table's columns and their widths, as `tigris_row` fills them (docs/report.md
+/// defines each).
+const TIGRIS_COLUMNS: [(&str, usize); 14] = [
+    ("stage", 16),
+    ("tiles", 5),
+    ("cycles", 12),
+    ("share", 6),
+    ("mem stall", 10),
+    ("fast peak", 9),
+    ("bus peak", 9),
+    ("loaded", 9),
+    ("spilled", 9),
+    ("slow rd", 9),
+    ("slow wr", 9),
+    ("halo", 5),
+    ("recomp", 6),
+    ("halo%", 6),
+];
+
 fn tigris_row(o: &mut String, label: &str, f: &TigrisFigures, tiles: &str, run_cycles: u64) {
     let stalls: u64 = f.stalls.iter().map(|s| s.cycles).sum();
     let halo = f.halo_load_cycles + f.recompute_cycles;
@@ -418,11 +437,14 @@ fn tigris_table(o: &mut String, t: &TigrisProfile, run_cycles: u64) {
         );
     }
     if !t.stages.is_empty() {
-        let _ = writeln!(
-            o,
-            "  {:<16} {:>5} {:>12} {:>6} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>5} {:>6} {:>6}",
-            "stage", "tiles", "cycles", "share", "mem stall", "fast peak", "bus peak", "loaded", "spilled", "slow rd", "slow wr", "halo", "recomp", "halo%"
-        );
+        o.push(' ');
+        for (i, (name, width)) in TIGRIS_COLUMNS.iter().enumerate() {
+            let _ = match i {
+                0 => write!(o, " {name:<width$}"),
+                _ => write!(o, " {name:>width$}"),
+            };
+        }
+        o.push('\n');
     }
     for s in &t.stages {
         let label = format!("{} {}", s.stage, s.path);
@@ -585,6 +607,40 @@ pub fn board_details(b: &Board) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Every column of the TiGrIS table has a row of its own in docs/report.md.
+    #[test]
+    fn every_tigris_column_is_documented() {
+        let doc = include_str!("../../docs/report.md");
+        let missing: Vec<&str> = super::TIGRIS_COLUMNS
+            .iter()
+            .map(|(name, _)| *name)
+            .filter(|name| !doc.contains(&format!("\n| `{name}` |")))
+            .collect();
+        assert!(missing.is_empty(), "not in docs/report.md: {missing:?}");
+    }
+
+    /// The header is the columns, each as wide as `tigris_row` prints it.
+    #[test]
+    fn the_tigris_header_lines_up_with_its_rows() {
+        use tigris_traces::testing::{figures, stage, tigris};
+        let mut o = String::new();
+        let t = tigris(
+            vec![stage(0, "tiled", 0, figures(100), Vec::new())],
+            Vec::new(),
+        );
+        super::tigris_table(&mut o, &t, 100);
+        let header = o.lines().find(|l| l.contains("bus peak")).unwrap();
+        let row = o.lines().find(|l| l.contains("0 tiled")).unwrap();
+        assert_eq!(
+            header.chars().count(),
+            row.chars().count(),
+            "{header}\n{row}"
+        );
+        for (name, _) in super::TIGRIS_COLUMNS {
+            assert!(header.contains(name), "{header}");
+        }
+    }
+
     #[test]
     fn thousands_separators() {
         assert_eq!(super::thousands(0), "0");

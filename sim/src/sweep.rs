@@ -17,7 +17,7 @@ use tigris_traces::sweep::{
 use tigris_traces::Report;
 
 use crate::machine::{LoadOptions, Machine, RunOptions};
-use crate::summary::{bytes, thousands};
+use crate::summary::{bytes, label_width, thousands};
 use crate::tigris::whatif::{PlanFile, WhatIf};
 
 #[derive(clap::Args)]
@@ -87,9 +87,9 @@ enum SweepAction {
     },
 }
 
-fn parse_budget(s: &str) -> Result<String, String> {
+fn parse_budget(s: &str) -> Result<String> {
     match tigris_targets::parse_size(s)? {
-        0 => Err(format!("`{s}`: a budget needs at least one byte")),
+        0 => bail!("`{s}`: a budget needs at least one byte"),
         _ => Ok(s.to_string()),
     }
 }
@@ -800,7 +800,7 @@ fn table(sweep: &Sweep) -> String {
         rows.push(row);
     }
     let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .map(|c| label_width(rows.iter().map(|r| r[c].chars().count()), 0))
         .collect();
     let text_columns = 1 + varying.len();
     for row in &rows {
@@ -825,4 +825,50 @@ fn table(sweep: &Sweep) -> String {
         let _ = writeln!(o, "  finding: {finding}");
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 70,000-character axis value (a plan label) pads to the capped width instead of panicking
+    /// in `{:w$}`; the other rows stay readable.
+    #[test]
+    fn table_caps_column_widths_for_a_huge_cell() {
+        let huge = "p".repeat(70_000);
+        let point = |index: usize, plan: &str| SweepPoint {
+            index,
+            values: vec![plan.to_string()],
+            outcome: "exit 0".to_string(),
+            exit_code: 0,
+            clock_hz: 1_000_000,
+            cycles: 1_000,
+            instructions: 900,
+            stall_cycles: 100,
+            tigris: None,
+        };
+        let sweep = Sweep {
+            schema: SWEEP_SCHEMA.to_string(),
+            schema_version: SWEEP_SCHEMA_VERSION,
+            tool: crate::machine::tool(),
+            firmware: SweepFile {
+                name: "fw.elf".to_string(),
+                sha256: String::new(),
+            },
+            plans: Vec::new(),
+            axes: vec![SweepAxis {
+                name: "plan".to_string(),
+                values: vec![huge.clone(), "small".to_string()],
+            }],
+            points_total: 2,
+            max_cycles: 0,
+            shard: None,
+            points: vec![point(0, &huge), point(1, "small")],
+            findings: Vec::new(),
+        };
+        let text = table(&sweep);
+        assert!(text.contains(&huge));
+        let small = text.lines().find(|l| l.contains("small")).unwrap();
+        assert!(small.len() < 400, "{small}");
+    }
 }

@@ -332,3 +332,80 @@ fn compare_with_a_closed_stdout_ends_quietly() {
         "{err}"
     );
 }
+
+/// Guard rails: every member crate takes the workspace's lints (so `cargo clippy -- -D warnings`
+/// holds all of them to the same rules), `rustfmt.toml` is at the root, and the suite's script runs
+/// the formatter and clippy with warnings as errors.
+#[test]
+fn every_crate_takes_the_workspace_lints_and_the_suite_checks_them() {
+    let manifest = |dir: &str| -> toml::Table {
+        let path = root().join(dir).join("Cargo.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        text.parse()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let workspace = manifest(".");
+    let lints = &workspace["workspace"]["lints"];
+    assert!(lints.get("rust").is_some() && lints.get("clippy").is_some());
+    let members = workspace["workspace"]["members"].as_array().unwrap();
+    assert!(!members.is_empty());
+    for member in members {
+        let member = member.as_str().unwrap();
+        let lints = manifest(member).get("lints").cloned();
+        assert_eq!(
+            lints.and_then(|l| l.get("workspace").and_then(|w| w.as_bool())),
+            Some(true),
+            "{member}/Cargo.toml lacks `[lints] workspace = true`"
+        );
+    }
+    assert!(root().join("rustfmt.toml").is_file());
+    let script = std::fs::read_to_string(root().join("scripts/test.sh")).unwrap();
+    for command in [
+        "cargo fmt --all -- --check",
+        "cargo clippy --workspace --all-targets --quiet -- -D warnings",
+    ] {
+        assert!(
+            script.contains(command),
+            "scripts/test.sh does not run `{command}`"
+        );
+    }
+}
+
+/// fuzz/: every target file is a `[[bin]]` of the fuzz crate, and every input the suite's
+/// property tests mutate has a target for longer campaigns (ELFs, board files, plans, reports,
+/// both decoders).
+#[test]
+fn every_parser_and_decoder_has_a_fuzz_target() {
+    let manifest: toml::Table = std::fs::read_to_string(root().join("fuzz/Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut bins: Vec<(String, String)> = manifest["bin"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            let field = |k: &str| b[k].as_str().unwrap().to_string();
+            (field("name"), field("path"))
+        })
+        .collect();
+    bins.sort();
+    let mut files: Vec<String> = std::fs::read_dir(root().join("fuzz/fuzz_targets"))
+        .unwrap()
+        .map(|e| format!("fuzz_targets/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    let mut paths: Vec<String> = bins.iter().map(|(_, path)| path.clone()).collect();
+    paths.sort();
+    assert_eq!(paths, files);
+    for target in [
+        "elf_loader",
+        "board_file",
+        "plan_reader",
+        "report_json",
+        "xtensa_decode",
+        "cortex_m_decode",
+    ] {
+        assert!(bins.iter().any(|(name, _)| name == target), "{target}");
+    }
+}

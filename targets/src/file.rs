@@ -733,4 +733,60 @@ mod tests {
             .unwrap_err()
             .contains("ascending"));
     }
+
+    /// The keys a table of type `T` accepts, as serde's `deny_unknown_fields` lists them when it
+    /// refuses an unknown one: the parser's own list, not a copy.
+    fn accepted_keys<T: serde::de::DeserializeOwned>() -> Vec<String> {
+        let Err(e) = toml::from_str::<T>("not_a_board_key = 0") else {
+            panic!("an unknown key was accepted");
+        };
+        let message = e.to_string();
+        let expected = message
+            .split_once("expected ")
+            .unwrap_or_else(|| panic!("no list of keys in: {message}"))
+            .1;
+        expected
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(String::from)
+            .collect()
+    }
+
+    /// Every key of every table of a board file has a row in docs/boards.md, named by its dotted
+    /// path (`core.clock_hz`, `regions.wait_states`, `second_core.clock.register`).
+    #[test]
+    fn every_board_key_is_documented() {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/boards.md"))
+                .unwrap();
+        let tables: [(&str, Vec<String>); 12] = [
+            ("", accepted_keys::<BoardFile>()),
+            ("core.", accepted_keys::<CoreFile>()),
+            ("caches.", accepted_keys::<CacheFile>()),
+            ("regions.", accepted_keys::<RegionFile>()),
+            ("console.", accepted_keys::<ConsoleFile>()),
+            ("rom_tables.", accepted_keys::<crate::RomTable>()),
+            (
+                "rom_unpack_table.",
+                accepted_keys::<crate::RomUnpackTable>(),
+            ),
+            ("second_core.", accepted_keys::<crate::SecondCore>()),
+            ("second_core.clock.", accepted_keys::<crate::RegisterBit>()),
+            ("mmu.", accepted_keys::<MmuFile>()),
+            ("mmu.windows.", accepted_keys::<crate::MmuWindow>()),
+            ("flash_boot.", accepted_keys::<crate::FlashBoot>()),
+        ];
+        let mut missing = Vec::new();
+        for (section, keys) in &tables {
+            assert!(keys.len() >= 2, "{section}: {keys:?}");
+            for key in keys {
+                let row = format!("| `{section}{key}` |");
+                if !doc.contains(&row) {
+                    missing.push(row);
+                }
+            }
+        }
+        assert!(missing.is_empty(), "docs/boards.md lacks: {missing:?}");
+    }
 }

@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::Path;
 
 pub use file::parse;
-pub use size::{format_size, parse_size, Size};
+pub use size::{format_size, parse_size, Size, SizeError, SizeRefusal};
 
 /// The board used when `--board` is omitted.
 pub const DEFAULT_BOARD: &str = "esp32s3";

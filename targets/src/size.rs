@@ -9,7 +9,7 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size(pub u64);
 
-/// Binary multiples a size may end with, longest first (case-insensitive: `8k`, `8kib`).
+/// Binary multiples a size may end with (case-insensitive: `8k`, `8kib`).
 const UNITS: [(&str, u32); 10] = [
     ("KiB", 10),
     ("MiB", 20),
@@ -23,34 +23,70 @@ const UNITS: [(&str, u32); 10] = [
     ("B", 0),
 ];
 
+/// A text [`parse_size`] refused: the text, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a size: {why}; examples: 4096, \"16K\", \"4MiB\"")]
+pub struct SizeError {
+    pub text: String,
+    pub why: SizeRefusal,
+}
+
+/// Why a text is not a size.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeRefusal {
+    #[error("it is empty")]
+    Empty,
+    #[error("it does not start with a decimal or 0x-hex number")]
+    NoNumber,
+    /// What follows the number.
+    #[error("`{0}` after the number is not a unit (K, KiB, KB, M, MiB, MB, G, GiB, GB, B)")]
+    Unit(String),
+    #[error("it is more than 2^64 - 1 bytes")]
+    TooLarge,
+}
+
 /// Parse "4096", "0x1000", "16K", "16KiB", "16KB", "4M", "1G" (binary multiples) into bytes: a
-/// decimal or 0x-hex number, then at most one unit (a hex number's `B` is a digit, not a unit).
-pub fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let hex = t.starts_with("0x") || t.starts_with("0X");
-    let (number, shift) = UNITS
-        .iter()
-        .filter(|(unit, _)| !(hex && *unit == "B"))
-        .find_map(|&(unit, shift)| {
-            let cut = t.len().checked_sub(unit.len())?;
-            let (number, tail) = (t.get(..cut)?, t.get(cut..)?);
-            tail.eq_ignore_ascii_case(unit).then_some((number, shift))
-        })
-        .unwrap_or((t, 0));
-    let digits = number.replace('_', "");
-    let parsed = match digits
-        .strip_prefix("0x")
-        .or_else(|| digits.strip_prefix("0X"))
-    {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None if digits.bytes().all(|b| b.is_ascii_digit()) => digits.parse(),
-        None => "-".parse(),
+/// decimal or 0x-hex number (`_` between digits allowed), then at most one unit (a hex number's
+/// `B` is a digit, not a unit).
+///
+/// ```
+/// use tigris_targets::{parse_size, SizeRefusal};
+/// assert_eq!(parse_size("8KiB"), Ok(8192));
+/// let e = parse_size("8BK").unwrap_err();
+/// assert_eq!(e.why, SizeRefusal::Unit("BK".into()));
+/// assert!(e.to_string().starts_with("`8BK` is not a size: `BK` after the number is not a unit"));
+/// ```
+pub fn parse_size(text: &str) -> Result<u64, SizeError> {
+    let refuse = |why| SizeError {
+        text: text.to_string(),
+        why,
     };
-    let value = parsed
-        .map_err(|_| format!("`{text}` is not a size (examples: 4096, \"16K\", \"4MiB\")"))?;
-    value
-        .checked_mul(1 << shift)
-        .ok_or_else(|| format!("`{text}` is too large"))
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(refuse(SizeRefusal::Empty));
+    }
+    let (digits, radix) = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => (hex, 16),
+        None => (t, 10),
+    };
+    let split = digits
+        .find(|c: char| !(c.is_digit(radix) || c == '_'))
+        .unwrap_or(digits.len());
+    let (number, unit) = digits.split_at(split);
+    let number = number.replace('_', "");
+    if number.is_empty() {
+        return Err(refuse(SizeRefusal::NoNumber));
+    }
+    let shift = match UNITS.iter().find(|(u, _)| u.eq_ignore_ascii_case(unit)) {
+        Some(&(_, shift)) => shift,
+        None if unit.is_empty() => 0,
+        None => return Err(refuse(SizeRefusal::Unit(unit.to_string()))),
+    };
+    // Only digits of the radix are left: the parse fails on overflow alone.
+    u64::from_str_radix(&number, radix)
+        .ok()
+        .and_then(|v| v.checked_mul(1 << shift))
+        .ok_or_else(|| refuse(SizeRefusal::TooLarge))
 }
 
 /// "16 KiB", "4 MiB" or plain bytes.
@@ -109,5 +145,25 @@ mod tests {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
         assert_eq!(format_size(264 * 1024), "264 KiB");
+    }
+
+    /// A refused size names the text and why it was refused.
+    #[test]
+    fn refusals_say_why() {
+        let why = |t: &str| parse_size(t).unwrap_err().why;
+        assert_eq!(why(" "), SizeRefusal::Empty);
+        for t in ["K", "+8", "0x", "_", "-1"] {
+            assert_eq!(why(t), SizeRefusal::NoNumber, "{t}");
+        }
+        assert_eq!(why("8BK"), SizeRefusal::Unit("BK".into()));
+        assert_eq!(why("8iK"), SizeRefusal::Unit("iK".into()));
+        assert_eq!(why("1.5M"), SizeRefusal::Unit(".5M".into()));
+        assert_eq!(why("0x8Q"), SizeRefusal::Unit("Q".into()));
+        assert_eq!(why("99999999999999999999"), SizeRefusal::TooLarge);
+        assert_eq!(why("17179869184G"), SizeRefusal::TooLarge);
+        assert_eq!(
+            parse_size("64Q").unwrap_err().to_string(),
+            "`64Q` is not a size: `Q` after the number is not a unit (K, KiB, KB, M, MiB, MB, G, GiB, GB, B); examples: 4096, \"16K\", \"4MiB\""
+        );
     }
 }

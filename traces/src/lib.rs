@@ -15,6 +15,8 @@ pub mod testing;
 
 #[cfg(test)]
 mod fuzz_tests;
+#[cfg(test)]
+mod schema_docs;
 
 /// Name of the schema, written into every report.
 pub const SCHEMA: &str = "tigris-sim-report";

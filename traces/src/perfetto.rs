@@ -449,7 +449,7 @@ pub(crate) mod tests {
             traffic_sample(300, "main;pool"),
             traffic_sample(400, "main"),
         ];
-        let mut conv = crate::testing::function("conv", 200, 200, 1);
+        let mut conv = function("conv", 200, 200, 1);
         conv.source = Some("model.c:42".into());
         report.functions = vec![conv];
         let events = parsed(&report);

@@ -657,7 +657,7 @@ fn a_stage_in_progress_runs_to_the_shown_cycle() {
 fn a_clock_switch_is_timed_piecewise_and_the_axis_counts_cycles() {
     let mut report = plain_report();
     // 5,000 cycles at CLOCK_HZ, then 5,000 at twice that: 1.5 × the time of 5,000 at CLOCK_HZ.
-    report.board.clock_changes = vec![tigris_traces::ClockChange {
+    report.board.clock_changes = vec![ClockChange {
         cycle: 5_000,
         hz: 2 * CLOCK_HZ,
     }];

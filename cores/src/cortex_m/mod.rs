@@ -24,7 +24,7 @@ use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::MemorySystem;
 use tigris_targets::{Access, Board, CoreKind, RegionKind};
 use timing::{Class, Decoded};
-use unicorn_engine::{Arch, HookType, MemType, Mode, Prot, RegisterARM, Unicorn};
+use unicorn_engine::{uc_error, Arch, HookType, MemType, Mode, Prot, RegisterARM, Unicorn};
 
 /// EXC_RETURN values live at the top of the address space; a branch there ends a handler.
 const EXC_RETURN_MIN: u32 = 0xFFFF_FF00;
@@ -220,8 +220,12 @@ pub struct CortexM<'a> {
     debug: debug::DebugHooks,
 }
 
-fn engine<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> CoreError + '_ {
-    move |e| CoreError::Engine(format!("{what}: {e:?}"))
+/// A Unicorn error while the backend was doing `what`, kept as the source.
+fn engine(what: &str) -> impl FnOnce(uc_error) -> CoreError + '_ {
+    move |source| CoreError::Unicorn {
+        what: what.to_string(),
+        source,
+    }
 }
 
 fn page_align(size: u64) -> u64 {
@@ -469,7 +473,7 @@ impl<'a> CortexM<'a> {
                 )))
             }
         };
-        let cs = timing::disassembler(kind).map_err(engine("capstone"))?;
+        let cs = timing::disassembler(kind)?;
         let mem = MemorySystem::new(board);
         let fetch_regions = mem.watched_ranges();
         let state = State {
@@ -606,11 +610,11 @@ impl<'a> CortexM<'a> {
             let ptr = backing.as_mut_ptr() as *mut std::ffi::c_void;
             for base in std::iter::once(r.base).chain(r.aliases.iter().copied()) {
                 // SAFETY: `backing` lives as long as the core (kept in `_backing`) and is never moved.
-                unsafe { self.uc.mem_map_ptr(base as u64, size, prot, ptr) }.map_err(|e| {
-                    CoreError::Engine(format!(
-                        "mapping region `{}` at 0x{base:08x}: {e:?}",
-                        r.name
-                    ))
+                unsafe { self.uc.mem_map_ptr(base as u64, size, prot, ptr) }.map_err(|source| {
+                    CoreError::Unicorn {
+                        what: format!("mapping region `{}` at 0x{base:08x}", r.name),
+                        source,
+                    }
                 })?;
             }
             self._backing.push(backing);
@@ -1235,14 +1239,15 @@ impl Core for CortexM<'_> {
     fn run(&mut self, budget: Budget, observer: &mut dyn ExecObserver) -> Result<Stop, CoreError> {
         let end_cycles = self.cycles().saturating_add(budget.cycles);
         let end_insns = self.instructions().saturating_add(budget.instructions);
+        let obs: *mut (dyn ExecObserver + '_) = observer;
         // SAFETY: erase the borrow's lifetime; the pointer is cleared before this function returns and
         // only the hooks, which run inside `emu_start` below, dereference it.
-        let obs: *mut (dyn ExecObserver + '_) = observer;
         let obs: *mut dyn ExecObserver = unsafe { std::mem::transmute(obs) };
         let st = self.uc.get_data_mut();
         st.observer = Some(obs);
         // SAFETY: as above, the observer outlives this call.
         st.quiet = unsafe { (*obs).quiet_jumps() };
+        // SAFETY: as above.
         st.mem.set_owner(unsafe { (*obs).memory_owner() });
         let result = self.run_slices(end_cycles, end_insns);
         self.uc.get_data_mut().observer = None;
@@ -1579,26 +1584,23 @@ impl CortexM<'_> {
                         self.return_from_exception()?
                     } else {
                         match e {
-                            unicorn_engine::uc_error::INSN_INVALID
-                            | unicorn_engine::uc_error::EXCEPTION => {
+                            uc_error::INSN_INVALID | uc_error::EXCEPTION => {
                                 self.usage_fault(exceptions::UNDEFINSTR, pc)?
                             }
-                            unicorn_engine::uc_error::READ_UNMAPPED
-                            | unicorn_engine::uc_error::READ_PROT => {
+                            uc_error::READ_UNMAPPED | uc_error::READ_PROT => {
                                 self.memory_fault(FaultKind::BadRead, pc, pc)?
                             }
-                            unicorn_engine::uc_error::WRITE_UNMAPPED
-                            | unicorn_engine::uc_error::WRITE_PROT => {
+                            uc_error::WRITE_UNMAPPED | uc_error::WRITE_PROT => {
                                 self.memory_fault(FaultKind::BadWrite, pc, pc)?
                             }
-                            unicorn_engine::uc_error::FETCH_UNMAPPED
-                            | unicorn_engine::uc_error::FETCH_PROT => {
+                            uc_error::FETCH_UNMAPPED | uc_error::FETCH_PROT => {
                                 self.memory_fault(FaultKind::BadFetch, pc, pc)?
                             }
-                            other => {
-                                return Err(CoreError::Engine(format!(
-                                    "unicorn stopped at 0x{pc:08x}: {other:?}"
-                                )))
+                            source => {
+                                return Err(CoreError::Unicorn {
+                                    what: format!("unicorn stopped at 0x{pc:08x}"),
+                                    source,
+                                })
                             }
                         }
                     };
@@ -1758,6 +1760,23 @@ mod tests {
     use super::*;
     use crate::{Budget, NoObserver};
     use tigris_memmodels::RegionCounters;
+
+    /// A Unicorn failure keeps Unicorn's error code as the source (issue 16: one error style per
+    /// layer, no source flattened into a string): here a second mapping over the flash.
+    #[test]
+    fn unicorn_errors_keep_their_code_as_the_source() {
+        let board = tigris_targets::load("stm32f446re").unwrap();
+        let mut core = CortexM::new(&board, &[], false).unwrap();
+        let e = core
+            .uc
+            .mem_map(0x0800_0000, 0x1000, Prot::ALL)
+            .map_err(engine("mapping the flash again"))
+            .unwrap_err();
+        assert_eq!(e.to_string(), "mapping the flash again");
+        let source = std::error::Error::source(&e).expect("the Unicorn error");
+        assert_eq!(source.downcast_ref::<uc_error>(), Some(&uc_error::MAP));
+        assert!(source.to_string().contains("UC_ERR_MAP"), "{source}");
+    }
 
     /// Thumb code at `at` on the STM32F446RE, whose flash prices loads (ART data cache) and holds
     /// 1..8 at 0x0800_0800. What a report shows of the run, registers 6 and 7 included.

@@ -9,6 +9,8 @@ use capstone::arch::ArchOperand;
 use capstone::{Capstone, Insn, RegAccessType};
 use tigris_targets::CoreKind;
 
+use crate::CoreError;
+
 /// What an instruction does, as far as timing is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Class {
@@ -167,6 +169,26 @@ pub(crate) fn disassembler(kind: CoreKind) -> Result<Capstone, capstone::Error> 
         .extra_mode(modes.iter().copied())
         .detail(true)
         .build()
+}
+
+/// Each instruction of the Thumb `code` at `addr` as the timing model sees it on `kind`: its
+/// disassembly and its static cost in cycles (after the instruction before it). Bytes capstone
+/// cannot decode end the list.
+pub fn price_code(kind: CoreKind, code: &[u8], addr: u32) -> Result<Vec<(String, u32)>, CoreError> {
+    let cs = disassembler(kind)?;
+    let Ok(insns) = cs.disasm_all(code, addr as u64) else {
+        return Ok(Vec::new());
+    };
+    let mut prev: Option<Decoded> = None;
+    Ok(insns
+        .iter()
+        .map(|insn| {
+            let d = decode(&cs, insn);
+            let priced = (d.text.clone(), cost(kind, &d, prev.as_ref()));
+            prev = Some(d);
+            priced
+        })
+        .collect())
 }
 
 /// Decode one instruction into the facts the timing model needs.
@@ -607,13 +629,8 @@ mod tests {
         #[test]
         fn any_thumb_bytes_decode_and_price(bytes in proptest::prelude::any::<[u8; 4]>()) {
             for kind in [CoreKind::CortexM0Plus, CoreKind::CortexM4, CoreKind::CortexM7, CoreKind::CortexM33] {
-                let cs = disassembler(kind).unwrap();
-                let Ok(insns) = cs.disasm_all(&bytes, 0x100) else { continue };
-                let mut prev: Option<Decoded> = None;
-                for insn in insns.iter() {
-                    let d = decode(&cs, insn);
-                    proptest::prop_assert!(cost(kind, &d, prev.as_ref()) < 1000);
-                    prev = Some(d);
+                for (text, cycles) in price_code(kind, &bytes, 0x100).unwrap() {
+                    proptest::prop_assert!(cycles < 1000, "{text}: {cycles}");
                 }
             }
         }

@@ -1259,7 +1259,7 @@ impl XtensaBackend {
     /// The PIE mnemonic at `pc` if it is one the ISS decodes but does not execute (`pie::not_executed`).
     fn pie_not_executed(&self, pc: u32) -> Option<String> {
         let w = self.word(pc)?;
-        super::pie::not_executed(&super::decode::decode(w, pc, self.cfg()))
+        super::pie::not_executed(&decode(w, pc, self.cfg()))
     }
 
     fn in_rom(&self, addr: u32) -> bool {

@@ -47,7 +47,7 @@ pub fn sim(args: &[&str]) -> Output {
 
 /// A temporary file of its own for `name`: the tests of one process run in parallel threads, so
 /// the process id alone does not keep their files apart.
-pub fn temp_path(name: &str) -> std::path::PathBuf {
+pub fn temp_path(name: &str) -> PathBuf {
     static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     std::env::temp_dir().join(format!("tigris-test-{}-{n}-{name}", std::process::id()))

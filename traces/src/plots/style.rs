@@ -150,8 +150,8 @@ pub fn configure_mesh<'a, 'b, X, Y, DB>(
     chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
 ) -> plotters::chart::MeshStyle<'a, 'b, X, Y, DB>
 where
-    X: plotters::coord::ranged1d::Ranged + plotters::coord::ranged1d::ValueFormatter<X::ValueType>,
-    Y: plotters::coord::ranged1d::Ranged + plotters::coord::ranged1d::ValueFormatter<Y::ValueType>,
+    X: Ranged + plotters::coord::ranged1d::ValueFormatter<X::ValueType>,
+    Y: Ranged + plotters::coord::ranged1d::ValueFormatter<Y::ValueType>,
     DB: DrawingBackend,
 {
     let mut mesh = chart.configure_mesh();
@@ -169,7 +169,7 @@ pub fn legend_height(entries: usize) -> u32 {
 }
 
 /// The legend of the series that have labels, at `position` inside the plot.
-pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
     chart: &mut ChartContext<'a, DB, CT>,
     position: SeriesLabelPosition,
 ) -> DrawResult<DB> {

@@ -241,7 +241,7 @@ fn pngs_decode_at_the_canvas_size_and_are_drawn_on() {
         .filter(|file| file.extension().unwrap() == "png")
     {
         let (width, height, _) = decode_png(file);
-        assert_eq!(width, style::WIDTH);
+        assert_eq!(width, WIDTH);
         assert!(
             (240..=style::HEIGHT).contains(&height),
             "{} is {height} pixels high",
@@ -356,7 +356,7 @@ fn odd_reports_draw_without_panicking() {
         stage
             .tiles
             .iter_mut()
-            .for_each(|tile| *tile = crate::testing::tile(tile.index, 0, figures(0)));
+            .for_each(|tile| *tile = testing::tile(tile.index, 0, figures(0)));
     }
     zero.timeline = Some(Timeline {
         interval_cycles: 0,
