@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{elf, root, run, temp_path};
+use common::{elf, root, run, sim, temp_path};
 use std::process::{Command, Output};
 
 /// `tigris-sim ARGS` with the address space limited to `megabytes` (`ulimit -v`): an allocation of
@@ -407,5 +407,33 @@ fn every_parser_and_decoder_has_a_fuzz_target() {
         "cortex_m_decode",
     ] {
         assert!(bins.iter().any(|(name, _)| name == target), "{target}");
+    }
+}
+
+/// The README's quick start shows what `tigris-sim run examples/esp32s3-tigris.elf` prints: every line
+/// of its example output (the `...` lines aside) is in the real output, figures included.
+#[test]
+fn the_quick_start_output_in_the_readme_is_what_the_example_prints() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let shown: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("    == tigris-sim: esp32s3-tigris.elf"))
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.strip_prefix("    ").unwrap_or(l))
+        .filter(|l| l.trim() != "...")
+        .collect();
+    assert!(
+        shown.len() >= 8,
+        "the README's quick-start output: {shown:?}"
+    );
+    let out = sim(&["run", "examples/esp32s3-tigris.elf"]);
+    assert!(out.status.success());
+    let printed = String::from_utf8_lossy(&out.stdout);
+    let printed: Vec<&str> = printed.lines().collect();
+    for line in shown {
+        assert!(
+            printed.contains(&line),
+            "README.md shows a line the example does not print:\n{line}"
+        );
     }
 }
