@@ -437,3 +437,21 @@ fn the_quick_start_output_in_the_readme_is_what_the_example_prints() {
         );
     }
 }
+
+/// `--summary none` leaves the console output alone on stdout; with `--quiet` nothing is printed.
+#[test]
+fn summary_none_prints_no_summary() {
+    let example = "examples/esp32s3-tigris.elf";
+    let out = sim(&["run", example, "--summary", "none"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("reference=match"), "the console: {text}");
+    assert!(!text.contains("== tigris-sim"), "a summary: {text}");
+    let quiet = sim(&["run", example, "--quiet", "--summary", "none"]);
+    assert!(quiet.status.success());
+    assert!(
+        quiet.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stdout)
+    );
+}
