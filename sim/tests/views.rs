@@ -562,17 +562,21 @@ fn perfetto_trace_and_folded_stacks_of_a_tiled_run() {
         .iter()
         .any(|e| e["name"] == "psram traffic (bytes so far)"));
 
-    // Folded stacks: exact, so every cycle of the run is on some path.
+    // Folded stacks: exact, so every cycle of the run is on some path; frames name their source.
     let lines = std::fs::read_to_string(&folded).unwrap();
+    assert!(
+        lines.contains("tigris_conv2d_s8 (firmware/tigris/tigris_kernels.c:"),
+        "{lines}"
+    );
     let total: u64 = lines
         .lines()
         .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
         .sum();
     assert_eq!(total, report["totals"]["cycles"].as_u64().unwrap());
     assert!(
-        lines
-            .lines()
-            .any(|l| l.starts_with("_start;run_all;main;") && l.contains(";tigris_run")),
+        lines.lines().any(|l| l.starts_with("_start (")
+            && l.contains(";main (")
+            && l.contains(";tigris_run")),
         "{lines}"
     );
 

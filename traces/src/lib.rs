@@ -642,6 +642,15 @@ pub enum ReportError {
 }
 
 impl Report {
+    /// Where each function's code is (`file:line`, from DWARF), by name, for the functions that
+    /// have it.
+    pub fn function_sources(&self) -> std::collections::HashMap<&str, &str> {
+        self.functions
+            .iter()
+            .filter_map(|f| Some((f.name.as_str(), f.source.as_deref()?)))
+            .collect()
+    }
+
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).expect("a report always serialises");
         s.push('\n');

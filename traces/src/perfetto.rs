@@ -174,11 +174,7 @@ fn function_slices(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
         return;
     };
     // Each function's slice carries where its code is, when DWARF said.
-    let sources: std::collections::HashMap<&str, &str> = report
-        .functions
-        .iter()
-        .filter_map(|f| Some((f.name.as_str(), f.source.as_deref()?)))
-        .collect();
+    let sources = report.function_sources();
     let mut open: Vec<(&str, u64)> = Vec::new();
     let close_from =
         |open: &mut Vec<(&str, u64)>, depth: usize, at: u64, events: &mut Vec<Value>| {
