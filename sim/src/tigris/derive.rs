@@ -351,31 +351,32 @@ pub(super) fn events(plan: &Plan, seen: &[Seen]) -> Vec<Captured> {
     out
 }
 
-/// For every record, the record it goes with: a kernel is its own; a spill (and the end of any
-/// copy) goes with the kernel before it; a load or move with the kernel after it. Returns the unit.
-fn attribute(seen: &[Seen], kernel_unit: &[Option<usize>]) -> Vec<Option<usize>> {
+/// For every record, the value of the kernel call it goes with (`per_kernel`: a value at each
+/// kernel record): a kernel's own; a spill's is the kernel's before it, a load's or move's the
+/// kernel's after it (the other side when there is none); a copy's end goes with its begin.
+fn attribute<T: std::marker::Copy>(seen: &[Seen], per_kernel: &[Option<T>]) -> Vec<Option<T>> {
     let n = seen.len();
     let (mut before, mut after) = (vec![None; n], vec![None; n]);
     let mut last = None;
     for i in 0..n {
-        last = kernel_unit[i].or(last);
+        last = per_kernel[i].or(last);
         before[i] = last;
     }
     last = None;
     for i in (0..n).rev() {
-        last = kernel_unit[i].or(last);
+        last = per_kernel[i].or(last);
         after[i] = last;
     }
-    let mut unit = vec![None; n];
+    let mut value = vec![None; n];
     for i in 0..n {
-        unit[i] = match seen[i].what {
-            What::Kernel { .. } => kernel_unit[i],
+        value[i] = match seen[i].what {
+            What::Kernel { .. } => per_kernel[i],
             What::CopyBegin(c) if c.kind == CopyKind::Spill => before[i].or(after[i]),
             What::CopyBegin(_) => after[i].or(before[i]),
-            What::CopyEnd => i.checked_sub(1).and_then(|p| unit[p]),
+            What::CopyEnd => i.checked_sub(1).and_then(|p| value[p]),
         };
     }
-    unit
+    value
 }
 
 fn event(kind: u8, pool: u8, stage: u16, s: &Seen) -> TraceEvent {
@@ -480,8 +481,8 @@ fn unit_events(plan: &Plan, unit: &Unit, seen: &[Seen], out: &mut Vec<Captured>)
     push(out, event(kind::STAGE_END, POOL_NONE, stage, last), last);
 }
 
-/// The tile of every record: the unit's ops starting over begins a tile; a spill (and a copy's
-/// end) is in the tile of the kernel before it, anything else in the tile of the kernel after it.
+/// The tile of every record: the unit's ops starting over begins a tile; the other records go
+/// with a kernel call as [`attribute`] says.
 fn tile_of(unit: &Unit, seen: &[Seen]) -> Vec<usize> {
     let n = seen.len();
     let mut kernel_tile = vec![None; n];
@@ -496,34 +497,10 @@ fn tile_of(unit: &Unit, seen: &[Seen]) -> Vec<usize> {
             kernel_tile[i] = Some(tile);
         }
     }
-    let mut before = vec![None; n];
-    let mut prev = None;
-    for i in 0..n {
-        prev = kernel_tile[i].or(prev);
-        before[i] = prev;
-    }
-    let mut tiles = vec![0; n];
-    let mut next = None;
-    for i in (0..n).rev() {
-        next = kernel_tile[i].or(next);
-        tiles[i] = match seen[i].what {
-            What::Kernel { .. } => tile_or(kernel_tile[i], None),
-            What::CopyBegin(c) if c.kind == CopyKind::Spill => tile_or(before[i], next),
-            What::CopyBegin(_) => tile_or(next, before[i]),
-            // Fixed below, once the begin before it has its tile.
-            What::CopyEnd => 0,
-        };
-    }
-    for i in 1..n {
-        if matches!(seen[i].what, What::CopyEnd) {
-            tiles[i] = tiles[i - 1];
-        }
-    }
-    tiles
-}
-
-fn tile_or(a: Option<usize>, b: Option<usize>) -> usize {
-    a.or(b).unwrap_or(0)
+    attribute(seen, &kernel_tile)
+        .into_iter()
+        .map(|t| t.unwrap_or(0))
+        .collect()
 }
 
 /// Per tile: the input rows it needs (as TILE_BEGIN reports them) and the rows of every band it
