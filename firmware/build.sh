@@ -68,7 +68,7 @@ FAULT_KINDS_BOARDS=(mps2-an386 stm32h753 rp2040 rp2350 atsam3x8e)
 FPU_DP_BOARDS=(stm32h753 mps2-an500)
 FAULT_BOARDS=(mps2-an386)
 FAULTS=(fault_bad_address fault_undefined fault_stack_overflow fault_unhandled_irq
-        fault_endless_loop fault_busy_loop fault_branches)
+        fault_endless_loop fault_busy_loop fault_branches fault_task_switch)
 # Memory microbenchmarks (membench/membench.c, see README.md); the Xtensa boards are in
 # XT_MEMBENCH_BOARDS below. volatile keeps every access; these flags also keep GCC from turning
 # loops into library calls.
@@ -373,7 +373,7 @@ XT_WINDOWED_BOARDS=(esp32s3 esp32)
 XT_MEMBENCH_BOARDS=(esp32s3 esp32 esp8266)
 XT_PROGRAMS=(sort crc32 recursion demo exit_code matmul strings_float)
 XT_CHECKS=(softfloat_check)
-XT_FAULTS=(fault_illegal fault_bad_address)
+XT_FAULTS=(fault_illegal fault_bad_address fault_deep)
 # Device programs built for every Xtensa board like the programs (the others need their board's
 # registers: see xt_timer_alarm and the like below).
 XT_DEVICE_PROGRAMS=(idle)

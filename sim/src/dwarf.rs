@@ -5,7 +5,30 @@ use goblin::elf::{section_header::SHF_COMPRESSED, Elf};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
+/// A DWARF section's bytes, shared.
+pub type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
+
+/// The bytes of the ELF's section `name`, or `None` when it is absent or compressed (not read).
+pub fn section_bytes(elf: &Elf, bytes: &[u8], name: &str) -> Option<Reader> {
+    let data = elf
+        .section_headers
+        .iter()
+        .find(|sh| {
+            sh.sh_flags & u64::from(SHF_COMPRESSED) == 0
+                && elf.shdr_strtab.get_at(sh.sh_name) == Some(name)
+        })
+        .and_then(|sh| sh.file_range())
+        .and_then(|r| bytes.get(r))?;
+    Some(gimli::EndianArcSlice::new(Arc::from(data), endian(elf)))
+}
+
+fn endian(elf: &Elf) -> gimli::RunTimeEndian {
+    if elf.little_endian {
+        gimli::RunTimeEndian::Little
+    } else {
+        gimli::RunTimeEndian::Big
+    }
+}
 
 /// One frame at a PC, innermost first: an inlined function, then the function it was inlined into.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,23 +56,9 @@ impl DebugInfo {
     /// The ELF's DWARF, or `None` when it has no line table or unit (stripped, or built without
     /// `-g`) or its debug sections are compressed (not read: say so with the ELF's name).
     pub fn load(elf: &Elf, bytes: &[u8]) -> Option<DebugInfo> {
-        let endian = if elf.little_endian {
-            gimli::RunTimeEndian::Little
-        } else {
-            gimli::RunTimeEndian::Big
-        };
         let section = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
-            let data = elf
-                .section_headers
-                .iter()
-                .find(|sh| {
-                    sh.sh_flags & u64::from(SHF_COMPRESSED) == 0
-                        && elf.shdr_strtab.get_at(sh.sh_name) == Some(id.name())
-                })
-                .and_then(|sh| sh.file_range())
-                .and_then(|r| bytes.get(r))
-                .unwrap_or(&[]);
-            Ok(gimli::EndianArcSlice::new(Arc::from(data), endian))
+            Ok(section_bytes(elf, bytes, id.name())
+                .unwrap_or_else(|| gimli::EndianArcSlice::new(Arc::from(&[][..]), endian(elf))))
         };
         let dwarf = gimli::Dwarf::load(section).ok()?;
         let (mut comp_dirs, mut units) = (Vec::new(), 0);

@@ -2,6 +2,7 @@
 //! start state from the Cortex-M vector table.
 
 use crate::dwarf::{self, DebugInfo, SourceFrame};
+use crate::unwind::CallFrames;
 use anyhow::{bail, Context, Result};
 use goblin::container::{Container, Ctx, Endian};
 use goblin::elf::program_header::{ProgramHeader, PT_LOAD};
@@ -87,6 +88,8 @@ pub struct Firmware {
     pub absolute: Vec<Symbol>,
     /// Source lines and inlined frames, when the ELF carries DWARF.
     pub debug: Option<Arc<DebugInfo>>,
+    /// The call-frame information (`.debug_frame`, `.eh_frame`) that unwinds backtraces.
+    pub call_frames: Option<Arc<CallFrames>>,
     /// Address ranges [start, end) of the sections that occupy memory (SHF_ALLOC), NOLOAD ones
     /// included: what the image claims besides its segments.
     pub allocated: Vec<(u32, u32)>,
@@ -336,6 +339,7 @@ pub fn parse(path: &str, bytes: &[u8], board: &Board) -> Result<Firmware> {
         vector_section,
         absolute,
         debug: DebugInfo::load(&elf, bytes).map(Arc::new),
+        call_frames: CallFrames::load(&elf, bytes).map(Arc::new),
         allocated,
         notes,
     })

@@ -12,6 +12,7 @@ use crate::rtt::Rtt;
 use crate::semihost::{Effect, Semihosting};
 use crate::tigris::runtime::TigrisRuntime;
 use crate::tigris::whatif::{FreeMemory, Placer, WhatIf};
+use crate::unwind::{self, Isa};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -53,6 +54,8 @@ pub struct LoadOptions {
     pub symbols: Vec<String>,
     /// `--plan`, `--fast-arena`, `--slow-arena`: what the firmware's TiGrIS calls are handed instead.
     pub what_if: WhatIf,
+    /// `--unwind`: how backtraces are found.
+    pub unwind: Unwind,
 }
 
 /// Options of one run.
@@ -286,6 +289,44 @@ pub struct Machine<'a> {
     defmt: Option<Defmt>,
     file_name: String,
     sha256: String,
+    unwind: Unwind,
+}
+
+/// How backtraces are found (`--unwind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Unwind {
+    /// From the DWARF call-frame information when the ELF has it for the code that stopped, else
+    /// from the calls the profiler saw.
+    #[default]
+    Auto,
+    /// Only from the call-frame information (and the exception frames, the register windows).
+    Cfi,
+    /// Only from the calls and exceptions the profiler saw since reset.
+    Calls,
+}
+
+/// The machine state as the unwinder reads it.
+struct UnwindState<'m> {
+    core: &'m dyn Core,
+    symbols: &'m SymbolMap,
+}
+
+impl unwind::MachineState for UnwindState<'_> {
+    fn pc(&self) -> u32 {
+        self.core.pc()
+    }
+
+    fn register(&self, name: &str) -> Option<u32> {
+        self.core.debug_register(name)
+    }
+
+    fn read(&self, addr: u32, buf: &mut [u8]) -> Option<()> {
+        self.core.read_memory(addr, buf).ok()
+    }
+
+    fn function_start(&self, pc: u32) -> Option<u32> {
+        self.symbols.lookup(pc).map(|i| self.symbols.range(i).0)
+    }
 }
 
 fn read_word(fw: &Firmware, addr: u32) -> Option<u32> {
@@ -514,6 +555,7 @@ impl Machine<'_> {
             defmt,
             file_name,
             sha256,
+            unwind: options.unwind,
         })
     }
 
@@ -1135,6 +1177,61 @@ impl Machine<'_> {
     /// target outside all code (`blx` to 0xFFFFFFFF) stacks the target, and the function that
     /// branched there has no frame of its own on the profiler's stack, so its line follows.
     fn backtrace_from(&self, pc: u32, profiler: &Profiler, branch: Option<u32>) -> Vec<String> {
+        let lines = match self.unwound(pc) {
+            Some(frames) => self.unwound_lines(&frames),
+            None => self.observed_lines(pc, profiler, branch),
+        };
+        lines
+            .into_iter()
+            .take(17)
+            .enumerate()
+            .map(|(i, line)| format!("#{i} {line}"))
+            .collect()
+    }
+
+    /// The frames unwound from the machine state, when `--unwind` and the ELF allow: with `auto`,
+    /// when the call-frame information covers the stopped code or its first caller (a handler or
+    /// leaf written in assembly has none of its own).
+    fn unwound(&self, pc: u32) -> Option<Vec<unwind::Frame>> {
+        if self.unwind == Unwind::Calls || pc != self.core.pc() {
+            return None;
+        }
+        let none = unwind::CallFrames::default();
+        let cfi = self.firmware.call_frames.as_deref().unwrap_or(&none);
+        let isa = match self.board.core.kind {
+            k if k.is_cortex_m() => Isa::CortexM,
+            tigris_targets::CoreKind::XtensaLx106 => Isa::XtensaCall0,
+            _ => Isa::XtensaWindowed,
+        };
+        let state = UnwindState {
+            core: self.core.as_ref(),
+            symbols: &self.symbols,
+        };
+        let frames = cfi.unwind(isa, &state);
+        let covered = frames.iter().take(2).any(|f| cfi.covers(f.pc));
+        (self.unwind == Unwind::Cfi || covered).then_some(frames)
+    }
+
+    fn unwound_lines(&self, frames: &[unwind::Frame]) -> Vec<String> {
+        let mut lines = Vec::new();
+        for frame in frames {
+            if frame.is_return_address() {
+                let call_site = frame.pc.wrapping_sub(self.core.call_instruction_bytes());
+                lines.extend(self.frame_lines(call_site));
+                continue;
+            }
+            let mut frame_lines = self.frame_lines(frame.pc);
+            // A frame an exception preempted is named by it, as in the observed backtrace.
+            if let (Some(Some(number)), Some(last)) = (frame.left_by, frame_lines.last_mut()) {
+                let name = tigris_cores::cortex_m::exception_name(number);
+                last.push_str(&format!(" (exception frame: {name})"));
+            }
+            lines.extend(frame_lines);
+        }
+        lines
+    }
+
+    fn observed_lines(&self, pc: u32, profiler: &Profiler, branch: Option<u32>) -> Vec<String> {
         let mut branch = branch;
         let mut frame = |(name, at): (String, u32)| {
             let mut lines = self.frame_lines(at);
@@ -1166,11 +1263,6 @@ impl Machine<'_> {
             }
         }
         lines
-            .into_iter()
-            .take(17)
-            .enumerate()
-            .map(|(i, line)| format!("#{i} {line}"))
-            .collect()
     }
 
     /// The backtrace lines of one address: `0xADDR symbol+0xoff`, with `at file:line` from DWARF,
@@ -1679,6 +1771,7 @@ mod tests {
             fill_ram: None,
             symbols: Vec::new(),
             what_if: WhatIf::default(),
+            unwind: Unwind::Auto,
         };
         let mut machine = Machine::load(elf, board, &options).unwrap();
         let mut monitor = FirstTick(Vec::new());

@@ -28,7 +28,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 use tigris::whatif::{PlanFile, WhatIf};
-use tigris_sim::{dwarf, elf};
+use tigris_sim::{dwarf, elf, unwind};
 use tigris_traces::Report;
 
 /// Exit code for bad input: unreadable or invalid ELF, board or options.
@@ -190,6 +190,11 @@ struct RunArgs {
     /// holds them all. Slower: every basic block is then followed.
     #[arg(long)]
     lines: bool,
+    /// How backtraces (faults, limits, stops) are found: `auto` unwinds the machine state through
+    /// the ELF's DWARF call-frame information where it has it, else follows the calls seen since
+    /// reset; `cfi` only unwinds; `calls` only follows.
+    #[arg(long, value_enum, default_value_t = machine::Unwind::Auto)]
+    unwind: machine::Unwind,
     /// The chip's mask-ROM ELF (Espressif chips), instead of searching for it (TIGRIS_SIM_ROM_DIR,
     /// the ESP-IDF tools folder, the `espflash` crate in the cargo registry).
     #[arg(long, value_name = "FILE", conflicts_with = "no_rom")]
@@ -510,6 +515,7 @@ fn load_options(args: &RunArgs) -> Result<machine::LoadOptions> {
         fill_ram: args.fill_ram,
         symbols: args.symbols.clone(),
         what_if,
+        unwind: args.unwind,
     })
 }
 
