@@ -10,9 +10,11 @@
 #                                           or later; its baseline-data/speed.json is the published figure)
 #                SRC_DIR/embench-iot-3ef636f  the same repository at commit 3ef636f (2.0 pre-release)
 #                SRC_DIR/embench-iot-1.0    the same repository at tag embench-1.0
-#              A suite whose folder is absent is skipped, and the script says so.
+#                SRC_DIR/esp-dsp            ESP-DSP (github.com/espressif/esp-dsp) at commit 972c4e9, the
+#                                           last to measure the ESP32 rows of docs/esp_bm_results.csv
+#              A suite whose folder (or cross compiler) is absent is skipped, and the script says so.
 #   --sim      the tigris-sim binary (default: target/release/tigris-sim)
-#   --only     run one suite: embench-2.0 | embench-2.0-gcc13 | embench-1.0
+#   --only     run one suite: embench-2.0 | embench-2.0-gcc13 | embench-1.0 | esp-dsp-esp32
 #   -j N       parallel builds and runs (default: number of CPUs)
 #
 # Builds go to target/accuracy/ (never committed). The table goes to stdout, progress to stderr; the
@@ -41,7 +43,6 @@ done
 [[ -d $SRC ]] || die "SRC_DIR '$SRC' is not a directory"
 SRC=$(cd "$SRC" && pwd)
 [[ -x $SIM ]] || die "no tigris-sim binary at '$SIM' (cargo build --release, or --sim PATH)"
-command -v arm-none-eabi-gcc >/dev/null || die "arm-none-eabi-gcc not found (apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)"
 
 OUT=$ROOT/target/accuracy
 mkdir -p "$OUT"
@@ -104,6 +105,8 @@ embench_suite() {   # <label|folder|cflags|libc|scale define>
     want "$label" || return 0
     local root=$SRC/$folder speed=$SRC/$folder/baseline-data/speed.json
     [[ -f $speed ]] || { echo "skipped $label: no $speed" >&2; return 0; }
+    command -v arm-none-eabi-gcc >/dev/null ||
+        { echo "skipped $label: no arm-none-eabi-gcc (apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)" >&2; return 0; }
     echo "building and running $label from $root" >&2
     local bench ms running=0
     while read -r bench ms; do
@@ -120,17 +123,133 @@ for suite in "${EMBENCH_SUITES[@]}"; do
     embench_suite "$suite"
 done
 
+# ------------------------------------------------------------------ ESP-DSP on the ESP32
+# ESP-DSP's docs/esp_bm_results.csv gives, per chip and compiler option, the CCOUNT cycles of one call
+# of each optimised kernel (test/prepare_csv_benchmarks.c, test/report.inc REPORT_BENCHMARK_CSV: two
+# warm-up calls, then one timed). On the ESP32 the optimised kernels are Espressif's hand-written LX6
+# assembly (*_ae32.S); they are assembled here as they are, through firmware/calibration/
+# xtensa_lx6_prelude.S, and called by our harness (firmware/calibration/esp_dsp_bench.c) with the
+# published arguments. The ESP32 rows with compiler option 1 (CONFIG_COMPILER_OPTIMIZATION_PERF, the
+# test app's sdkconfig.defaults) are the cells; which kernel and size a row is, is read from its title.
+DSP_BOARD=esp32
+# CPU clock: ESP-IDF's default for the ESP32, 160 MHz (Kconfig CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ; the
+# test app does not change it). Code and data are in internal SRAM, so the cycle counts do not depend
+# on it.
+DSP_SET=(--set core.clock_hz=160000000)
+DSP_KERNELS=(
+    dotprod/float/dsps_dotprod_f32_ae32.S dotprod/float/dsps_dotprode_f32_ae32.S
+    dotprod/fixed/dsps_dotprod_s16_ae32.S fir/float/dsps_fir_f32_ae32.S fir/float/dsps_fird_f32_ae32.S
+    fft/float/dsps_fft2r_fc32_ae32_.S fft/float/dsps_fft4r_fc32_ae32_.S fft/fixed/dsps_fft2r_sc16_ae32.S
+    iir/biquad/dsps_biquad_f32_ae32.S matrix/mul/float/dspm_mult_f32_ae32.S
+    matrix/mul/fixed/dspm_mult_s16_ae32.S matrix/mul/float/dspm_mult_3x3x1_f32_ae32.S
+    matrix/mul/float/dspm_mult_3x3x3_f32_ae32.S matrix/mul/float/dspm_mult_4x4x1_f32_ae32.S
+    matrix/mul/float/dspm_mult_4x4x4_f32_ae32.S
+)
+
+esp_dsp_suite() {
+    local label=esp-dsp-esp32
+    want "$label" || return 0
+    local root=$SRC/esp-dsp csv=$SRC/esp-dsp/docs/esp_bm_results.csv
+    [[ -f $csv ]] || { echo "skipped $label: no $csv" >&2; return 0; }
+    local xcc=xtensa-lx106-elf-gcc
+    command -v $xcc >/dev/null || { echo "skipped $label: no $xcc (apt install gcc-xtensa-lx106)" >&2; return 0; }
+    echo "building and running $label from $root" >&2
+    local dir=$OUT/$label xt=$FW/xtensa cal=$FW/calibration
+    rm -rf "$dir" && mkdir -p "$dir/lib" "$dir/kernels"
+    local cflags=(-O2 -g -std=gnu11 -Wall -Wextra -ffreestanding -fno-builtin -ffp-contract=off
+                  -ffunction-sections -fdata-sections -isystem "$xt/libc/include")
+    local asflags=("-Wa,-I$cal" "-Wa,-I$xt")
+    # GCC's windowed-ABI assembly through the prelude, as firmware/build.sh builds windowed programs.
+    windowed_obj() { # <C source> <object>
+        "$xcc" "${cflags[@]}" -mabi=windowed -S -o "$2.s" "$1" &&
+        { echo '.include "xtensa_lx6_prelude.S"'; cat "$2.s"; } >"$2.S" &&
+        "$xcc" -c "${asflags[@]}" -o "$2" "$2.S"
+    }
+    # ESP-DSP's include folders as its CMakeLists.txt lists them, plus our stand-ins for the
+    # ESP-IDF headers its platform headers read (sdkconfig.h, xtensa/config/core-isa.h).
+    local incs=(-I "$cal/esp_dsp_include") d
+    while read -r d; do incs+=(-I "$root/$d"); done < <(python3 - "$root/CMakeLists.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for name in ("include_dirs", "priv_include_dirs"):
+    block = re.search(r"set\(%s\s+(.*?)\)" % name, text, re.S)
+    for d in re.findall(r'"([^"]+)"', block.group(1) if block else ""):
+        print(d)
+PY
+    )
+    local link=(-nostdlib -L "$xt" -T "$xt/esp32.ld" -Wl,--gc-sections "$dir/start.o")
+    (
+        for f in libc softfloat decimal math; do windowed_obj "$xt/libc/$f.c" "$dir/lib/$f.o"; done &&
+        xtensa-lx106-elf-ar rcs "$dir/lib/libtg.a" "$dir"/lib/*.o &&
+        "$xcc" -c "-Wa,-I$xt" -o "$dir/start.o" "$xt/start_windowed.S" &&
+        windowed_obj "$cal/lx6_prelude_check.c" "$dir/check.o" &&
+        "$xcc" "${link[@]}" "$dir/check.o" -L "$dir/lib" -ltg -o "$dir/lx6_prelude_check.elf" &&
+        for f in "${DSP_KERNELS[@]}"; do
+            b=$(basename "$f" .S)
+            { echo '.include "xtensa_lx6_prelude.S"'; echo "#include \"$root/modules/$f\""; } >"$dir/kernels/$b.S"
+            "$xcc" -c "${incs[@]}" "${asflags[@]}" -o "$dir/kernels/$b.o" "$dir/kernels/$b.S" || exit 1
+        done &&
+        windowed_obj "$cal/esp_dsp_bench.c" "$dir/bench.o" &&
+        "$xcc" -c "${asflags[@]}" -o "$dir/timer.o" "$cal/esp_dsp_timer.S" &&
+        "$xcc" "${link[@]}" -Wl,-Map="$dir/esp_dsp_bench.map" "$dir/bench.o" "$dir/timer.o" \
+            "$dir"/kernels/*.o -L "$dir/lib" -ltg -o "$dir/esp_dsp_bench.elf"
+    ) >"$dir/build.log" 2>&1 || { echo "$label: build failed ($dir/build.log)" >&2; FAILED=1; return 0; }
+    # Every macro of the prelude first: a wrong encoding must not reach the table.
+    "$SIM" run "$dir/lx6_prelude_check.elf" --board "$DSP_BOARD" --summary none >"$dir/check.log" 2>&1 ||
+        { echo "$label: the prelude check failed ($dir/check.log)" >&2; FAILED=1; return 0; }
+    # The harness exits 1 when a kernel's result disagrees with C (wrong code is not timed).
+    "$SIM" run "$dir/esp_dsp_bench.elf" --board "$DSP_BOARD" "${DSP_SET[@]}" --summary none \
+        >"$dir/run.log" 2>&1 || { echo "$label: the benchmark failed ($dir/run.log)" >&2; FAILED=1; return 0; }
+    python3 - "$csv" "$dir/run.log" "$label" "$DSP_BOARD" "$(xtensa-lx106-elf-as --version | head -1)" \
+        >>"$CELLS" <<'PY' || FAILED=1
+import re, sys
+csv, log, label, board, tool = sys.argv[1:]
+# The CSV: a chip name line opens a section; rows are "title, optimised, ANSI C, compiler option,
+# chip id" (chip id 1 = ESP32, option 1 = -O2). A row is named by its kernel (the title's first
+# word) and its size (the title's first number).
+published, chip = {}, None
+for line in open(csv):
+    line = line.strip()
+    if not line or line.startswith("#") or line.startswith("**"):
+        continue
+    fields = [f.strip() for f in line.split(",")]
+    if len(fields) == 1:
+        chip = fields[0]
+        continue
+    title, optimised, _ansi, option, chip_id = fields
+    if chip == "Esp32" and chip_id == "1" and option == "1":
+        kernel = title.split()[0]
+        size = re.search(r"\d+", title[len(kernel):]).group(0)
+        published[(kernel, size)] = int(optimised)
+simulated = {}
+for line in open(log):
+    m = re.match(r"dsp (\S+) (\d+) (\d+)$", line.strip())
+    if m:
+        simulated[(m.group(1), m.group(2))] = int(m.group(3))
+missing = sorted(set(simulated) - set(published))
+if missing or not simulated:
+    sys.exit(f"{label}: no published figure for {missing or 'any kernel'}")
+for (kernel, size), cycles in sorted(simulated.items()):
+    print(f"{label}\t{kernel} {size}\t{board}\t{published[(kernel, size)]}\t{cycles}\t{tool} + xtensa_lx6_prelude.S")
+PY
+}
+
+esp_dsp_suite
+
 # ------------------------------------------------------------------ the table
 python3 - "$CELLS" <<'EOF'
-import statistics, sys
+import re, statistics, sys
 EMBENCH = "16 MHz HSI, 0 WS, ART and prefetch off; code in flash, data in SRAM"
 SOURCES = {
     "embench-2.0": ("Embench-IoT 2.0 baseline-data/speed.json (STM32F4-Discovery, GCC 14.1.0, newlib 4.3)", EMBENCH),
     "embench-2.0-gcc13": ("Embench-IoT commit 3ef636f baseline-data/speed.json (STM32F4-Discovery, GCC 13.2)", EMBENCH),
     "embench-1.0": ("Embench-IoT 1.0 baseline-data/speed.json (STM32F4-Discovery, GCC 9.2.0, newlib-nano 3.3.0)", EMBENCH),
+    "esp-dsp-esp32": ("ESP-DSP docs/esp_bm_results.csv, Esp32 rows, compiler option 1 (commit 972c4e9)",
+                      "160 MHz; code in IRAM, data in DRAM; one call after two warm-up calls"),
 }
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
-rows.sort(key=lambda r: (r[0], r[1]))
+# Natural order within a suite: "dsps_fft2r_fc32 64" before "dsps_fft2r_fc32 128".
+rows.sort(key=lambda r: (r[0], [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", r[1])]))
 print("| suite | board | conditions | source of the published figure | built here with |")
 print("|---|---|---|---|---|")
 for suite, board, compiler in sorted({(r[0], r[2], r[5]) for r in rows}):
