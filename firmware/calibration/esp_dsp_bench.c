@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint32_t tg_time_call(void *fn, const uint32_t args[7]);
@@ -164,6 +165,21 @@ static void check_kernels(void) {
             ok &= s3[i * 16 + j] == (int16_t)(acc >> 15);
         }
     check("dspm_mult_s16", ok);
+
+    /* Q15 FFT of an impulse of 16384 at sample 1: each of the six stages halves, so bin k is
+     * 256 e^(-2 pi i k / 64), found at the bit-reversed index of k (within the stages' rounding). */
+    memset(s1, 0, 128 * sizeof(int16_t));
+    s1[2] = 16384;
+    call(dsps_fft2r_sc16_ae32_, A(s1), 64, A(w2r_sc16), 0, 0, 0, 0);
+    ok = 1;
+    for (int i = 0; i < 64; i++) {
+        int k = 0;
+        for (int b = 0; b < 6; b++) k |= ((i >> b) & 1) << (5 - b);
+        double phase = 2 * 3.14159265358979323846 * k / 64;
+        int re = (int)floor(256 * cos(phase) + 0.5), im = (int)floor(-256 * sin(phase) + 0.5);
+        ok &= abs(s1[2 * i] - re) <= 3 && abs(s1[2 * i + 1] - im) <= 3;
+    }
+    check("dsps_fft2r_sc16", ok);
     fill();
 
     /* FIR over 8 samples with an empty delay line: y[i] = sum_{j<=i} c[j] x[i-j] as
