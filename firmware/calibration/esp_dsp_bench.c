@@ -182,19 +182,24 @@ static void check_kernels(void) {
     check("dsps_fft2r_sc16", ok);
     fill();
 
-    /* FIR over 8 samples with an empty delay line: y[i] = sum_{j<=i} c[j] x[i-j] as
-     * dsps_fir_f32_ansi computes it (coefficients taken in reverse order). */
-    fir_t fir = {data1, data3, 256, 0, 1, 0};
-    memset(data3, 0, 256 * sizeof(float));
-    float y[8];
-    call(dsps_fir_f32_ae32, A(&fir), A(data2), A(y), 8, 0, 0, 0);
-    ok = 1;
-    for (int i = 0; i < 8; i++) {
-        float acc = 0;
-        for (int j = 0; j <= i; j++) acc += data1[255 - j] * data2[i - j];
-        ok &= near(y[i], acc);
+    /* FIR and decimating FIR (by 4), 8 outputs from an empty delay line: output i, after
+     * (i + 1) * decim inputs, is sum_j c[N - 1 - j] x[(i + 1) * decim - 1 - j] as
+     * dsps_fir_f32_ansi / dsps_fird_f32_ansi compute it (coefficients in reverse order). */
+    for (int decim = 1; decim <= 4; decim += 3) {
+        fir_t fir = {data1, data3, 256, 0, decim, 0};
+        memset(data3, 0, 260 * sizeof(float));
+        float y[8];
+        call(decim == 1 ? (void *)dsps_fir_f32_ae32 : (void *)dsps_fird_f32_ae32, A(&fir), A(data2),
+             A(y), 8, 0, 0, 0);
+        ok = 1;
+        for (int i = 0; i < 8; i++) {
+            int last = (i + 1) * decim - 1;
+            float acc = 0;
+            for (int j = 0; j <= last; j++) acc += data1[255 - j] * data2[last - j];
+            ok &= near(y[i], acc);
+        }
+        check(decim == 1 ? "dsps_fir_f32" : "dsps_fird_f32", ok);
     }
-    check("dsps_fir_f32", ok);
 
     /* Biquad (direct form II): y = b0 d + b1 w0 + b2 w1, d = x - a1 w0 - a2 w1. */
     float coef[5] = {0.25f, 0.5f, 0.25f, -0.5f, 0.125f}, w[2] = {0, 0}, wc[2] = {0, 0};
