@@ -10,9 +10,13 @@
 #                                           or later; its baseline-data/speed.json is the published figure)
 #                SRC_DIR/embench-iot-3ef636f  the same repository at commit 3ef636f (2.0 pre-release)
 #                SRC_DIR/embench-iot-1.0    the same repository at tag embench-1.0
-#              A suite whose folder is absent is skipped, and the script says so.
+#                SRC_DIR/esp-dsp            ESP-DSP (github.com/espressif/esp-dsp) at commit 972c4e9, the
+#                                           last to measure the ESP32 and ESP32-S3 rows of
+#                                           docs/esp_bm_results.csv
+#              A suite whose folder (or cross compiler) is absent is skipped, and the script says so.
 #   --sim      the tigris-sim binary (default: target/release/tigris-sim)
-#   --only     run one suite: embench-2.0 | embench-2.0-gcc13 | embench-1.0
+#   --only     run one suite: embench-2.0 | embench-2.0-gcc13 | embench-1.0 | esp-dsp-esp32 |
+#              esp-dsp-esp32s3
 #   -j N       parallel builds and runs (default: number of CPUs)
 #
 # Builds go to target/accuracy/ (never committed). The table goes to stdout, progress to stderr; the
@@ -31,7 +35,7 @@ while (($#)); do
         --sim) SIM=$2; shift ;;
         --only) ONLY=$2; shift ;;
         -j) JOBS=$2; shift ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         -*) die "unknown option '$1'" ;;
         *) [[ -z $SRC ]] || die "one SRC_DIR only (got '$SRC' and '$1')"; SRC=$1 ;;
     esac
@@ -41,7 +45,6 @@ done
 [[ -d $SRC ]] || die "SRC_DIR '$SRC' is not a directory"
 SRC=$(cd "$SRC" && pwd)
 [[ -x $SIM ]] || die "no tigris-sim binary at '$SIM' (cargo build --release, or --sim PATH)"
-command -v arm-none-eabi-gcc >/dev/null || die "arm-none-eabi-gcc not found (apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)"
 
 OUT=$ROOT/target/accuracy
 mkdir -p "$OUT"
@@ -104,6 +107,8 @@ embench_suite() {   # <label|folder|cflags|libc|scale define>
     want "$label" || return 0
     local root=$SRC/$folder speed=$SRC/$folder/baseline-data/speed.json
     [[ -f $speed ]] || { echo "skipped $label: no $speed" >&2; return 0; }
+    command -v arm-none-eabi-gcc >/dev/null ||
+        { echo "skipped $label: no arm-none-eabi-gcc (apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)" >&2; return 0; }
     echo "building and running $label from $root" >&2
     local bench ms running=0
     while read -r bench ms; do
@@ -120,17 +125,156 @@ for suite in "${EMBENCH_SUITES[@]}"; do
     embench_suite "$suite"
 done
 
+# ------------------------------------------------------------------ ESP-DSP on the ESP32 and ESP32-S3
+# ESP-DSP's docs/esp_bm_results.csv gives, per chip and compiler option, the CCOUNT cycles of one call
+# of each optimised kernel (test/prepare_csv_benchmarks.c, test/report.inc REPORT_BENCHMARK_CSV: two
+# warm-up calls, then one timed). On the ESP32 the optimised kernels are Espressif's hand-written LX6
+# assembly (*_ae32.S); they are assembled here as they are, through firmware/calibration/
+# xtensa_lx6_prelude.S, and called by our harness (firmware/calibration/esp_dsp_bench.c) with the
+# published arguments. The rows with compiler option 1 (CONFIG_COMPILER_OPTIMIZATION_PERF, the test
+# app's sdkconfig.defaults) are the cells; which kernel and size a row is, is read from its title.
+DSP_KERNELS=(
+    dotprod/float/dsps_dotprod_f32_ae32.S dotprod/float/dsps_dotprode_f32_ae32.S
+    dotprod/fixed/dsps_dotprod_s16_ae32.S fir/float/dsps_fir_f32_ae32.S fir/float/dsps_fird_f32_ae32.S
+    fft/float/dsps_fft2r_fc32_ae32_.S fft/float/dsps_fft4r_fc32_ae32_.S fft/fixed/dsps_fft2r_sc16_ae32.S
+    iir/biquad/dsps_biquad_f32_ae32.S matrix/mul/float/dspm_mult_f32_ae32.S
+    matrix/mul/fixed/dspm_mult_s16_ae32.S matrix/mul/float/dspm_mult_3x3x1_f32_ae32.S
+    matrix/mul/float/dspm_mult_3x3x3_f32_ae32.S matrix/mul/float/dspm_mult_4x4x1_f32_ae32.S
+    matrix/mul/float/dspm_mult_4x4x4_f32_ae32.S
+)
+# One row per chip: label, board (and its linker script), the CSV's section name and chip id, the
+# kernels whose published figure is ae32 code (empty: all). On the ESP32-S3 ESP-IDF maps most kernels
+# to their PIE versions (*_aes3.S); these six stay ae32 there (the "#if ..._ae32_enabled" chains of
+# modules/dotprod/include/dsps_dotprod.h, iir/include/dsps_biquad.h, matrix/mul/include/dspm_mult.h).
+# Both run at ESP-IDF's default CPU clock, 160 MHz (Kconfig CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ; the test
+# app does not change it); code and data are in internal SRAM, so the counts do not depend on it.
+DSP_SUITES=(
+    "esp-dsp-esp32|esp32|Esp32|1|"
+    "esp-dsp-esp32s3|esp32s3|Esp32s3|3|dsps_dotprode_f32 dsps_dotprod_s16 dsps_biquad_f32 dspm_mult_3x3x1_f32 dspm_mult_3x3x3_f32 dspm_mult_4x4x1_f32"
+)
+DSP_SET=(--set core.clock_hz=160000000)
+
+esp_dsp_build() {   # <dir>: the prelude check and the harness as objects, the kernels assembled
+    local dir=$1 root=$SRC/esp-dsp xt=$FW/xtensa cal=$FW/calibration xcc=xtensa-lx106-elf-gcc
+    local cflags=(-O2 -g -std=gnu11 -Wall -Wextra -ffreestanding -fno-builtin -ffp-contract=off
+                  -ffunction-sections -fdata-sections -isystem "$xt/libc/include")
+    local asflags=("-Wa,-I$cal" "-Wa,-I$xt")
+    # GCC's windowed-ABI assembly through the prelude, as firmware/build.sh builds windowed programs.
+    windowed_obj() { # <C source> <object>
+        "$xcc" "${cflags[@]}" -mabi=windowed -S -o "$2.s" "$1" &&
+        { echo '.include "xtensa_lx6_prelude.S"'; cat "$2.s"; } >"$2.S" &&
+        "$xcc" -c "${asflags[@]}" -o "$2" "$2.S"
+    }
+    # ESP-DSP's include folders as its CMakeLists.txt lists them, plus our stand-ins for the
+    # ESP-IDF headers its platform headers read (sdkconfig.h, xtensa/config/core-isa.h).
+    local incs=(-I "$cal/esp_dsp_include") d f b
+    while read -r d; do incs+=(-I "$root/$d"); done < <(python3 - "$root/CMakeLists.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for name in ("include_dirs", "priv_include_dirs"):
+    block = re.search(r"set\(%s\s+(.*?)\)" % name, text, re.S)
+    for d in re.findall(r'"([^"]+)"', block.group(1) if block else ""):
+        print(d)
+PY
+    )
+    rm -rf "$dir" && mkdir -p "$dir/lib" "$dir/kernels" || return 1
+    for f in libc softfloat decimal math; do windowed_obj "$xt/libc/$f.c" "$dir/lib/$f.o" || return 1; done
+    xtensa-lx106-elf-ar rcs "$dir/lib/libtg.a" "$dir"/lib/*.o &&
+    "$xcc" -c "-Wa,-I$xt" -o "$dir/start.o" "$xt/start_windowed.S" &&
+    windowed_obj "$cal/lx6_prelude_check.c" "$dir/check.o" &&
+    windowed_obj "$cal/esp_dsp_bench.c" "$dir/bench.o" &&
+    "$xcc" -c "${asflags[@]}" -o "$dir/timer.o" "$cal/esp_dsp_timer.S" || return 1
+    for f in "${DSP_KERNELS[@]}"; do
+        b=$(basename "$f" .S)
+        { echo '.include "xtensa_lx6_prelude.S"'; echo "#include \"$root/modules/$f\""; } >"$dir/kernels/$b.S"
+        "$xcc" -c "${incs[@]}" "${asflags[@]}" -o "$dir/kernels/$b.o" "$dir/kernels/$b.S" || return 1
+    done
+}
+
+esp_dsp_cell_rows() {   # <label> <board> <chip> <chip id> <kernels> <run log>: cells.tsv rows
+    python3 - "$SRC/esp-dsp/docs/esp_bm_results.csv" "$@" "$(xtensa-lx106-elf-as --version | head -1)" <<'PY'
+import re, sys
+csv, label, board, chip_name, chip_id, kernels, log, tool = sys.argv[1:]
+kernels = set(kernels.split())
+# The CSV: a chip name line opens a section; rows are "title, optimised, ANSI C, compiler option,
+# chip id". A row is named by its kernel (the title's first word) and size (its first number).
+published, chip = {}, None
+for line in open(csv):
+    line = line.strip()
+    if not line or line.startswith("#") or line.startswith("**"):
+        continue
+    fields = [f.strip() for f in line.split(",")]
+    if len(fields) == 1:
+        chip = fields[0]
+        continue
+    title, optimised, _ansi, option, row_chip = fields
+    if chip == chip_name and row_chip == chip_id and option == "1":
+        kernel = title.split()[0]
+        size = re.search(r"\d+", title[len(kernel):]).group(0)
+        published[(kernel, size)] = int(optimised)
+simulated = {}
+for line in open(log):
+    m = re.match(r"dsp (\S+) (\d+) (\d+)$", line.strip())
+    if m and (not kernels or m.group(1) in kernels):
+        simulated[(m.group(1), m.group(2))] = int(m.group(3))
+missing = sorted(set(simulated) - set(published))
+if missing or not simulated:
+    sys.exit(f"{label}: no published figure for {missing or 'any kernel'}")
+for (kernel, size), cycles in sorted(simulated.items()):
+    print(f"{label}\t{kernel} {size}\t{board}\t{published[(kernel, size)]}\t{cycles}\t{tool} + xtensa_lx6_prelude.S")
+PY
+}
+
+esp_dsp_suites() {
+    local row label board chip chip_id kernels wanted=0
+    for row in "${DSP_SUITES[@]}"; do want "${row%%|*}" && wanted=1; done
+    ((wanted)) || return 0
+    local csv=$SRC/esp-dsp/docs/esp_bm_results.csv dir=$OUT/esp-dsp xt=$FW/xtensa
+    [[ -f $csv ]] || { echo "skipped esp-dsp: no $csv" >&2; return 0; }
+    command -v xtensa-lx106-elf-gcc >/dev/null ||
+        { echo "skipped esp-dsp: no xtensa-lx106-elf-gcc (apt install gcc-xtensa-lx106)" >&2; return 0; }
+    echo "building esp-dsp from $SRC/esp-dsp" >&2
+    mkdir -p "$dir"
+    esp_dsp_build "$dir" >"$OUT/esp-dsp.build.log" 2>&1 ||
+        { echo "esp-dsp: build failed ($OUT/esp-dsp.build.log)" >&2; FAILED=1; return 0; }
+    for row in "${DSP_SUITES[@]}"; do
+        IFS='|' read -r label board chip chip_id kernels <<<"$row"
+        want "$label" || continue
+        echo "running $label" >&2
+        local out=$dir/$board link=(-nostdlib -L "$xt" -T "$xt/$board.ld" -Wl,--gc-sections "$dir/start.o")
+        mkdir -p "$out"
+        {
+            xtensa-lx106-elf-gcc "${link[@]}" "$dir/check.o" -L "$dir/lib" -ltg -o "$out/lx6_prelude_check.elf" &&
+            xtensa-lx106-elf-gcc "${link[@]}" -Wl,-Map="$out/esp_dsp_bench.map" "$dir/bench.o" "$dir/timer.o" \
+                "$dir"/kernels/*.o -L "$dir/lib" -ltg -o "$out/esp_dsp_bench.elf"
+        } >"$out/link.log" 2>&1 || { echo "$label: link failed ($out/link.log)" >&2; FAILED=1; continue; }
+        # Every macro of the prelude first, on this core: a wrong encoding must not reach the table.
+        "$SIM" run "$out/lx6_prelude_check.elf" --board "$board" --summary none >"$out/check.log" 2>&1 ||
+            { echo "$label: the prelude check failed ($out/check.log)" >&2; FAILED=1; continue; }
+        # The harness exits 1 when a kernel's result disagrees with C (wrong code is not timed).
+        "$SIM" run "$out/esp_dsp_bench.elf" --board "$board" "${DSP_SET[@]}" --summary none \
+            >"$out/run.log" 2>&1 || { echo "$label: the benchmark failed ($out/run.log)" >&2; FAILED=1; continue; }
+        esp_dsp_cell_rows "$label" "$board" "$chip" "$chip_id" "$kernels" "$out/run.log" >>"$CELLS" || FAILED=1
+    done
+}
+
+esp_dsp_suites
+
 # ------------------------------------------------------------------ the table
 python3 - "$CELLS" <<'EOF'
-import statistics, sys
+import re, statistics, sys
 EMBENCH = "16 MHz HSI, 0 WS, ART and prefetch off; code in flash, data in SRAM"
+ESP_DSP = "160 MHz; code in IRAM, data in DRAM; one call after two warm-up calls"
 SOURCES = {
     "embench-2.0": ("Embench-IoT 2.0 baseline-data/speed.json (STM32F4-Discovery, GCC 14.1.0, newlib 4.3)", EMBENCH),
     "embench-2.0-gcc13": ("Embench-IoT commit 3ef636f baseline-data/speed.json (STM32F4-Discovery, GCC 13.2)", EMBENCH),
     "embench-1.0": ("Embench-IoT 1.0 baseline-data/speed.json (STM32F4-Discovery, GCC 9.2.0, newlib-nano 3.3.0)", EMBENCH),
+    "esp-dsp-esp32": ("ESP-DSP docs/esp_bm_results.csv, Esp32 rows, compiler option 1 (commit 972c4e9)", ESP_DSP),
+    "esp-dsp-esp32s3": ("ESP-DSP docs/esp_bm_results.csv, Esp32s3 rows of ae32 kernels, compiler option 1 (commit 972c4e9)", ESP_DSP),
 }
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
-rows.sort(key=lambda r: (r[0], r[1]))
+# Natural order within a suite: "dsps_fft2r_fc32 64" before "dsps_fft2r_fc32 128".
+rows.sort(key=lambda r: (r[0], [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", r[1])]))
 print("| suite | board | conditions | source of the published figure | built here with |")
 print("|---|---|---|---|---|")
 for suite, board, compiler in sorted({(r[0], r[2], r[5]) for r in rows}):

@@ -1,0 +1,1 @@
+/* Nothing of it is read by the kernels built here. */
