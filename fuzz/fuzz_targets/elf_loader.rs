@@ -1,6 +1,6 @@
 //! Any bytes given as a firmware ELF load or are refused with a message on a Cortex-M and an
-//! Xtensa board, and a loaded image's symbols (and their DWARF lines) can be looked up, without
-//! a panic.
+//! Xtensa board, and a loaded image's symbols (and their DWARF lines and call-frame entries) can be
+//! looked up, without a panic.
 #![no_main]
 use tigris_sim::elf::{parse, SymbolMap};
 
@@ -14,6 +14,9 @@ libfuzzer_sys::fuzz_target!(|bytes: &[u8]| {
         for addr in [firmware.entry, 0, u32::MAX] {
             let _ = symbols.describe(addr);
             let _ = symbols.source(addr);
+            if let Some(call_frames) = &firmware.call_frames {
+                let _ = call_frames.covers(addr);
+            }
         }
     }
 });

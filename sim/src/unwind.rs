@@ -425,6 +425,58 @@ mod tests {
         }
     }
 
+    /// A machine state whose every register and word is noise from `seed`.
+    struct Noise {
+        seed: u64,
+        windowed: bool,
+    }
+
+    impl Noise {
+        fn word(&self, at: u64) -> u32 {
+            let mut x = self.seed ^ at.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            x ^= x >> 31;
+            x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            (x ^ (x >> 29)) as u32
+        }
+    }
+
+    impl MachineState for Noise {
+        fn pc(&self) -> u32 {
+            self.word(1 << 40)
+        }
+        fn register(&self, name: &str) -> Option<u32> {
+            let at = name.bytes().fold(1u64 << 41, |h, b| h * 131 + u64::from(b));
+            Some(self.word(at))
+        }
+        fn read(&self, addr: u32, buf: &mut [u8]) -> Option<()> {
+            for (i, b) in buf.iter_mut().enumerate() {
+                let at = addr.wrapping_add(i as u32);
+                // Every function starts with ENTRY when the state is windowed.
+                *b = match self.windowed && at & 0xFF == 0 {
+                    true => 0x36,
+                    false => self.word(u64::from(at)) as u8,
+                };
+            }
+            Some(())
+        }
+        fn function_start(&self, pc: u32) -> Option<u32> {
+            self.windowed.then_some(pc & !0xFF)
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// Whatever the registers and the stack hold, unwinding ends within its frame limit.
+        #[test]
+        fn any_machine_state_unwinds_to_an_end(seed: u64, windowed: bool) {
+            let state = Noise { seed, windowed };
+            for isa in [Isa::CortexM, Isa::XtensaWindowed, Isa::XtensaCall0] {
+                let frames = CallFrames::default().unwind(isa, &state);
+                proptest::prop_assert!(!frames.is_empty() && frames.len() <= MAX_FRAMES);
+            }
+        }
+    }
+
     #[test]
     fn a_stack_that_links_to_itself_ends_the_backtrace() {
         // A windowed frame whose caller's spilled a0/a1 (below its own SP) are its own.
