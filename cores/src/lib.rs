@@ -316,6 +316,16 @@ pub trait Core {
     /// The length in bytes of the instruction at `addr`, if it can be read.
     fn instruction_length(&self, addr: u32) -> Option<u32>;
 
+    /// The cores a debugger can look at: 2 on a dual-core chip (its second core as GDB thread 2).
+    fn core_count(&self) -> usize {
+        1
+    }
+    /// Register `name` (as [`Core::debug_register`] names it) of core `core`, 0 being the core the
+    /// run and its profile follow.
+    fn core_register(&self, core: usize, name: &str) -> Option<u32> {
+        (core == 0).then(|| self.debug_register(name)).flatten()
+    }
+
     /// Convention of the requests behind [`Stop::Semihosting`].
     fn semihosting_abi(&self) -> SemihostingAbi {
         SemihostingAbi::Arm

@@ -451,3 +451,36 @@ fn gdb_continue_runs_until_a_debugger_attaches() {
         "the program ran before the debugger came"
     );
 }
+
+#[test]
+fn the_second_core_of_a_dual_core_chip_is_thread_2() {
+    // The ESP32-S3 demo leaves the second core (APP_CPU) in reset: thread 2 shows it there, at
+    // the reset vector, while thread 1 stops at the firmware's entry; memory is the chip's.
+    let elf = root().join("examples/esp32s3-demo.elf");
+    let elf = elf.to_string_lossy();
+    let sim = Simulation::start("esp32s3", &elf);
+    let mut gdb = Client::connect(sim.port);
+    assert!(is_trap(&gdb.ask("?")));
+    assert_eq!(gdb.ask("qfThreadInfo"), "m01,02");
+    assert_eq!(gdb.ask("qsThreadInfo"), "l");
+    assert_eq!(gdb.ask("Hg1"), "OK");
+    assert_eq!(gdb.register(0), entry(&elf));
+    assert_eq!(gdb.ask("Hg2"), "OK");
+    // Held in reset: the LX7 reset vector (ESP32-S3 TRM, "CPU Address Space"; the ROM's
+    // ResetVector at 0x40000400).
+    assert_eq!(gdb.register(0), 0x4000_0400);
+    let main = symbol(&elf, "main");
+    assert_eq!(
+        gdb.ask(&format!("m{main:x},4")).len(),
+        8,
+        "memory reads the same from thread 2"
+    );
+    assert!(
+        gdb.ask(&format!("G{}", "0".repeat(8))).starts_with('E'),
+        "the second core's registers are read-only"
+    );
+    assert!(gdb.ask("c").starts_with('W'));
+    let (code, debugged) = sim.finish();
+    assert_eq!(code, 0);
+    assert!(debugged == plain_report("esp32s3", &elf));
+}

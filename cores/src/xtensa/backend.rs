@@ -1172,6 +1172,11 @@ impl XtensaBackend {
 
     /// Look at the second core's clock, reset and stall bits: a core that leaves reset starts at
     /// its reset vector with its own PRID.
+    /// The second core's instruction-set simulator, on a dual-core chip.
+    pub(super) fn second_cpu(&self) -> Option<&Xtensa> {
+        self.second.as_ref().map(|s| &s.iss)
+    }
+
     fn watch_second_core(&mut self) {
         let Some(s) = self.second.as_mut() else {
             return;
@@ -1843,6 +1848,14 @@ impl Core for XtensaBackend {
 
     fn debug_register(&self, name: &str) -> Option<u32> {
         self.debug_register_value(name)
+    }
+
+    fn core_count(&self) -> usize {
+        1 + usize::from(self.second.is_some())
+    }
+
+    fn core_register(&self, core: usize, name: &str) -> Option<u32> {
+        self.core_register_value(core, name)
     }
 
     fn set_debug_register(&mut self, name: &str, value: u32) -> Result<(), CoreError> {

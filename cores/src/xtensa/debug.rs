@@ -65,17 +65,30 @@ fn named(name: &str) -> Option<Named> {
         .or_else(|| find(USER_REGISTERS).map(Named::User))
 }
 
+/// The register a debugger names, of `cpu`.
+fn register_of(cpu: &super::cpu::Cpu, name: &str) -> Option<u32> {
+    Some(match named(name)? {
+        Named::Pc => cpu.pc,
+        Named::Address(n) if n < 16 || cpu.cfg.windowed => cpu.ar(n),
+        Named::Address(_) => return None,
+        Named::Float(n) => cpu.fr[n],
+        Named::Special(sr) => cpu.read_sr(sr),
+        Named::User(ur) => cpu.read_ur(ur),
+    })
+}
+
 impl XtensaBackend {
     pub(super) fn debug_register_value(&self, name: &str) -> Option<u32> {
-        let cpu = &self.iss.cpu;
-        Some(match named(name)? {
-            Named::Pc => cpu.pc,
-            Named::Address(n) if n < 16 || cpu.cfg.windowed => cpu.ar(n),
-            Named::Address(_) => return None,
-            Named::Float(n) => cpu.fr[n],
-            Named::Special(sr) => cpu.read_sr(sr),
-            Named::User(ur) => cpu.read_ur(ur),
-        })
+        register_of(&self.iss.cpu, name)
+    }
+
+    /// A register of core `core` (0: the one this backend runs first, 1: the second core).
+    pub(super) fn core_register_value(&self, core: usize, name: &str) -> Option<u32> {
+        match core {
+            0 => self.debug_register_value(name),
+            1 => register_of(&self.second_cpu()?.cpu, name),
+            _ => None,
+        }
     }
 
     pub(super) fn write_debug_register(&mut self, name: &str, value: u32) -> Result<(), CoreError> {

@@ -164,11 +164,12 @@ impl Layout {
         }
     }
 
-    /// Register `i`'s value, None when the core has no such register (sent as unavailable).
-    pub fn read(&self, core: &dyn Core, i: usize) -> Option<u64> {
+    /// Register `i`'s value on core `which` (0: the core the run follows, 1: a dual-core chip's
+    /// second core), None when the core has no such register (sent as unavailable).
+    pub fn read(&self, core: &dyn Core, which: usize, i: usize) -> Option<u64> {
         let name = self.regs.get(i)?.name.as_str();
         let number = |prefix: &str| name.strip_prefix(prefix)?.parse::<u32>().ok();
-        let get = |n: &str| core.debug_register(n).map(u64::from);
+        let get = |n: &str| core.core_register(which, n).map(u64::from);
         match self.family {
             Family::CortexM => match number("d") {
                 Some(d) => {

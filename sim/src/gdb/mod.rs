@@ -24,9 +24,11 @@ const EXIT_NOTICE_WAIT: Duration = Duration::from_secs(5);
 
 /// What the protocol thread asks of the stopped simulation.
 enum Request {
-    ReadRegisters,
-    /// A register by its index in the layout.
-    ReadRegister(usize),
+    /// The registers of a core (0: the one the run follows; 1: a dual-core chip's second core).
+    ReadRegisters(usize),
+    /// A register of a core by its index in the layout.
+    ReadRegister(usize, usize),
+    /// Writes go to the core the run follows.
     WriteRegisters(Vec<Option<u64>>),
     WriteRegister(usize, u64),
     ReadMemory(u32, usize),
@@ -96,7 +98,9 @@ pub fn listen(
         interrupt: Arc::new(AtomicBool::new(false)),
         attached: Arc::new(AtomicBool::new(false)),
     };
-    let protocol = target::Session::new(Layout::of(board), requests, notices_rx, link.clone());
+    let cores = 1 + usize::from(board.second_core.is_some());
+    let protocol =
+        target::Session::new(Layout::of(board), cores, requests, notices_rx, link.clone());
     std::thread::spawn(move || serve_clients(listener, protocol, wait));
     Ok(Box::new(SimulationEnd {
         layout: Layout::of(board),
@@ -161,12 +165,14 @@ impl SimulationEnd {
                 return DebugAction::Continue;
             };
             let notice = match request {
-                Request::ReadRegisters => Notice::Registers(
+                Request::ReadRegisters(which) => Notice::Registers(
                     (0..self.layout.regs.len())
-                        .map(|i| self.layout.read(core, i))
+                        .map(|i| self.layout.read(core, which, i))
                         .collect(),
                 ),
-                Request::ReadRegister(i) => Notice::Register(self.layout.read(core, i)),
+                Request::ReadRegister(which, i) => {
+                    Notice::Register(self.layout.read(core, which, i))
+                }
                 Request::WriteRegisters(values) => Notice::Done(
                     values
                         .iter()

@@ -6,16 +6,17 @@ use super::{has_input, Link, MonitorCommand, Notice, Request};
 use crate::machine::{DebugAction, DebugStop};
 use gdbstub::arch::{Arch, RegId, Registers};
 use gdbstub::common::Signal;
+use gdbstub::common::Tid;
 use gdbstub::conn::ConnectionExt;
 use gdbstub::outputln;
 use gdbstub::stub::run_blocking::{self, BlockingEventLoop, WaitForStopReasonError};
-use gdbstub::stub::{DisconnectReason, GdbStub, SingleThreadStopReason};
+use gdbstub::stub::{DisconnectReason, GdbStub, MultiThreadStopReason};
+use gdbstub::target::ext::base::multithread::{
+    MultiThreadBase, MultiThreadResume, MultiThreadResumeOps, MultiThreadSchedulerLocking,
+    MultiThreadSchedulerLockingOps, MultiThreadSingleStep, MultiThreadSingleStepOps,
+};
 use gdbstub::target::ext::base::single_register_access::{
     SingleRegisterAccess, SingleRegisterAccessOps,
-};
-use gdbstub::target::ext::base::singlethread::{
-    SingleThreadBase, SingleThreadResume, SingleThreadResumeOps, SingleThreadSingleStep,
-    SingleThreadSingleStepOps,
 };
 use gdbstub::target::ext::base::BaseOps;
 use gdbstub::target::ext::breakpoints::{
@@ -93,6 +94,9 @@ enum BreakpointKind {
 /// One client's view of the simulation, kept from client to client.
 pub struct Session {
     layout: Layout,
+    /// Cores shown as threads: thread 1 is the core the run follows, thread 2 a dual-core chip's
+    /// second core.
+    cores: usize,
     requests: Sender<Request>,
     notices: Receiver<Notice>,
     link: Link,
@@ -109,12 +113,14 @@ const GONE: &str = "the simulation has ended";
 impl Session {
     pub fn new(
         layout: Layout,
+        cores: usize,
         requests: Sender<Request>,
         notices: Receiver<Notice>,
         link: Link,
     ) -> Self {
         Session {
             layout,
+            cores,
             requests,
             notices,
             link,
@@ -236,14 +242,18 @@ impl Session {
         Ok(removed)
     }
 
-    /// The stop `gdbstub` reports for the simulation's.
-    fn stop_reason(&self, stop: DebugStop) -> SingleThreadStopReason<u32> {
+    /// The stop `gdbstub` reports for the simulation's: the core the run follows (thread 1) stops;
+    /// a second core stops with it.
+    fn stop_reason(&self, stop: DebugStop) -> MultiThreadStopReason<u32> {
         match stop {
-            DebugStop::Start => SingleThreadStopReason::Signal(Signal::SIGTRAP),
-            DebugStop::Step => SingleThreadStopReason::DoneStep,
+            DebugStop::Start => MultiThreadStopReason::SignalWithThread {
+                tid: FIRST_CORE,
+                signal: Signal::SIGTRAP,
+            },
+            DebugStop::Step => MultiThreadStopReason::DoneStep,
             DebugStop::Breakpoint { pc } => match self.breakpoints.get(&pc) {
-                Some(BreakpointKind::Hardware) => SingleThreadStopReason::HwBreak(()),
-                _ => SingleThreadStopReason::SwBreak(()),
+                Some(BreakpointKind::Hardware) => MultiThreadStopReason::HwBreak(FIRST_CORE),
+                _ => MultiThreadStopReason::SwBreak(FIRST_CORE),
             },
             DebugStop::Watchpoint { addr, write } => {
                 let watched = self
@@ -256,15 +266,26 @@ impl Session {
                     (_, true) => WatchKind::Write,
                     (_, false) => WatchKind::Read,
                 };
-                SingleThreadStopReason::Watch {
-                    tid: (),
+                MultiThreadStopReason::Watch {
+                    tid: FIRST_CORE,
                     kind,
                     addr,
                 }
             }
-            DebugStop::Interrupted => SingleThreadStopReason::Signal(Signal::SIGINT),
+            DebugStop::Interrupted => MultiThreadStopReason::SignalWithThread {
+                tid: FIRST_CORE,
+                signal: Signal::SIGINT,
+            },
         }
     }
+}
+
+/// Thread 1: the core the run follows.
+const FIRST_CORE: Tid = Tid::MIN;
+
+/// The core behind a thread: thread 1 is core 0.
+fn core_of(tid: Tid) -> usize {
+    tid.get() - 1
 }
 
 fn fatal<T>(e: String) -> TargetResult<T, Session> {
@@ -276,7 +297,7 @@ impl Target for Session {
     type Error = String;
 
     fn base_ops(&mut self) -> BaseOps<'_, SimArch, String> {
-        BaseOps::SingleThread(self)
+        BaseOps::MultiThread(self)
     }
 
     fn support_breakpoints(&mut self) -> Option<BreakpointsOps<'_, Self>> {
@@ -294,10 +315,10 @@ impl Target for Session {
     }
 }
 
-impl SingleThreadBase for Session {
-    fn read_registers(&mut self, regs: &mut RawRegisters) -> TargetResult<(), Self> {
+impl MultiThreadBase for Session {
+    fn read_registers(&mut self, regs: &mut RawRegisters, tid: Tid) -> TargetResult<(), Self> {
         let Notice::Registers(values) = self
-            .ask(Request::ReadRegisters)
+            .ask(Request::ReadRegisters(core_of(tid)))
             .map_err(TargetError::Fatal)?
         else {
             return fatal("the simulation answered something else".into());
@@ -320,7 +341,11 @@ impl SingleThreadBase for Session {
         Ok(())
     }
 
-    fn write_registers(&mut self, regs: &RawRegisters) -> TargetResult<(), Self> {
+    fn write_registers(&mut self, regs: &RawRegisters, tid: Tid) -> TargetResult<(), Self> {
+        // The second core's registers are shown, not written.
+        if tid != FIRST_CORE {
+            return Err(TargetError::NonFatal);
+        }
         let mut bytes = regs.bytes.iter();
         let values = self
             .layout
@@ -338,11 +363,12 @@ impl SingleThreadBase for Session {
             .map_err(|_| TargetError::NonFatal)
     }
 
-    fn support_single_register_access(&mut self) -> Option<SingleRegisterAccessOps<'_, (), Self>> {
+    fn support_single_register_access(&mut self) -> Option<SingleRegisterAccessOps<'_, Tid, Self>> {
         Some(self)
     }
 
-    fn read_addrs(&mut self, start: u32, data: &mut [u8]) -> TargetResult<usize, Self> {
+    /// Memory is the chip's, the same from every core.
+    fn read_addrs(&mut self, start: u32, data: &mut [u8], _: Tid) -> TargetResult<usize, Self> {
         match self.ask(Request::ReadMemory(start, data.len())) {
             Ok(Notice::Memory(bytes)) if !bytes.is_empty() => {
                 data[..bytes.len()].copy_from_slice(&bytes);
@@ -353,23 +379,38 @@ impl SingleThreadBase for Session {
         }
     }
 
-    fn write_addrs(&mut self, start: u32, data: &[u8]) -> TargetResult<(), Self> {
+    fn write_addrs(&mut self, start: u32, data: &[u8], _: Tid) -> TargetResult<(), Self> {
         self.done(Request::WriteMemory(start, data.to_vec()))
             .map_err(|_| TargetError::NonFatal)
     }
 
-    fn support_resume(&mut self) -> Option<SingleThreadResumeOps<'_, Self>> {
+    fn list_active_threads(
+        &mut self,
+        thread_is_active: &mut dyn FnMut(Tid),
+    ) -> Result<(), Self::Error> {
+        (1..=self.cores)
+            .filter_map(Tid::new)
+            .for_each(thread_is_active);
+        Ok(())
+    }
+
+    fn support_resume(&mut self) -> Option<MultiThreadResumeOps<'_, Self>> {
         Some(self)
     }
 }
 
-impl SingleRegisterAccess<()> for Session {
-    fn read_register(&mut self, _: (), id: RawRegId, buf: &mut [u8]) -> TargetResult<usize, Self> {
+impl SingleRegisterAccess<Tid> for Session {
+    fn read_register(
+        &mut self,
+        tid: Tid,
+        id: RawRegId,
+        buf: &mut [u8],
+    ) -> TargetResult<usize, Self> {
         let Some(reg) = self.layout.regs.get(id.0) else {
             return Err(TargetError::NonFatal);
         };
         let size = reg.bits as usize / 8;
-        let value = match self.ask(Request::ReadRegister(id.0)) {
+        let value = match self.ask(Request::ReadRegister(core_of(tid), id.0)) {
             // A register the core lacks reads as zero ('p' replies carry no size to mark it).
             Ok(Notice::Register(v)) => v.unwrap_or(0),
             Ok(_) => return Err(TargetError::NonFatal),
@@ -381,7 +422,10 @@ impl SingleRegisterAccess<()> for Session {
         Ok(size)
     }
 
-    fn write_register(&mut self, _: (), id: RawRegId, val: &[u8]) -> TargetResult<(), Self> {
+    fn write_register(&mut self, tid: Tid, id: RawRegId, val: &[u8]) -> TargetResult<(), Self> {
+        if tid != FIRST_CORE {
+            return Err(TargetError::NonFatal);
+        }
         let mut v = [0u8; 8];
         let n = val.len().min(8);
         v[..n].copy_from_slice(&val[..n]);
@@ -390,19 +434,44 @@ impl SingleRegisterAccess<()> for Session {
     }
 }
 
-impl SingleThreadResume for Session {
-    fn resume(&mut self, _signal: Option<Signal>) -> Result<(), String> {
-        self.resume = Some(DebugAction::Continue);
+/// Both cores run and stop together (the simulation interleaves them), whichever thread gdb
+/// resumes; a step steps the core the run follows, the second runs along.
+impl MultiThreadResume for Session {
+    fn resume(&mut self) -> Result<(), String> {
+        if self.resume.is_none() {
+            self.resume = Some(DebugAction::Continue);
+        }
         Ok(())
     }
 
-    fn support_single_step(&mut self) -> Option<SingleThreadSingleStepOps<'_, Self>> {
+    fn clear_resume_actions(&mut self) -> Result<(), String> {
+        self.resume = None;
+        Ok(())
+    }
+
+    fn set_resume_action_continue(&mut self, _: Tid, _: Option<Signal>) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn support_single_step(&mut self) -> Option<MultiThreadSingleStepOps<'_, Self>> {
+        Some(self)
+    }
+
+    fn support_scheduler_locking(&mut self) -> Option<MultiThreadSchedulerLockingOps<'_, Self>> {
         Some(self)
     }
 }
 
-impl SingleThreadSingleStep for Session {
-    fn step(&mut self, _signal: Option<Signal>) -> Result<(), String> {
+/// gdb locks the scheduler while it steps over a line (`next`): the second core still runs along,
+/// as the simulation interleaves the cores (docs/debugging.md).
+impl MultiThreadSchedulerLocking for Session {
+    fn set_resume_action_scheduler_lock(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl MultiThreadSingleStep for Session {
+    fn set_resume_action_step(&mut self, _: Tid, _: Option<Signal>) -> Result<(), String> {
         self.resume = Some(DebugAction::Step);
         Ok(())
     }
@@ -545,14 +614,14 @@ enum EventLoop {}
 impl BlockingEventLoop for EventLoop {
     type Target = Session;
     type Connection = TcpStream;
-    type StopReason = SingleThreadStopReason<u32>;
+    type StopReason = MultiThreadStopReason<u32>;
 
     #[allow(clippy::type_complexity)]
     fn wait_for_stop_reason(
         target: &mut Session,
         conn: &mut TcpStream,
     ) -> Result<
-        run_blocking::Event<SingleThreadStopReason<u32>>,
+        run_blocking::Event<MultiThreadStopReason<u32>>,
         WaitForStopReasonError<String, std::io::Error>,
     > {
         if let Some(action) = target.resume.take() {
@@ -571,7 +640,7 @@ impl BlockingEventLoop for EventLoop {
                 }
                 Ok(Notice::Finished(code)) => {
                     target.running = false;
-                    let exited = SingleThreadStopReason::Exited(code);
+                    let exited = MultiThreadStopReason::Exited(code);
                     return Ok(run_blocking::Event::TargetStopped(exited));
                 }
                 Ok(_) => {}
@@ -590,7 +659,7 @@ impl BlockingEventLoop for EventLoop {
     }
 
     /// The simulation stops at its next look at the debugger and reports it as a SIGINT stop.
-    fn on_interrupt(target: &mut Session) -> Result<Option<SingleThreadStopReason<u32>>, String> {
+    fn on_interrupt(target: &mut Session) -> Result<Option<MultiThreadStopReason<u32>>, String> {
         target.link.interrupt.store(true, Ordering::SeqCst);
         Ok(None)
     }
