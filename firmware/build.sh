@@ -195,7 +195,7 @@ for b in "${BOARDS[@]}"; do
 done
 for b in "${TIMING_BOARDS[@]}"; do
     srcs=("$FW_DIR/timing/timing.c" "$FW_DIR/timing/bench.S")
-    [[ $b == rp2040 ]] || srcs+=("$FW_DIR/timing/bench_div.S")
+    [[ $b == rp2040 ]] || srcs+=("$FW_DIR/timing/bench_div.S" "$FW_DIR/timing/bench_pipe.S")
     [[ $b == stm32f446re ]] && srcs+=("$FW_DIR/timing/flash_fetch.S")
     job "$b timing" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/timing.elf" startup.o "${srcs[@]}"
 done
@@ -520,14 +520,14 @@ fi
 # kernels do not depend on the plan: they are compiled once per target into build/tigris/obj/<target>/,
 # main.c once per mode.
 # Per mode: build/host/tigris_<mode> (+ .out, .rc, and .events: every trace event, one per line),
-# build/{stm32h753,mps2-an386}/tigris_<mode>.elf, build/esp32s3/tigris_<mode>.elf (call0) and
+# build/{stm32h753,stm32f446re,mps2-an386}/tigris_<mode>.elf, build/esp32s3/tigris_<mode>.elf (call0) and
 # build/esp32s3/tigris_<mode>-windowed.elf. A host run that disagrees with make_plans.py's own run of
 # the model, or whose trace breaks the counters, fails the build.
 TG_DIR="$FW_DIR/tigris"
 TG_GEN="$BUILD/tigris"
 TG_MODES=(normal tiled chain chain_lb)
 TG_V1_MODES=(normal tiled chain)   # the modes a schema-1 plan can say (make_plans.py SCHEMA1_MODES)
-TG_CM_BOARDS=(stm32h753 mps2-an386)
+TG_CM_BOARDS=(stm32h753 stm32f446re mps2-an386)
 TG_LIB=(tigris_rt tigris_kernels)
 
 tg_mode_flags() {   # <mode>: include paths and the plan header

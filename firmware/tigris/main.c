@@ -25,6 +25,9 @@
 #elif defined(BOARD_STM32H753)
 #define PLAN_SECTION                                              /* .rodata: flash */
 #define SLOW_SECTION __attribute__((section(".sram123")))        /* SRAM1-3 0x30000000 */
+#elif defined(BOARD_STM32F446RE)
+#define PLAN_SECTION                                              /* .rodata: flash, behind the ART */
+#define SLOW_SECTION                                              /* .bss: SRAM (no second RAM) */
 #elif defined(BOARD_MPS2_AN386)
 #define PLAN_SECTION                                              /* .rodata: SSRAM1 */
 #define SLOW_SECTION __attribute__((section(".psram")))          /* PSRAM 0x21000000 */

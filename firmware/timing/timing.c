@@ -51,6 +51,18 @@ DECL(mul);
 #if __ARM_ARCH_ISA_THUMB >= 2
 DECL(udiv_small);
 DECL(udiv_large);
+/* bench_pipe.S */
+DECL(alu_pairs);
+DECL(ldr_use);
+DECL(ldrb_use);
+DECL(mac_chain);
+DECL(mac_after_load);
+DECL(branch_pairs);
+DECL(branch_unaligned);
+DECL(wide_unaligned);
+DECL(ldr_two_blocks);
+DECL(flash_dcache_hit);
+DECL(flash_dcache_miss);
 #endif
 #ifdef BOARD_STM32F446RE
 DECL(flash_fetch_flash);
@@ -119,6 +131,17 @@ static const struct bench benches[] = {
 #if __ARM_ARCH_ISA_THUMB >= 2
     { "udiv_small", bench_udiv_small, 32 },
     { "udiv_large", bench_udiv_large, 32 },
+    { "alu_pairs", bench_alu_pairs, 64 },
+    { "ldr_use", bench_ldr_use, 64 },
+    { "ldrb_use", bench_ldrb_use, 64 },
+    { "mac_chain", bench_mac_chain, 32 },
+    { "mac_after_load", bench_mac_after_load, 32 },
+    { "branch_pairs", bench_branch_pairs, 64 },
+    { "branch_unaligned", bench_branch_unaligned, 64 },
+    { "wide_unaligned", bench_wide_unaligned, 40 },
+    { "ldr_two_blocks", bench_ldr_two_blocks, 32 },
+    { "flash_dcache_hit", bench_flash_dcache_hit, 32 },
+    { "flash_dcache_miss", bench_flash_dcache_miss, 32 },
 #endif
     { "nop", bench_nop, 64 },
     { "mul", bench_mul, 32 },

@@ -167,7 +167,11 @@ impl RegionModel {
                 } else {
                     self.spec.read_wait_states
                 };
-                bytes.div_ceil(self.spec.bus_bytes) * (ws + 1) * self.bus_ratio
+                // Each memory word: its wait states, then its beats, one a bus clock.
+                let beats = bytes
+                    .min(self.spec.bus_bytes)
+                    .div_ceil(self.spec.beat_bytes);
+                bytes.div_ceil(self.spec.bus_bytes) * (ws + beats) * self.bus_ratio
             }
         }
     }

@@ -170,10 +170,27 @@ fn m7_l1_caches_serve_several_regions_and_tcm_bypasses_them() {
     );
     assert_eq!(m.data_access(dtcm, 0x2000_0000, 4, false), 0);
     assert!(!m.regions[dtcm].prices_data());
-    // Flash: one 256-bit read of 5 AXI clocks = 10 core cycles.
-    assert_eq!(m.data_access(flash, 0x0800_0000, 4, false), 9);
+    // Flash: one 256-bit read of 4 wait states, then 4 beats of the 64-bit AXI: 8 AXI clocks = 16
+    // core cycles.
+    assert_eq!(m.data_access(flash, 0x0800_0000, 4, false), 15);
     let l1d = m.caches.iter().position(|c| c.spec.name == "l1d").unwrap();
     assert_eq!(m.caches[l1d].counters.misses, 2);
+}
+
+/// An STM32H7 flash line fill is the flash word's wait states, then one AXI clock per 64-bit beat
+/// (4 for a 256-bit word): `--set` on either moves it by exactly that, and a bus as wide as the
+/// flash word delivers it in one beat.
+#[test]
+fn axi_flash_line_fill_is_wait_states_then_beats() {
+    let fill = |set: &[&str]| {
+        let mut m = system("stm32h753", set);
+        let flash = region(&m, "flash");
+        m.data_access(flash, 0x0800_0000, 4, false)
+    };
+    assert_eq!(fill(&[]), (4 + 4) * 2 - 1);
+    assert_eq!(fill(&["flash.wait_states=2"]), (2 + 4) * 2 - 1);
+    assert_eq!(fill(&["flash.beat_bytes=16"]), (4 + 2) * 2 - 1);
+    assert_eq!(fill(&["flash.beat_bytes=32"]), (4 + 1) * 2 - 1);
 }
 
 #[test]

@@ -550,10 +550,11 @@ pub fn board_details(b: &Board) -> String {
             None => {
                 let _ = write!(
                     o,
-                    "wait states {} read / {} write, {}-byte bus at {} MHz, prefetch {}",
+                    "wait states {} read / {} write, {}-byte reads in {}-byte beats at {} MHz, prefetch {}",
                     r.read_wait_states,
                     r.write_wait_states,
                     r.bus_bytes,
+                    r.beat_bytes,
                     r.bus_clock_hz as f64 / 1e6,
                     r.prefetch
                 );

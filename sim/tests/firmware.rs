@@ -73,9 +73,10 @@ fn assert_benches(board: &str, expected: &[(&str, i64, i64)]) {
 }
 
 /// Cortex-M4 TRM r0p1 §3.3.1 Table 3-1 and §3.3.2: pipelined loads 1 cycle after the first (2), dependent
-/// loads 2, taken branch 1+P with P=2, untaken conditional 1, UDIV 2 + one per 3.2 quotient bits
-/// (100/7: 4, 0xFFFFFFFF/3: 12), NOP 1, MUL 1. Tolerance: 2 cycles per 32 instructions, for the
-/// frame around each sequence.
+/// loads 2, taken branch 1+P with P=1 to a 16-bit target (jnk0le/random "pipeline cycle test":
+/// a taken branch is 2 cycles on an STM32F407), untaken conditional 1, UDIV 2 + one per 3.2
+/// quotient bits (100/7: 4, 0xFFFFFFFF/3: 12), NOP 1, MUL 1. Tolerance: 2 cycles per 32
+/// instructions, for the frame around each sequence.
 #[test]
 fn cortex_m4_microbenchmarks_follow_the_trm() {
     for board in ["mps2-an386", "stm32f446re"] {
@@ -84,8 +85,8 @@ fn cortex_m4_microbenchmarks_follow_the_trm() {
             &[
                 ("ldr_independent", 33, 2),
                 ("ldr_dependent", 64, 2),
-                ("branch_taken", 96, 2),
-                ("bcond_taken", 96, 2),
+                ("branch_taken", 64, 2),
+                ("bcond_taken", 64, 2),
                 ("bcond_not_taken", 32, 2),
                 ("udiv_small", 128, 2),
                 ("udiv_large", 384, 2),
@@ -94,6 +95,96 @@ fn cortex_m4_microbenchmarks_follow_the_trm() {
             ],
         );
     }
+}
+
+/// M3/M4 pipeline mechanisms (firmware/timing/bench_pipe.S): a load used by the next instruction
+/// is 2 + 1 (TRM Table 3-1); MACs chain on the accumulator every cycle; a branch landing on a 32-bit
+/// instruction at an odd halfword refills one cycle more, and a run of three such instructions
+/// costs one extra cycle (compendium.i-0.nl "Instruction alignment: rules"); neighbouring loads
+/// pipeline only inside one memory block (jnk0le/random "pipeline cycle test"): on the STM32F446
+/// the table is in flash and `buf` in SRAM, on the MPS2 both are in one SRAM.
+#[test]
+fn cortex_m4_pipeline_mechanisms() {
+    for (board, two_blocks) in [("mps2-an386", 33), ("stm32f446re", 64)] {
+        assert_benches(
+            board,
+            &[
+                ("alu_pairs", 64, 1),
+                ("ldr_use", 96, 2),
+                ("ldrb_use", 96, 2),
+                ("mac_chain", 32, 1),
+                ("mac_after_load", 48, 2),
+                ("branch_pairs", 112, 2),
+                ("branch_unaligned", 112, 2),
+                ("wide_unaligned", 48, 1),
+                ("ldr_two_blocks", two_blocks, 2),
+            ],
+        );
+    }
+}
+
+/// Cortex-M7 dual issue and result latencies (jnk0le/random "pipeline cycle test"
+/// doc/cortex_m7.md, STM32H743), on the zero-wait MPS2 AN500: independent neighbours issue two a
+/// cycle (ALU pairs, NOPs, loads to different banks, a branch with the instruction before it); a
+/// word load feeds the ALU the next cycle but an address two cycles later (pointer chase 2 each);
+/// a byte load one cycle later still; a MAC multiplicand two cycles after its load, while MACs
+/// chain on the accumulator every cycle.
+#[test]
+fn cortex_m7_dual_issue_and_latencies() {
+    assert_benches(
+        "mps2-an500",
+        &[
+            ("alu_pairs", 32, 1),
+            ("nop", 32, 1),
+            ("ldr_independent", 16, 1),
+            ("ldr_dependent", 64, 2),
+            ("ldr_use", 33, 2),
+            ("ldrb_use", 65, 2),
+            ("mac_chain", 32, 1),
+            ("mac_after_load", 31, 2),
+            ("branch_pairs", 32, 1),
+        ],
+    );
+}
+
+/// Constants in flash on the STM32F446 are read through the ART data cache (8 lines of 128 bits):
+/// four lines read again and again hit (33, pipelined loads); 32 lines cycled through miss every
+/// time, each costing the flash's wait states (5 at 180 MHz: 33 + 32 x 5). The figures move as the
+/// mechanism says with `--set`: 2 wait states, 32 x 2; 60 MHz, 1 wait state from the latency
+/// table; a 64-line data cache holds all 32 lines and hits.
+#[test]
+fn flash_constants_through_the_art_data_cache_on_stm32f446re() {
+    let board = "stm32f446re";
+    let with = |set: &[&str]| {
+        let (code, r, _) = run(board, &elf(board, "timing"), set);
+        assert_eq!(code, 0);
+        let line = |name: &str| -> i64 {
+            r["console"]
+                .as_str()
+                .unwrap()
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("BENCH {name} ")))
+                .and_then(|l| l.split_whitespace().next())
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        (line("flash_dcache_hit"), line("flash_dcache_miss"))
+    };
+    let near = |got: i64, want: i64| (got - want).abs() <= 2;
+    let (hit, miss) = with(&[]);
+    assert!(near(hit, 33) && near(miss, 193), "{hit} {miss}");
+    let (hit, miss) = with(&["--set", "flash.wait_states=2"]);
+    assert!(near(hit, 33) && near(miss, 97), "{hit} {miss}");
+    let (_, miss) = with(&["--set", "core.clock_hz=60000000"]);
+    assert!(near(miss, 65), "{miss}");
+    let (_, miss) = with(&[
+        "--set",
+        "art_dcache.size=1024",
+        "--set",
+        "art_dcache.ways=64",
+    ]);
+    assert!(near(miss, 33), "{miss}");
 }
 
 /// Cortex-M0+ TRM (Arm DDI 0484) cycle counts: loads 2 cycles, no pipelining; B 2; B<cc> 2 taken, 1 untaken.

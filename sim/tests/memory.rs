@@ -74,7 +74,8 @@ fn transfer(board: &Board, region: &str, bytes: u32, write: bool) -> u64 {
             } else {
                 r.read_wait_states
             } as u64;
-            (bytes as u64).div_ceil(r.bus_bytes as u64) * (ws + 1) * f.div_ceil(r.bus_clock_hz)
+            let beats = bytes.min(r.bus_bytes).div_ceil(r.beat_bytes) as u64;
+            (bytes as u64).div_ceil(r.bus_bytes as u64) * (ws + beats) * f.div_ceil(r.bus_clock_hz)
         }
     }
 }

@@ -36,6 +36,7 @@ pub(crate) const REGION_KEYS: &[&str] = &[
     "write_wait_states",
     "wait_states_by_clock",
     "bus_bytes",
+    "beat_bytes",
     "bus_clock_hz",
     "prefetch",
     "icache",
@@ -132,6 +133,7 @@ struct RegionFile {
     /// `[[max_bus_clock_hz, wait_states], ...]`, ascending: the datasheet's latency table.
     wait_states_by_clock: Option<Vec<(u64, u32)>>,
     bus_bytes: Option<u32>,
+    beat_bytes: Option<u32>,
     bus_clock_hz: Option<u64>,
     #[serde(default)]
     prefetch: bool,
@@ -653,6 +655,12 @@ fn build_region(
             "bus_bytes = {bus_bytes} is not a power of two up to 4096"
         ));
     }
+    let beat_bytes = r.beat_bytes.unwrap_or(bus_bytes);
+    if !beat_bytes.is_power_of_two() || beat_bytes > bus_bytes {
+        return Err(format!(
+            "beat_bytes = {beat_bytes} is not a power of two up to bus_bytes ({bus_bytes})"
+        ));
+    }
     // Bounds that keep every cost equation far from overflow; real parts are orders of magnitude below.
     let cycle_keys = [
         ("wait_states", r.wait_states),
@@ -707,6 +715,7 @@ fn build_region(
         read_wait_states,
         write_wait_states: r.write_wait_states.unwrap_or(read_wait_states),
         bus_bytes,
+        beat_bytes,
         bus_clock_hz,
         prefetch: r.prefetch,
         icache,

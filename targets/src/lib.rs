@@ -334,6 +334,9 @@ pub struct Region {
     pub write_wait_states: u32,
     /// Bytes returned by one memory read (flash line width, bus width); fetch is priced per such unit.
     pub bus_bytes: u32,
+    /// Bytes one beat of the bus to the core carries (at most `bus_bytes`): a read of `bus_bytes`
+    /// reaches the core in bus_bytes / beat_bytes beats, one a bus clock after its wait states.
+    pub beat_bytes: u32,
     /// Clock of the memory bus; core cycles per bus clock = core clock / this (rounded up).
     pub bus_clock_hz: u64,
     /// Sequential-line prefetch buffer (hides wait states of straight-line code).

@@ -107,6 +107,14 @@ struct Block {
     touches_memory: bool,
     /// (address, base register) of the block's memory instructions with a base register.
     memory_insns: Vec<(u32, u8)>,
+    /// M3/M4: (first, second) addresses of neighbouring loads priced as pipelined, which they are
+    /// only when both reach the same memory block (checked by the data hook).
+    pipelined_loads: Vec<(u32, u32)>,
+    /// Its last instruction always changes the PC (branch, return, load or write to the PC).
+    jumps: bool,
+    /// M3/M4: it starts with a 32-bit instruction on an odd halfword, one more refill cycle when a
+    /// branch lands on it.
+    unaligned_wide_entry: bool,
 }
 
 /// Why the hooks asked Unicorn to stop.
@@ -162,6 +170,13 @@ struct State {
     blocks: BlockMap,
     prev_end: BlockEnd,
     prev_fallthrough: u32,
+    /// The previous block ended with an instruction that always changes the PC.
+    prev_jumps: bool,
+    /// M3/M4: the current block has loads priced as pipelined (`Block::pipelined_loads`).
+    block_pipelines: bool,
+    /// M3/M4: a pipelined pair's first load reached this region and the second load (at this
+    /// address) has not been seen yet: the pair was charged its saved cycle until it is.
+    pipe_pending: Option<(u32, usize)>,
     /// Flow to report with the next block (exception entry/return set it).
     next_flow: Option<Flow>,
     /// 2-bit branch predictor counters (M7).
@@ -262,12 +277,14 @@ impl State {
         // Dynamic term of the previous block's conditional branch.
         let mut extra = 0u64;
         let mut flow = Flow::Jump;
+        let mut branched = self.prev_jumps;
         match self.prev_end {
             BlockEnd::Conditional { addr: branch, cond } => {
                 let taken = match (cond, flags) {
                     (Some(c), Some(apsr)) => c.holds(apsr),
                     _ => addr != self.prev_fallthrough,
                 };
+                branched = taken;
                 if self.kind == CoreKind::CortexM7 {
                     let slot = &mut self.predictor[(branch as usize >> 1) & 1023];
                     let predicted_taken = *slot >= 2;
@@ -280,7 +297,7 @@ impl State {
                         slot.saturating_sub(1)
                     };
                 } else if taken {
-                    extra += timing::branch_refill(self.kind) as u64;
+                    extra += timing::BRANCH_REFILL as u64;
                 }
             }
             BlockEnd::Call => {
@@ -293,6 +310,9 @@ impl State {
         }
         if let Some(f) = self.next_flow.take() {
             flow = f;
+        }
+        if branched && block.unaligned_wide_entry {
+            extra += 1;
         }
         self.cycles += extra;
         let quiet = flow == Flow::Jump && addr >= self.quiet.0 && addr < self.quiet.1;
@@ -314,6 +334,9 @@ impl State {
         self.instructions += block.insns as u64;
         self.prev_end = block.end;
         self.prev_fallthrough = block.fallthrough;
+        self.prev_jumps = block.jumps;
+        self.block_pipelines = !block.pipelined_loads.is_empty();
+        self.pipe_pending = None;
         if let Some((region, units)) = &block.fetch {
             let mut stall = 0u64;
             for &(unit, offset) in units {
@@ -353,23 +376,24 @@ impl State {
             .collect();
         let mut cycles = 0u32;
         let mut prefix = Vec::with_capacity(decoded.len());
-        let dual_issue = matches!(self.kind, CoreKind::CortexM7 | CoreKind::CortexM33);
-        let mut paired = false;
-        for (i, d) in decoded.iter().enumerate() {
+        for (d, c) in decoded.iter().zip(timing::block_costs(self.kind, &decoded)) {
             prefix.push((d.addr, cycles));
-            // The second instruction of a dual-issued pair cannot pair again with the next one.
-            let prev = if paired {
-                None
+            let unknown_divide = d.class == Class::Div && !self.hooked.contains(&d.addr);
+            cycles += c + if unknown_divide {
+                timing::DIV_UNKNOWN_OPERANDS - 2
             } else {
-                i.checked_sub(1).map(|j| &decoded[j])
+                0
             };
-            let mut c = timing::cost(self.kind, d, prev);
-            paired = dual_issue && c == 0 && prev.is_some();
-            if d.class == Class::Div && !self.hooked.contains(&d.addr) {
-                c += timing::DIV_UNKNOWN_OPERANDS - 2;
-            }
-            cycles += c;
         }
+        let pipelined_loads = if matches!(self.kind, CoreKind::CortexM3 | CoreKind::CortexM4) {
+            decoded
+                .windows(2)
+                .filter(|w| timing::m4_load_pipelines(&w[1], Some(&w[0])))
+                .map(|w| (w[0].addr, w[1].addr))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let last = decoded.last();
         let end = match last {
             Some(d) if d.is_call => BlockEnd::Call,
@@ -431,6 +455,9 @@ impl State {
             )
         });
         Block {
+            jumps: last.is_some_and(|d| d.writes_pc && d.class != Class::CondBranch),
+            unaligned_wide_entry: timing::unaligned_wide_target(self.kind, decoded.first()),
+            pipelined_loads,
             touches_memory,
             last: decoded.last().map(|d| d.addr).unwrap_or(addr),
             memory_insns,
@@ -492,6 +519,9 @@ impl<'a> CortexM<'a> {
             blocks: BlockMap::default(),
             prev_end: BlockEnd::Plain,
             prev_fallthrough: 0,
+            prev_jumps: false,
+            block_pipelines: false,
+            pipe_pending: None,
             next_flow: None,
             predictor: vec![1; 1024],
             mem,
@@ -1153,10 +1183,52 @@ fn device_write(st: &mut State, addr: u32, size: u32, value: u32) {
 #[inline]
 fn price_data_access(uc: &mut Unicorn<State>, region: usize, addr: u32, size: u32, write: bool) {
     clear_stale_it_state(uc);
+    let pipe = if uc.get_data().block_pipelines && !write {
+        pipelined_load_stall(uc, region)
+    } else {
+        0
+    };
     let st = uc.get_data_mut();
-    let stall = st.mem.data_access(region, addr, size, write);
-    st.cycles += stall as u64;
-    st.block_stalls += stall as u64;
+    let stall = st.mem.data_access(region, addr, size, write) as u64 + pipe;
+    st.cycles += stall;
+    st.block_stalls += stall;
+}
+
+/// M3/M4 loads pipeline only when both reach the same memory block (jnk0le/random "pipeline cycle
+/// test" doc/cortex_m3m4.md, STM32F103 and STM32F407: not SRAM1 with SRAM2 or CCM). The block prices
+/// its pairs as pipelined; here a load from a priced region (PC synced by Unicorn) charges the cycle
+/// back for a pair whose other load went elsewhere. Every unpriced region counts as one block
+/// (ASSUMPTION: their loads are not seen). Returns the cycles to charge, or to take back (the
+/// second load found in the same region as the first, which charged it).
+fn pipelined_load_stall(uc: &mut Unicorn<State>, region: usize) -> u64 {
+    let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0) as u32;
+    let st = uc.get_data_mut();
+    let Some(block) = st.blocks.get(&st.current_block) else {
+        return 0;
+    };
+    let second_of = block.pipelined_loads.iter().any(|p| p.1 == pc);
+    let next = block
+        .pipelined_loads
+        .iter()
+        .find(|p| p.0 == pc)
+        .map(|p| p.1);
+    let mut stall = 0i64;
+    match st.pipe_pending.take() {
+        Some((want, r)) if want == pc => stall -= i64::from(r == region),
+        _ if second_of => stall += 1,
+        _ => {}
+    }
+    if let Some(second) = next {
+        stall += 1;
+        st.pipe_pending = Some((second, region));
+    }
+    // A refund follows the charge of the same pair inside this block.
+    if stall < 0 {
+        st.cycles -= 1;
+        st.block_stalls -= 1;
+        return 0;
+    }
+    stall as u64
 }
 
 fn prot_of(access: Access) -> Prot {

@@ -78,6 +78,12 @@ pub(crate) struct Decoded {
     pub is_return: bool,
     /// Register-offset store (cannot pipeline).
     pub reg_offset: bool,
+    /// Byte or halfword load (LDRB/LDRSB/LDRH/LDRSH and their T forms).
+    pub narrow: bool,
+    /// Immediate offset of a memory operand without an index register.
+    pub offset: Option<i32>,
+    /// Accumulator registers of a multiply-accumulate (Ra of MLA/SMLAxy, RdLo/RdHi of SMLAL).
+    pub acc: u16,
     pub text: String,
 }
 
@@ -179,16 +185,79 @@ pub fn price_code(kind: CoreKind, code: &[u8], addr: u32) -> Result<Vec<(String,
     let Ok(insns) = cs.disasm_all(code, addr as u64) else {
         return Ok(Vec::new());
     };
-    let mut prev: Option<Decoded> = None;
-    Ok(insns
-        .iter()
-        .map(|insn| {
-            let d = decode(&cs, insn);
-            let priced = (d.text.clone(), cost(kind, &d, prev.as_ref()));
-            prev = Some(d);
-            priced
-        })
-        .collect())
+    let decoded: Vec<Decoded> = insns.iter().map(|insn| decode(&cs, insn)).collect();
+    let costs = block_costs(kind, &decoded);
+    Ok(decoded.into_iter().map(|d| d.text).zip(costs).collect())
+}
+
+/// Static cost of each instruction of a basic block, in order; they sum to the block's cost. The
+/// M7 runs the block through its dual-issue scheduler (`schedule_m7`); the other cores price each
+/// instruction after the one before it, the M33 pairing two 16-bit ones.
+pub(crate) fn block_costs(kind: CoreKind, insns: &[Decoded]) -> Vec<u32> {
+    if kind == CoreKind::CortexM7 {
+        return schedule_m7(insns);
+    }
+    let mut costs = Vec::with_capacity(insns.len());
+    let mut paired = false;
+    for (i, d) in insns.iter().enumerate() {
+        // The second instruction of a dual-issued pair cannot pair again with the next one.
+        let prev = if paired {
+            None
+        } else {
+            i.checked_sub(1).map(|j| &insns[j])
+        };
+        let c = cost(kind, d, prev);
+        paired = kind == CoreKind::CortexM33 && c == 0 && prev.is_some();
+        costs.push(c);
+    }
+    if matches!(kind, CoreKind::CortexM3 | CoreKind::CortexM4) {
+        for (i, extra) in unaligned_wide_stalls(insns) {
+            costs[i] += extra;
+        }
+    }
+    costs
+}
+
+/// Fetch stalls of runs of 32-bit instructions that sit on odd halfwords (each straddles two fetch
+/// words): a run of three or more costs one extra cycle, a run of only stores from four on
+/// (compendium.i-0.nl "Instruction alignment: rules", measured on a Cortex-M4 running from flash,
+/// following eprint.iacr.org/2025/523). ASSUMPTION: one cycle per run however long, charged to its
+/// last instruction (the page says mixed runs "can cause more than one").
+fn unaligned_wide_stalls(insns: &[Decoded]) -> Vec<(usize, u32)> {
+    let unaligned_wide = |d: &Decoded| d.len == 4 && d.addr % 4 == 2;
+    let mut stalls = Vec::new();
+    let mut start = 0;
+    while start < insns.len() {
+        if !unaligned_wide(&insns[start]) {
+            start += 1;
+            continue;
+        }
+        let end = start
+            + insns[start..]
+                .iter()
+                .take_while(|d| unaligned_wide(d))
+                .count();
+        let run = &insns[start..end];
+        let need = if run.iter().all(|d| d.class == Class::Store) {
+            4
+        } else {
+            3
+        };
+        if run.len() >= need {
+            stalls.push((end - 1, 1));
+        }
+        start = end;
+    }
+    stalls
+}
+
+/// Whether a block entered by a taken branch starts with a 32-bit instruction on an odd halfword:
+/// the M3/M4 need a second fetch before it can decode, one more cycle of refill
+/// (compendium.i-0.nl "Instruction alignment: rules": "branches to unaligned wide instructions take
+/// one extra cycle"; M4 TRM §3.3.1: P depends "on the alignment and width of the target").
+pub(crate) fn unaligned_wide_target(kind: CoreKind, first: Option<&Decoded>) -> bool {
+    matches!(kind, CoreKind::CortexM3 | CoreKind::CortexM4)
+        && first.is_some_and(|d| d.len == 4 && d.addr % 4 == 2)
 }
 
 /// Decode one instruction into the facts the timing model needs.
@@ -202,6 +271,7 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
     let mut list_len = 0u8;
     let mut double_fp = false;
     let mut reg_offset = false;
+    let mut offset = None;
     let mut base = None;
     let mut regs_in_order = Vec::new();
     if let Ok(detail) = cs.insn_detail(insn) {
@@ -238,6 +308,8 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
                     base = reg_index(m.base().0);
                     if m.index().0 != 0 {
                         reg_offset = true;
+                    } else {
+                        offset = Some(m.disp());
                     }
                 }
                 _ => {}
@@ -257,6 +329,17 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
             Class::Branch | Class::CondBranch | Class::TableBranch
         );
     let is_call = matches!(name.as_str(), "bl" | "blx" | "blxns");
+    let narrow = class == Class::Load && name.starts_with("ldr") && {
+        let size = name.trim_start_matches("ldr").trim_start_matches('s');
+        size.starts_with('b') || size.starts_with('h')
+    };
+    // Multiply-accumulates name their accumulator last (MLA Rd, Rn, Rm, Ra); long ones read and
+    // write RdLo/RdHi.
+    let acc = match class {
+        Class::Mul if regs_in_order.len() == 4 => bit(regs_in_order[3]),
+        Class::MulLong => reads & writes,
+        _ => 0,
+    };
     let is_return = (name == "bx" && regs_in_order.first() == Some(&Some(14)))
         || (writes_pc
             && matches!(class, Class::Multiple(_))
@@ -274,6 +357,9 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
         is_call,
         is_return,
         reg_offset,
+        narrow,
+        offset,
+        acc,
         text,
     }
 }
@@ -354,15 +440,13 @@ pub(crate) fn branch_to_next(d: &Decoded) -> bool {
 
 /// Pipeline refill after a taken branch instruction (B, BL, BX, B<cc> taken, CBZ taken).
 /// Cortex-M4 TRM r0p1 §3.3.1 Table 3-1: P = 1..3 "depending on the alignment and width of the target
-/// instruction"; ASSUMPTION: 2, the middle of that range. M0+ (Cortex-M0+ TRM,
-/// Arm DDI 0484): taken B<cc> = 2, so P = 1. M33 (jnk0le/random "pipeline cycle test" doc/cortex_m33.md,
-/// measured on an RP2350): taken branch 2 cycles, so P = 1.
-pub(crate) fn branch_refill(kind: CoreKind) -> u32 {
-    match kind {
-        CoreKind::CortexM0Plus | CoreKind::CortexM33 => 1,
-        _ => 2,
-    }
-}
+/// instruction, and whether the processor manages to speculate the address early". M3/M4: P = 1 to
+/// an aligned or 16-bit target (jnk0le/random "pipeline cycle test" CM3_pipetest_tmpl.S, measured on
+/// an STM32F103 and an STM32F407: a taken `bne.w` back to a word-aligned 32-bit instruction takes 2
+/// cycles); a 32-bit target on an odd halfword adds one (`unaligned_wide_target`). M0+ (Cortex-M0+
+/// TRM, Arm DDI 0484): taken B<cc> = 2, so P = 1. M33 (jnk0le/random "pipeline cycle test"
+/// doc/cortex_m33.md, measured on an RP2350): taken branch 2 cycles, so P = 1.
+pub(crate) const BRANCH_REFILL: u32 = 1;
 
 /// Refill when the PC is loaded from memory or written by data processing: the address is known
 /// late, so no early speculation. M4 TRM §3.3.2: "LDR PC,[any] ... >= 2 (load) + 3 (refill)".
@@ -434,7 +518,7 @@ pub fn divide_cycles(dividend: u32, divisor: u32, signed: bool) -> u32 {
 pub(crate) fn cost(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
     match kind {
         CoreKind::CortexM0Plus => cost_m0plus(cur),
-        CoreKind::CortexM7 => cost_m7(cur, prev),
+        CoreKind::CortexM7 => schedule_m7(std::slice::from_ref(cur))[0],
         CoreKind::CortexM33 => cost_m33(cur, prev),
         _ => cost_m3_m4(kind, cur, prev),
     }
@@ -443,7 +527,7 @@ pub(crate) fn cost(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32
 /// Cortex-M0+ (Cortex-M0+ TRM, Arm DDI 0484; TI MSPM0G TRM SLAU846A; RP2040 datasheet §2.4.3.3): two-stage
 /// pipeline, no load pipelining, single-cycle multiplier (RP2040).
 fn cost_m0plus(cur: &Decoded) -> u32 {
-    let p = branch_refill(CoreKind::CortexM0Plus);
+    let p = BRANCH_REFILL;
     match cur.class {
         Class::Load | Class::Store | Class::LoadStoreDouble => {
             2 + if cur.writes_pc {
@@ -467,8 +551,7 @@ fn cost_m0plus(cur: &Decoded) -> u32 {
 /// Cortex-M3/M4 (Cortex-M4 TRM r0p1 §3.3.1 Table 3-1, §3.3.2, Table 7-1; Cortex-M3 TRM DDI 0337I p.3-9;
 /// jnk0le/random "pipeline cycle test" measurements on an STM32F103 and an STM32F407).
 fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
-    let p = branch_refill(kind);
-    let prev_is_single_load = prev.is_some_and(|q| q.class == Class::Load && !q.writes_pc);
+    let p = BRANCH_REFILL;
     let prev_is_store = prev.is_some_and(|q| matches!(q.class, Class::Store));
     // "Load/store whose address depends on the immediately preceding data-processing result stalls
     // 1 cycle" (M4 TRM §3.3.2).
@@ -481,12 +564,11 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
             if cur.writes_pc {
                 return 2 + late_refill(kind);
             }
-            // Neighbouring loads pipeline unless the address uses the previous load's result.
-            let pipelined =
-                prev_is_single_load && prev.is_some_and(|q| q.writes & cur.addr_regs == 0);
             // Stores cannot pipeline with a following load: +1 (jnk0le/random "pipeline cycle test",
             // measured on an STM32F103 and an STM32F407).
-            (if pipelined { 1 } else { 2 }) + u32::from(prev_is_store) + addr_stall
+            (if m4_load_pipelines(cur, prev) { 1 } else { 2 })
+                + u32::from(prev_is_store)
+                + addr_stall
         }
         Class::Store => {
             // STR Rx,[Ry,#imm] is one cycle through the write buffer; register offset is 2 (M4 TRM
@@ -524,6 +606,21 @@ fn cost_m3_m4(kind: CoreKind, cur: &Decoded, prev: Option<&Decoded>) -> u32 {
     }
 }
 
+/// Whether an M3/M4 load pipelines behind the load before it, saving a cycle (M4 TRM §3.3.2): the
+/// address must not use the previous load's result or its written-back base (jnk0le/random
+/// "pipeline cycle test" doc/cortex_m3m4.md: pre/post-indexed loads do not chain on one base), and a
+/// 32-bit load on an odd halfword does not (TRM Table 3-1 footnote b and jnk0le: it "may fail to
+/// pipeline"; ASSUMPTION: it never does). The loads must also reach the same memory block, which only
+/// the run knows: the core charges the cycle saved here when they do not (`CortexM` data hook).
+pub(crate) fn m4_load_pipelines(cur: &Decoded, prev: Option<&Decoded>) -> bool {
+    cur.class == Class::Load
+        && !cur.writes_pc
+        && !(cur.len == 4 && cur.addr % 4 == 2)
+        && prev.is_some_and(|q| {
+            q.class == Class::Load && !q.writes_pc && q.writes & cur.addr_regs == 0
+        })
+}
+
 /// Cortex-M33 (jnk0le/random "pipeline cycle test" doc/cortex_m33.md, measured on an RP2350):
 /// single-issue except that two 16-bit instructions can dual-issue;
 /// load-to-use latency 2; LDRD/STRD 2; LDM/STM one cycle per register.
@@ -548,30 +645,27 @@ fn cost_m33(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
         Class::FpMultiple { regs, double } => regs as u32 * if double { 2 } else { 1 },
         _ => 1,
     } + u32::from(load_use);
-    if dual_issues(prev, cur, true) {
+    if m33_dual_issues(prev, cur) {
         0
     } else {
         base
     }
 }
 
-/// Cortex-M7 (Arm publishes no cycle table; jnk0le/random "pipeline cycle test" measurements on an
-/// STM32H743, dual issue and branch prediction also in AnandTech's Cortex-M7 launch article): dual-issue
-/// of independent neighbours, word loads usable by the next instruction, LDM/STM in ceil(regs/2) cycles, branches predicted (mispredicts added at run time).
-fn cost_m7(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
-    let base = match cur.class {
-        Class::Load | Class::Store => 1,
-        Class::LoadStoreDouble => 1,
+/// Cycles an M7 instruction occupies the pipeline when issued alone (jnk0le/random "pipeline cycle
+/// test" doc/cortex_m7.md, measured on an STM32H743; Arm publishes no cycle table): LDM/STM in
+/// ceil(regs/2), branches predicted (mispredicts added at run time).
+fn m7_occupancy(d: &Decoded) -> u32 {
+    match d.class {
         Class::Multiple(n) => (n as u32).div_ceil(2).max(1),
-        Class::Branch | Class::CondBranch => 1,
         Class::TableBranch => 3,
         Class::Div => 2,
         Class::Barrier => 4,
         Class::SysReg => 2,
         Class::FpDiv => 16,
         Class::FpSqrt => 14,
-        // Double precision (jnk0le/random "pipeline cycle test", measured on an STM32H743): vmul.f64 5,
-        // vfma.f64 7 (6 when chained, not modelled), vdiv.f64 30 cycles; vadd/vsub.f64 1 like single precision.
+        // Double precision (jnk0le, STM32H743): vmul.f64 5, vfma.f64 7 (6 when chained, not
+        // modelled), vdiv.f64 30 cycles; vadd/vsub.f64 1 like single precision.
         // ASSUMPTION: vsqrt.f64 28, twice vsqrt.f32 as vdiv.f64 is about twice vdiv.f32.
         Class::FpDoubleMul => 5,
         Class::FpDoubleMac => 7,
@@ -581,20 +675,132 @@ fn cost_m7(cur: &Decoded, prev: Option<&Decoded>) -> u32 {
             (regs as u32 * if double { 2 } else { 1 }).div_ceil(2)
         }
         _ => 1,
-    };
-    if dual_issues(prev, cur, false) {
-        0
-    } else {
-        base
     }
 }
 
-/// Whether `cur` issues in the same cycle as `prev` (M7 always-pairable rule, M33 16-bit rule).
+/// Cortex-M7 in-order dual issue over one block (jnk0le/random "pipeline cycle test"
+/// doc/cortex_m7.md, STM32H743; dual issue and branch prediction also in AnandTech's Cortex-M7
+/// launch article). Each instruction issues in the first cycle its operands are ready, as the
+/// younger of a pair when `m7_pairs` allows and the cycle has one slot left. Result latencies
+/// (cycles after issue until a consumer may issue):
+/// - ALU results: 1 to anything;
+/// - word loads: 1 to the late ALU, 2 to an address, a multiplicand or a shifted operand (they are
+///   read a cycle earlier, in the early ALU / AGU stage); byte and halfword loads one more
+///   ("1 extra cycle of result latency");
+/// - multiplies and MACs: 2 ("1 additional cycle of result latency"), but a MAC reads its
+///   accumulator a stage later, so MACs chain on it every cycle.
+///
+/// ASSUMPTION: DSP/bitfield restrictions, FP latencies and the early-ALU forwarding cases are not
+/// modelled; results of multi-cycle instructions are ready when they end. Returns each
+/// instruction's cost: how far it moves the end of the block's schedule.
+fn schedule_m7(insns: &[Decoded]) -> Vec<u32> {
+    // Cycle at which each register can be read late (ALU operand) and early (address,
+    // multiplicand, shifted operand).
+    let mut late = [0u32; 16];
+    let mut early = [0u32; 16];
+    let (mut cycle, mut slots_used, mut end) = (0u32, 0u8, 0u32);
+    let mut older: Option<&Decoded> = None;
+    let mut costs = Vec::with_capacity(insns.len());
+    let ready = |regs: u16, table: &[u32; 16], bias: u32| {
+        (0..16)
+            .filter(|r| regs & (1 << r) != 0)
+            .map(|r| table[r].saturating_sub(bias))
+            .max()
+            .unwrap_or(0)
+    };
+    for d in insns {
+        let occupancy = m7_occupancy(d);
+        let multiplies = matches!(d.class, Class::Mul | Class::MulLong);
+        let early_regs = d.addr_regs | if multiplies { d.reads & !d.acc } else { 0 };
+        let operands = ready(d.reads & !early_regs & !d.acc, &late, 0)
+            .max(ready(early_regs, &early, 0))
+            .max(ready(d.acc, &late, 1));
+        let pairs = slots_used == 1
+            && occupancy == 1
+            && operands <= cycle
+            && older.is_some_and(|o| m7_pairs(o, d));
+        let issue = if pairs {
+            slots_used = 2;
+            cycle
+        } else {
+            let free = if slots_used == 0 { cycle } else { cycle + 1 };
+            cycle = free.max(operands);
+            slots_used = 1;
+            older = Some(d);
+            cycle
+        };
+        if occupancy > 1 {
+            // A multi-cycle instruction pairs with nothing and holds the pipeline.
+            cycle = issue + occupancy - 1;
+            slots_used = 2;
+        }
+        let (to_late, to_early) = match d.class {
+            Class::Load if d.narrow => (2, 3),
+            Class::Load => (1, 2),
+            Class::Mul | Class::MulLong => (2, 2),
+            _ => (occupancy, occupancy),
+        };
+        for r in 0..15 {
+            if d.writes & (1 << r) != 0 {
+                late[r] = issue + to_late;
+                early[r] = issue + to_early;
+            }
+        }
+        let new_end = end.max(issue + occupancy);
+        costs.push(new_end - end);
+        end = new_end;
+    }
+    costs
+}
+
+/// Whether `cur` can issue as the younger of a pair with `older` on the M7 (jnk0le/random
+/// "pipeline cycle test" doc/cortex_m7.md, STM32H743): both single-cycle simple instructions, or a
+/// branch as the younger ("not-taken branch can dual issue", a loop of 20 instructions with its
+/// branch runs in 10 cycles); no two stores, no two multiplies, no multiply with a store; two loads
+/// only to different banks (even and odd words): with one base register and known offsets the
+/// banks are known, otherwise ASSUMPTION: different banks; no register written by both.
+fn m7_pairs(older: &Decoded, cur: &Decoded) -> bool {
+    let simple = |d: &Decoded| {
+        matches!(
+            d.class,
+            Class::Alu
+                | Class::Load
+                | Class::Store
+                | Class::Mul
+                | Class::MulLong
+                | Class::FpSimple
+                | Class::Nop
+        ) && !d.writes_pc
+    };
+    let branch = matches!(cur.class, Class::Branch | Class::CondBranch) && !cur.is_call;
+    if !simple(older) || !(simple(cur) || branch) {
+        return false;
+    }
+    let multiply = |d: &Decoded| matches!(d.class, Class::Mul | Class::MulLong);
+    let (o, c) = (older.class, cur.class);
+    if (o == Class::Store && c == Class::Store)
+        || (multiply(older) && multiply(cur))
+        || (multiply(older) && c == Class::Store)
+        || (o == Class::Store && multiply(cur))
+    {
+        return false;
+    }
+    if o == Class::Load && c == Class::Load && older.base == cur.base {
+        if let (Some(a), Some(b)) = (older.offset, cur.offset) {
+            if (a >> 2 ^ b >> 2) & 1 == 0 {
+                return false;
+            }
+        }
+    }
+    older.writes & !(1 << 15) & cur.writes == 0
+}
+
+/// Whether `cur` issues in the same cycle as `prev` on the M33: both 16-bit (jnk0le, RP2350).
 /// ASSUMPTION: a pair needs no register dependency, at most one memory access, no multi-cycle or
 /// flow-changing first instruction, and no barrier/system/FP-multi-cycle instruction.
-fn dual_issues(prev: Option<&Decoded>, cur: &Decoded, only_16_bit: bool) -> bool {
+fn m33_dual_issues(prev: Option<&Decoded>, cur: &Decoded) -> bool {
     let Some(prev) = prev else { return false };
-    if only_16_bit && (prev.len != 2 || cur.len != 2) {
+    if prev.len != 2 || cur.len != 2 {
         return false;
     }
     let simple = |d: &Decoded| {
@@ -608,7 +814,7 @@ fn dual_issues(prev: Option<&Decoded>, cur: &Decoded, only_16_bit: bool) -> bool
         return false;
     }
     if memory(prev) && memory(cur) && !(prev.class == Class::Load && cur.class == Class::Store) {
-        return false; // two loads need different banks; stores never pair with stores (jnk0le, STM32H743)
+        return false; // as on the M7: no two stores; two loads need different banks (ASSUMPTION: never)
     }
     if prev.class == Class::Mul && cur.class == Class::Mul {
         return false;
