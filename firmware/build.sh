@@ -466,6 +466,13 @@ xt_membench() {   # <board>: build/<board>/membench.elf (call0), with -DBOARD_<B
         "$FW_DIR/membench/membench.c" -L "$XT_LIBDIR/call0" -ltg -o "$elf"
 }
 
+xt_litbench() {   # <board>: build/<board>/litbench.elf (call0): literals.S's loop in IRAM and in flash
+    local b=$1 elf="$BUILD/$1/litbench.elf"
+    "$XT_CC" "${XT_CFLAGS[@]}" -nostdlib -L "$XT_DIR" -T "$XT_DIR/$b.ld" -Wl,-Map="${elf%.elf}.map" \
+        -Wl,--gc-sections "$XT_DIR/start_call0.S" "$FW_DIR/literals/litbench.c" \
+        "$FW_DIR/literals/literals.S" -L "$XT_LIBDIR/call0" -ltg -o "$elf"
+}
+
 xt_windowed() {   # <board> <program> <elf> [extra start-file flags...]
     local b=$1 p=$2 elf=$3; shift 3
     local tmp="${elf%.elf}.objs"
@@ -504,6 +511,9 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
     done
     for b in "${XT_MEMBENCH_BOARDS[@]}"; do
         job "$b membench (call0)" xt_membench "$b"
+    done
+    for b in "${XT_WINDOWED_BOARDS[@]}"; do
+        job "$b litbench (call0)" xt_litbench "$b"
     done
     wait_jobs
     xt_example "$BUILD/esp32s3/demo-windowed.elf" "$XT_EXAMPLE"

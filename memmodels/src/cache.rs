@@ -99,6 +99,7 @@ mod tests {
             write_policy: WritePolicy::WriteBack,
             replacement,
             hit_cycles: 0,
+            writeback_buffer: false,
         })
     }
 

@@ -81,6 +81,8 @@ pub struct RegionModel {
     /// Core cycles per memory-bus clock, and per SPI clock scaled by 2^16 (fractional ratios).
     bus_ratio: u32,
     spi_ratio_q16: u64,
+    /// The serial interface's fixed controller latency (`SpiSpec::controller_ns`) in core cycles.
+    controller_cycles: u32,
     /// Bytes per instruction-fetch unit: the I-cache line, else one bus read.
     fetch_unit: u32,
     /// Line size of the D-cache in front of the region, if one is.
@@ -108,6 +110,7 @@ impl RegionModel {
             traffic_counted: true,
             bus_ratio: 0,
             spi_ratio_q16: 0,
+            controller_cycles: 0,
             fetch_unit,
             dcache_line: spec.dcache.map(|c| board.caches[c].line_bytes),
             last_fetch_unit: None,
@@ -129,6 +132,11 @@ impl RegionModel {
             .spec
             .spi
             .map(|s| (core_hz << 16).div_ceil(s.clock_hz))
+            .unwrap_or(0);
+        self.controller_cycles = self
+            .spec
+            .spi
+            .map(|s| (s.controller_ns as u64 * core_hz).div_ceil(1_000_000_000) as u32)
             .unwrap_or(0);
         self.price();
     }
@@ -153,13 +161,14 @@ impl RegionModel {
     }
 
     /// Core cycles one read or write transaction of `bytes` bytes occupies the memory: a serial
-    /// transaction (command, address, dummy and data phases) at the SPI clock, or ⌈bytes / bus_bytes⌉
-    /// bus reads of wait states + 1 bus clocks each.
+    /// transaction (chip select, command, address, dummy and data phases) at the SPI clock plus the
+    /// controller's fixed latency, or ⌈bytes / bus_bytes⌉ bus reads of wait states + 1 bus clocks each.
     pub fn transfer_cycles(&self, bytes: u32, write: bool) -> u32 {
         match self.spec.spi {
             Some(spi) => {
                 let clocks = spi.transaction_clocks(bytes, write) as u64;
-                ((clocks * self.spi_ratio_q16).div_ceil(1 << 16)).max(1) as u32
+                let phases = (clocks * self.spi_ratio_q16).div_ceil(1 << 16) as u32;
+                (phases + self.controller_cycles).max(1)
             }
             None => {
                 let ws = if write {
@@ -234,6 +243,11 @@ pub struct MemorySystem {
     /// compares the count between blocks to learn of a new one cheaply).
     stop_hit: Option<StopHit>,
     stop_hits: u64,
+    /// The core's cycle count at the access being priced (`set_now`), and when the serial memory
+    /// bus finishes the write-back a cache's write-back buffer last started (0: idle). Every
+    /// serial region of a board shares the one bus (the ESP chips' SPI0 serves flash and PSRAM).
+    now: u64,
+    bus_free_at: u64,
 }
 
 /// A debugger's watchpoint on the bus: `[start, start + len)`, for reads, writes or both.
@@ -301,7 +315,27 @@ impl MemorySystem {
             stops: Vec::new(),
             stop_hit: None,
             stop_hits: 0,
+            now: 0,
+            bus_free_at: 0,
         }
+    }
+
+    /// The core's cycle count now: a core whose caches buffer write-backs (`writeback_buffer`)
+    /// sets it before the accesses it prices, so that a transaction waits for the bus only as long
+    /// as a buffered write-back still occupies it.
+    #[inline(always)]
+    pub fn set_now(&mut self, now: u64) {
+        self.now = now;
+    }
+
+    /// Cycles a transaction on `region`'s memory starting now waits for a buffered write-back to
+    /// leave the bus.
+    #[inline(always)]
+    fn bus_wait(&self, region: usize) -> u32 {
+        if self.regions[region].spec.spi.is_none() {
+            return 0;
+        }
+        self.bus_free_at.saturating_sub(self.now) as u32
     }
 
     /// Index of the region holding `addr` (aliases included).
@@ -497,7 +531,7 @@ impl MemorySystem {
             r.uncached_write[i]
         } else {
             r.uncached_read[i]
-        };
+        } + self.bus_wait(region);
         count!(self, region, |c| c.add_access(size, write, stall));
         stall
     }
@@ -530,11 +564,17 @@ impl MemorySystem {
         match lookup {
             Some(Lookup::Hit) => stall += self.caches[cache].spec.hit_cycles,
             Some(Lookup::Miss { evicted_dirty }) if allocating => {
-                stall += self.regions[region].dcache_fill;
+                stall += self.bus_wait(region) + self.regions[region].dcache_fill;
                 if let Some(victim) = evicted_dirty {
                     // The victim may belong to another region sharing the cache: its memory takes the write.
                     let owner = self.region_of(victim).unwrap_or(region);
-                    stall += self.regions[owner].writeback;
+                    let time = self.regions[owner].writeback;
+                    if self.caches[cache].spec.writeback_buffer {
+                        // Written back from the buffer once the fill is done (+1: the fill's own cycle).
+                        self.bus_free_at = self.now + stall as u64 + 1 + time as u64;
+                    } else {
+                        stall += time;
+                    }
                     writeback = Some(owner);
                 }
             }
@@ -582,7 +622,7 @@ impl MemorySystem {
             // The buffer started this read when the previous unit arrived: fill + 1 cycles in all.
             (fill + 1).saturating_sub(cycles_in_previous_unit)
         } else {
-            fill
+            self.bus_wait(region) + fill
         };
         if let Some(c) = self.regions[region].spec.icache {
             self.caches[c].counters.stall_cycles += stall as u64;

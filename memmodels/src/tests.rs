@@ -89,13 +89,15 @@ fn xip_miss_is_one_spi_transaction_and_the_cache_is_shared_by_fetch_and_data() {
 
 #[test]
 fn esp32s3_psram_line_fills_and_write_backs_follow_the_spi_phases() {
-    // Octal DDR PSRAM at 80 MHz under a 240 MHz core (3 core cycles per SPI clock):
-    // read 1 + 2 + 9 + 16 = 28 clocks = 84 cycles; write-back 1 + 2 + 4 + 16 = 23 clocks = 69 cycles.
-    let mut m = system("esp32s3", &[]);
+    // Octal DDR PSRAM at 80 MHz under a 240 MHz core (3 core cycles per SPI clock): read
+    // 4 + 1 + 2 + 9 + 16 + 3 = 35 clocks = 105 cycles, write-back 4 + 1 + 2 + 4 + 16 + 3 = 30 clocks =
+    // 90 cycles, each + 25 ns of controller latency = 6 cycles: 111 and 96. Without the write-back
+    // buffer, so that the write-back is paid in the miss that evicts the line.
+    let mut m = system("esp32s3", &["dcache.writeback_buffer=false"]);
     let p = region(&m, "psram");
     assert_eq!(
         m.data_access(p, 0x3D00_0000, 4, false),
-        83,
+        110,
         "read miss: fill"
     );
     assert_eq!(
@@ -105,7 +107,7 @@ fn esp32s3_psram_line_fills_and_write_backs_follow_the_spi_phases() {
     );
     assert_eq!(
         m.data_access(p, 0x3D00_1000, 4, true),
-        83,
+        110,
         "store miss allocates: fill"
     );
     // Fill the rest of the set of 0x3D000000 (32 KiB, 8 ways: 128 sets, so lines 4 KiB apart share a
@@ -114,23 +116,24 @@ fn esp32s3_psram_line_fills_and_write_backs_follow_the_spi_phases() {
     for k in 2..=7u32 {
         stalls.push(m.data_access(p, 0x3D00_0000 + k * 0x1000, 4, false));
     }
-    assert!(stalls.iter().all(|&s| s == 83), "{stalls:?}");
+    assert!(stalls.iter().all(|&s| s == 110), "{stalls:?}");
     assert_eq!(
         m.data_access(p, 0x3D00_8000, 4, false),
-        83 + 69,
+        110 + 96,
         "evicts the dirty 0x3D000000"
     );
     let c = m.regions[p].counters;
     assert_eq!((c.dcache_misses, c.dcache_hits, c.writebacks), (9, 1, 1));
-    assert_eq!(c.stall_cycles, 9 * 83 + 69);
+    assert_eq!(c.stall_cycles, 9 * 110 + 96);
 }
 
 #[test]
 fn psram_mode_and_clock_overrides_change_the_fill() {
-    // Quad PSRAM at 40 MHz (6 core cycles per clock): 2 + 6 + 6 + 64 = 78 clocks = 468 cycles.
+    // Quad PSRAM at 40 MHz (6 core cycles per clock): 2 + 6 + 6 + 64 = 78 clocks = 468 cycles, + 6
+    // of controller latency (the quad default has no chip-select time).
     let mut m = system("esp32s3", &["psram.mode=quad", "psram.clock_mhz=40"]);
     let p = region(&m, "psram");
-    assert_eq!(m.data_access(p, 0x3D00_0000, 4, false), 467);
+    assert_eq!(m.data_access(p, 0x3D00_0000, 4, false), 473);
 }
 
 #[test]
@@ -140,15 +143,15 @@ fn flash_rodata_and_psram_share_the_dcache() {
     let (f, p) = (region(&m, "flash_drom"), region(&m, "psram"));
     assert_eq!(
         m.data_access(f, 0x3C00_0000, 4, false),
-        251,
-        "quad flash: 84 clocks x 3 - 1"
+        263,
+        "quad flash: (2 + 84) clocks x 3 + 6 - 1"
     );
     for k in 0..8u32 {
         m.data_access(p, 0x3D00_0000 + k * 0x1000, 4, false);
     }
     assert_eq!(
         m.data_access(f, 0x3C00_0000, 4, false),
-        251,
+        263,
         "evicted by PSRAM lines"
     );
 }
@@ -230,7 +233,7 @@ fn accesses_are_charged_to_the_current_owner() {
         .owner_counters()
         .map(|(o, r, c)| (o, r, c.traffic.reads, c.traffic.writes, c.stall_cycles))
         .collect();
-    assert_eq!(rows, vec![(3, p, 1, 0, 83), (5, p, 1, 1, 83)]);
+    assert_eq!(rows, vec![(3, p, 1, 0, 110), (5, p, 1, 1, 110)]);
 }
 
 #[test]
@@ -273,8 +276,8 @@ fn watched_ranges_count_their_traffic_and_high_water() {
     let (p, s) = (region(&m, "psram"), region(&m, "sram1"));
     let w = m.watch(0x3D00_0100, 0x100);
     m.data_access(p, 0x3D00_00FC, 4, true); // just below
-    m.data_access(p, 0x3D00_0100, 4, false); // fill: 83 stall cycles
-    m.data_access(p, 0x3D00_01F0, 2, true); // another line: write-allocate fill, 83 more
+    m.data_access(p, 0x3D00_0100, 4, false); // fill: 110 stall cycles
+    m.data_access(p, 0x3D00_01F0, 2, true); // another line: write-allocate fill, 110 more
     m.data_access(s, 0x3FC9_0000, 4, true); // elsewhere
     let c = m.watch_counters(w);
     let t = c.traffic;
@@ -282,7 +285,7 @@ fn watched_ranges_count_their_traffic_and_high_water() {
         (t.reads, t.writes, t.read_bytes, t.write_bytes),
         (1, 1, 4, 2)
     );
-    assert_eq!((c.stall_cycles, c.high_water), (2 * 83, 0xF2));
+    assert_eq!((c.stall_cycles, c.high_water), (2 * 110, 0xF2));
 }
 
 #[test]
@@ -296,4 +299,41 @@ fn a_logging_watch_keeps_the_read_addresses() {
     m.data_access(p, 0x3D00_0014, 1, false);
     assert_eq!(m.take_read_log(w), vec![0x3D00_0010, 0x3D00_0014]);
     assert!(m.take_read_log(w).is_empty());
+}
+
+#[test]
+fn a_buffered_write_back_delays_only_a_fill_that_starts_while_it_runs() {
+    // ESP32-S3 DCache, 8 ways of 128 sets of 32 bytes: lines 4 KiB apart share a set. Octal PSRAM at
+    // 80 MHz: fill 111 cycles (110 stall), write-back 96 (docs/memory-models.md).
+    let mut m = system("esp32s3", &[]);
+    let p = region(&m, "psram");
+    let base = 0x3d00_0000;
+    for way in 0..8 {
+        m.set_now(1000 * way);
+        assert_eq!(m.data_access(p, base + way as u32 * 4096, 4, true), 110);
+    }
+    // The ninth line evicts the first, dirty: the fill goes first, the write-back after it.
+    m.set_now(10_000);
+    assert_eq!(m.data_access(p, base + 8 * 4096, 4, false), 110);
+    assert_eq!(m.regions[p].counters.writebacks, 1);
+    // The bus carries the write-back until 10,000 + 111 + 96 = 10,207: a miss 7 cycles before that
+    // waits 7; one after it waits nothing.
+    m.set_now(10_200);
+    assert_eq!(m.data_access(p, base + 9 * 4096 + 32, 4, false), 7 + 110);
+    m.set_now(20_000);
+    assert_eq!(m.data_access(p, base + 10 * 4096 + 64, 4, false), 110);
+    // Without the buffer the write-back is paid before the fill.
+    let mut m = system("esp32s3", &["dcache.writeback_buffer=false"]);
+    for way in 0..8 {
+        m.data_access(p, base + way * 4096, 4, true);
+    }
+    assert_eq!(m.data_access(p, base + 8 * 4096, 4, false), 110 + 96);
+}
+
+#[test]
+fn without_chip_select_time_and_controller_latency_an_octal_fill_is_its_phases() {
+    // 1 + 2 + 9 + 16 = 28 clocks at 80 MHz under a 240 MHz core.
+    let m = system("esp32s3", &["psram.cs_clocks=0", "psram.controller_ns=0"]);
+    let p = region(&m, "psram");
+    assert_eq!(m.regions[p].transfer_cycles(32, false), 84);
 }

@@ -514,13 +514,18 @@ pub fn board_details(b: &Board) -> String {
     for c in &b.caches {
         let _ = writeln!(
             o,
-            "  {}: {}, {}-way, {}-byte lines ({} sets), {}, {} replacement, hit +{} cycles",
+            "  {}: {}, {}-way, {}-byte lines ({} sets), {}{}, {} replacement, hit +{} cycles",
             c.name,
             format_size(c.size as u64),
             c.ways,
             c.line_bytes,
             c.sets(),
             c.write_policy.name(),
+            if c.writeback_buffer {
+                " (write-back buffer)"
+            } else {
+                ""
+            },
             c.replacement.name(),
             c.hit_cycles
         );
@@ -536,7 +541,7 @@ pub fn board_details(b: &Board) -> String {
             Some(s) => {
                 let _ = write!(
                     o,
-                    "{} {} at {} MHz: command {} + address {} + dummy {} (write {}) + cs {} clocks",
+                    "{} {} at {} MHz: command {} + address {} + dummy {} (write {}) + cs {} clocks + controller {} ns",
                     s.mode.name(),
                     if s.ddr { "DDR" } else { "STR" },
                     s.clock_hz as f64 / 1e6,
@@ -544,7 +549,8 @@ pub fn board_details(b: &Board) -> String {
                     s.address_clocks,
                     s.read_dummy_clocks,
                     s.write_dummy_clocks,
-                    s.cs_clocks
+                    s.cs_clocks,
+                    s.controller_ns
                 );
             }
             None => {

@@ -49,6 +49,7 @@ pub(crate) const REGION_KEYS: &[&str] = &[
     "dummy_clocks",
     "write_dummy_clocks",
     "cs_clocks",
+    "controller_ns",
     "follows_driver",
 ];
 pub(crate) const CACHE_KEYS: &[&str] = &[
@@ -58,6 +59,7 @@ pub(crate) const CACHE_KEYS: &[&str] = &[
     "write_policy",
     "replacement",
     "hit_cycles",
+    "writeback_buffer",
 ];
 
 #[derive(Deserialize)]
@@ -147,6 +149,7 @@ struct RegionFile {
     dummy_clocks: Option<u32>,
     write_dummy_clocks: Option<u32>,
     cs_clocks: Option<u32>,
+    controller_ns: Option<u32>,
     #[serde(default)]
     follows_driver: bool,
 }
@@ -163,6 +166,8 @@ struct CacheFile {
     replacement: Replacement,
     #[serde(default)]
     hit_cycles: u32,
+    #[serde(default)]
+    writeback_buffer: bool,
 }
 
 fn lru() -> Replacement {
@@ -515,6 +520,7 @@ fn build_cache(c: &CacheFile) -> Result<CacheSpec, String> {
         write_policy: c.write_policy,
         replacement: c.replacement,
         hit_cycles: c.hit_cycles,
+        writeback_buffer: c.writeback_buffer,
     };
     if !spec.sets().is_power_of_two() {
         return Err(format!(
@@ -572,6 +578,7 @@ fn build_spi(r: &RegionFile) -> Result<Option<SpiSpec>, String> {
         ("dummy_clocks", r.dummy_clocks.is_some()),
         ("write_dummy_clocks", r.write_dummy_clocks.is_some()),
         ("cs_clocks", r.cs_clocks.is_some()),
+        ("controller_ns", r.controller_ns.is_some()),
     ];
     if !serial {
         if let Some((key, _)) = spi_keys.iter().find(|k| k.1) {
@@ -614,7 +621,8 @@ fn build_spi(r: &RegionFile) -> Result<Option<SpiSpec>, String> {
         address_clocks: r.address_clocks.unwrap_or(d.address),
         read_dummy_clocks: r.dummy_clocks.unwrap_or(d.read_dummy),
         write_dummy_clocks: r.write_dummy_clocks.unwrap_or(d.write_dummy),
-        cs_clocks: r.cs_clocks.unwrap_or(0),
+        cs_clocks: r.cs_clocks.unwrap_or(d.cs),
+        controller_ns: r.controller_ns.unwrap_or(0),
     }))
 }
 
@@ -670,6 +678,7 @@ fn build_region(
         ("dummy_clocks", r.dummy_clocks),
         ("write_dummy_clocks", r.write_dummy_clocks),
         ("cs_clocks", r.cs_clocks),
+        ("controller_ns", r.controller_ns),
     ];
     let table = r
         .wait_states_by_clock

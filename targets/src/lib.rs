@@ -197,6 +197,9 @@ pub struct CacheSpec {
     pub replacement: Replacement,
     /// Extra cycles of a hit beyond the core's own cost.
     pub hit_cycles: u32,
+    /// A dirty victim waits in a buffer while the miss's line is filled, and is written back after
+    /// it: the core does not wait for the write-back, a later transaction on the bus does.
+    pub writeback_buffer: bool,
 }
 
 impl CacheSpec {
@@ -261,11 +264,14 @@ pub struct SpiSpec {
     pub write_dummy_clocks: u32,
     /// Chip-select setup and hold around each transaction.
     pub cs_clocks: u32,
+    /// Fixed latency of the controller and cache around each transaction (request, clock-domain
+    /// crossings, the line written into the cache), in nanoseconds.
+    pub controller_ns: u32,
 }
 
 impl SpiSpec {
-    /// The interface with a `kind` part of `mode` fitted instead: that mode's default phases
-    /// (`spi::protocol`) at the same clock and chip-select time.
+    /// The interface with a `kind` part of `mode` fitted instead: that mode's default phases and
+    /// chip-select time (`spi::protocol`) at the same clock and controller latency.
     pub fn refitted(&self, kind: RegionKind, mode: SpiMode) -> SpiSpec {
         let d = spi::protocol(kind, mode);
         SpiSpec {
@@ -275,6 +281,7 @@ impl SpiSpec {
             address_clocks: d.address,
             read_dummy_clocks: d.read_dummy,
             write_dummy_clocks: d.write_dummy,
+            cs_clocks: d.cs,
             ..*self
         }
     }
@@ -814,8 +821,9 @@ mod tests {
             (spi.mode, spi.ddr, spi.clock_hz),
             (SpiMode::Octal, true, 80_000_000)
         );
-        assert_eq!(spi.transaction_clocks(32, false), 1 + 2 + 9 + 16);
-        assert_eq!(spi.transaction_clocks(32, true), 1 + 2 + 4 + 16);
+        // Chip-select setup 4 and hold 3 around command, address, dummy and data.
+        assert_eq!(spi.transaction_clocks(32, false), 4 + 1 + 2 + 9 + 16 + 3);
+        assert_eq!(spi.transaction_clocks(32, true), 4 + 1 + 2 + 4 + 16 + 3);
         let b = set(
             "esp32s3",
             &["psram.mode=quad", "psram.clock_mhz=40", "dcache.size=16K"],

@@ -14,6 +14,8 @@ pub(crate) struct Protocol {
     pub address: u32,
     pub read_dummy: u32,
     pub write_dummy: u32,
+    /// Chip-select setup before the command and hold after the data, the driver's settings.
+    pub cs: u32,
 }
 
 const fn p(ddr: bool, command: u32, address: u32, read_dummy: u32, write_dummy: u32) -> Protocol {
@@ -23,6 +25,7 @@ const fn p(ddr: bool, command: u32, address: u32, read_dummy: u32, write_dummy: 
         address,
         read_dummy,
         write_dummy,
+        cs: 0,
     }
 }
 
@@ -52,7 +55,14 @@ pub(crate) fn protocol(kind: RegionKind, mode: SpiMode) -> Protocol {
         (RegionKind::Psram, SpiMode::Quad) => p(false, 2, 6, 6, 0),
         // Octal DTR PSRAM (ESP-IDF esp_psram_impl_octal.c: 16-bit command, 32-bit address, read dummy
         // bit length 2 × (10 − 1) = 18 edges = 9 clocks, write dummy 2 × (5 − 1) = 8 edges = 4 clocks).
-        (RegionKind::Psram, SpiMode::Octal) => p(true, 1, 2, 9, 4),
+        // Chip select: the driver writes OCT_PSRAM_CS_SETUP_TIME 3 and OCT_PSRAM_CS_HOLD_TIME 3 into
+        // SPI_MEM_SPI_SMEM_AC_REG, whose fields are (cycles − 1) of the PREP phase and the cycles of the
+        // DONE phase in SPI clocks (ESP32-S3 TRM, SPI_MEM_SPI_SMEM_AC_REG; ESP-IDF soc/esp32s3
+        // spi_mem_reg.h): 4 + 3 clocks per transaction.
+        (RegionKind::Psram, SpiMode::Octal) => Protocol {
+            cs: 4 + 3,
+            ..p(true, 1, 2, 9, 4)
+        },
         // Only xip and psram regions have a serial interface (checked by the parser).
         _ => p(false, 0, 0, 0, 0),
     }

@@ -699,11 +699,12 @@ impl EspBus {
     }
 
     /// Price (or, where it costs nothing, only count) a data access on the fast path through
-    /// page-table entry `e`.
+    /// page-table entry `e`, made at cycle `now` (before this block's stalls so far).
     #[inline(always)]
-    fn data_access(&mut self, e: usize, addr: u32, size: u32, write: bool) {
+    fn data_access(&mut self, e: usize, addr: u32, size: u32, write: bool, now: u64) {
         let m = &mut self.page_maps[e];
         if m.priced {
+            self.mem.set_now(now + self.stall);
             self.stall += self.mem.data_access(m.region as usize, addr, size, write) as u64;
         } else if self.mem.has_watches() {
             self.mem
@@ -740,6 +741,7 @@ impl EspBus {
             });
         }
         if m.priced {
+            self.mem.set_now(now + self.stall);
             self.stall += self.mem.data_access(m.region, addr, size, false) as u64;
         }
         Ok(self.plain_read(mi, off, size))
@@ -775,6 +777,7 @@ impl EspBus {
             return Ok(());
         }
         if m.priced {
+            self.mem.set_now(now + self.stall);
             self.stall += self.mem.data_access(m.region, addr, size, true) as u64;
         }
         self.plain_write(mi, off, size, value);
@@ -830,7 +833,7 @@ impl XtensaBus for EspBus {
             let at = m.base as usize + off;
             if let Some(b) = self.ram.get(at..at + 4) {
                 let w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                self.data_access(e, addr, size, false);
+                self.data_access(e, addr, size, false, now);
                 return Ok(match size {
                     1 => w & 0xFF,
                     2 => w & 0xFFFF,
@@ -855,7 +858,7 @@ impl XtensaBus for EspBus {
                     2 => b[..2].copy_from_slice(&(value as u16).to_le_bytes()),
                     _ => b.copy_from_slice(&value.to_le_bytes()),
                 }
-                self.data_access(e, addr, size, true);
+                self.data_access(e, addr, size, true, now);
                 let c = (offset + off) >> 8;
                 if self.code[storage][c >> 6] & (1 << (c & 63)) != 0 {
                     self.code_written(storage);
@@ -877,7 +880,7 @@ impl XtensaBus for EspBus {
     }
 
     #[inline(always)]
-    fn block_fetch(&mut self, pc: u32, len: u32) {
+    fn block_fetch(&mut self, pc: u32, len: u32, now: u64) {
         if self.fetch_priced.is_empty() {
             return;
         }
@@ -887,7 +890,7 @@ impl XtensaBus for EspBus {
                 return;
             }
         }
-        self.price_fetch(pc, len);
+        self.price_fetch(pc, len, now);
     }
 
     fn fetch_priced(&self, pc: u32) -> bool {
@@ -914,7 +917,7 @@ impl EspBus {
     /// Each unit is assumed to occupy the core about one cycle per 3 bytes (the instruction size of
     /// most code) before the next one is needed, for the prefetch model.
     #[inline(never)]
-    fn price_fetch(&mut self, pc: u32, len: u32) {
+    fn price_fetch(&mut self, pc: u32, len: u32, now: u64) {
         let region = match self.page_mapping(pc) {
             Some(m) if !m.fetch_priced => return,
             Some(m) => m.region,
@@ -932,6 +935,7 @@ impl EspBus {
         let last = pc.wrapping_add(len.max(1) - 1) & !(unit - 1);
         let mut u = first;
         loop {
+            self.mem.set_now(now + self.stall);
             self.stall += self.mem.fetch(region, u, self.fetch_run) as u64;
             self.fetch_run = unit / 3;
             if u == last {

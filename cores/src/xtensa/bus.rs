@@ -36,9 +36,9 @@ pub trait XtensaBus {
     }
     /// The core is about to execute the decoded block of `len` bytes at `pc` (once per executed
     /// block, including zero-overhead loop iterations): a bus that prices instruction fetch (caches,
-    /// wait states) charges it here, to be returned by `take_stall_cycles`.
+    /// wait states) charges it here, to be returned by `take_stall_cycles`. `now` is the cycle count.
     #[inline(always)]
-    fn block_fetch(&mut self, _pc: u32, _len: u32) {}
+    fn block_fetch(&mut self, _pc: u32, _len: u32, _now: u64) {}
     /// Whether `block_fetch` may do anything for a block at `pc` (asked once when the block is
     /// decoded; the answer must not change while the decoded block is cached). `false` lets the
     /// core skip the call on every execution of the block.

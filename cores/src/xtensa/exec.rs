@@ -430,7 +430,7 @@ impl Xtensa {
                 *mem_owner = charge_owner(bus, hooks, *mem_owner);
             }
             if blk.flags & BLK_FETCH != 0 {
-                bus.block_fetch(pc, blk.bytes as u32);
+                bus.block_fetch(pc, blk.bytes as u32, self.cpu.cycles);
             }
         }
         let cpu = &mut self.cpu;
@@ -1782,7 +1782,7 @@ impl Cpu {
                         // Memory traffic stays charged as it was until the block is left (`general_block`).
                         let _ = hooks.block_start(pc0, self.cycles, self.insns);
                         if lim.fetch {
-                            bus.block_fetch(pc0, lim.bytes);
+                            bus.block_fetch(pc0, lim.bytes, self.cycles);
                         }
                         from = 0;
                         continue 'seg;
