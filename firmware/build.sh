@@ -484,6 +484,20 @@ xt_windowed() {   # <board> <program> <elf> [extra start-file flags...]
     rm -rf "$tmp"
 }
 
+xt_prelude_check() {   # <board>: build/<board>/lx6_prelude_check.elf, the check of the ESP-DSP
+    # prelude's macros (firmware/calibration), built through that prelude as scripts/accuracy.sh does
+    local b=$1 cal="$FW_DIR/calibration" elf="$BUILD/$1/lx6_prelude_check.elf"
+    local tmp="${elf%.elf}.objs"
+    mkdir -p "$tmp"
+    "$XT_CC" "${XT_CFLAGS[@]}" -mabi=windowed -S -o "$tmp/check.s" "$cal/lx6_prelude_check.c"
+    { echo '.include "xtensa_lx6_prelude.S"'; cat "$tmp/check.s"; } >"$tmp/check.S"
+    "$XT_CC" -c "-Wa,-I$cal" "-Wa,-I$XT_DIR" -o "$tmp/check.o" "$tmp/check.S"
+    "$XT_CC" -c "-Wa,-I$XT_DIR" -o "$tmp/start.o" "$XT_DIR/start_windowed.S"
+    "$XT_CC" -nostdlib -L "$XT_DIR" -T "$XT_DIR/$b.ld" "${XT_LDFLAGS[@]}" -Wl,--gc-sections \
+        "$tmp/start.o" "$tmp/check.o" -L "$XT_LIBDIR/windowed" -ltg -o "$elf"
+    rm -rf "$tmp"
+}
+
 if command -v "$XT_CC" >/dev/null 2>&1; then
     job "xtensa libc (call0)" xt_libc call0
     job "xtensa libc (windowed)" xt_libc windowed
@@ -502,6 +516,7 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
             job "$b $p (windowed)" xt_windowed "$b" "$p" "$BUILD/$b/$p-windowed.elf"
         done
         job "$b fault_window (windowed)" xt_windowed "$b" fault_window "$BUILD/$b/fault_window-windowed.elf" -DNO_VECBASE
+        job "$b lx6_prelude_check (windowed)" xt_prelude_check "$b"
     done
     job "esp32s3 rom_printf (windowed)" xt_rom_printf "$BUILD/esp32s3/rom_printf-windowed.elf"
     for b in "${XT_WINDOWED_BOARDS[@]}"; do

@@ -282,3 +282,20 @@ fn uart_transmit_interrupts_reach_the_core() {
         assert_eq!(handler["calls"], 3, "{board}: {handler}");
     }
 }
+
+/// Every instruction macro of firmware/calibration/xtensa_lx6_prelude.S (which assembles the ESP-DSP
+/// kernels of scripts/accuracy.sh) executed on the ISS and compared with the same operation in C: a
+/// wrong encoding or a wrong ISS operation prints a FAILED line and exits 1.
+#[test]
+fn the_esp_dsp_prelude_macros_agree_with_c_on_the_lx6_and_lx7() {
+    for board in ["esp32", "esp32s3"] {
+        let (code, r, _) = run(board, &elf(board, "lx6_prelude_check"), &[]);
+        let console = r["console"].as_str().unwrap();
+        assert_eq!(code, 0, "{board}: {console}");
+        assert!(!console.contains("FAILED"), "{board}: {console}");
+        assert!(
+            console.contains("prelude checks") && console.ends_with("ok\n"),
+            "{board}: {console}"
+        );
+    }
+}

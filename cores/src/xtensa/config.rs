@@ -11,23 +11,37 @@ pub enum XtensaCore {
     Esp8266,
 }
 
-/// Timing parameters of the simple cycle model. All values are named assumptions
-/// (ASSUMPTION, no public LX6/LX7 cycle table: "count 1 cycle per instruction, +1 load-use, +1 MUL, +2
-/// taken branch [U]").
+/// Timing parameters of the cycle model: one instruction issues per cycle; the results named
+/// below come later, and an instruction that reads one waits until it is ready (use-distance
+/// interlock, `pipeline.rs`). Latency L: the result can be used L cycles after the producer issues
+/// (1 = the next instruction, no stall).
 #[derive(Clone, Debug)]
 pub struct XtensaTiming {
     /// Base cost of every instruction.
     pub base: u32,
-    /// Extra cycles when the next instruction reads the AR a load just wrote (GCC model: load latency 2, S8).
-    pub load_use: u32,
+    /// Latency of a load into an AR or a MAC16 MR register (ESP-IDF core-isa.h
+    /// XCHAL_DATA_PIPE_DELAY: 1 on the 5-stage, 2 on the 7-stage pipeline, one cycle of the
+    /// load's data path per unit; GCC gcc/config/xtensa/xtensa.md "xtensa_memory" latency 2 for
+    /// the 5-stage pipeline it describes).
+    pub load: u32,
+    /// Latency of a load into an FP register for its FP consumer (ASSUMPTION: 1, the FPU reads its
+    /// operands late enough that a load right before needs no stall. Espressif's hand-scheduled
+    /// ESP-DSP kernels, dsps_dotprod_f32_ae32.S and dsps_fir_f32_ae32.S, place LSX right before the
+    /// MADD.S that uses it, while its MAC16 kernel dsps_dotprod_s16_ae32.S keeps two instructions
+    /// between a load and its use; no document states the FPU's operand stage).
+    pub fp_load: u32,
+    /// Latency of ADD.S/SUB.S/MUL.S/MADD.S/MSUB.S (GCC xtensa.md "xtensa_fmadd" latency 4); MADDN.S
+    /// and DIVN.S the same (ASSUMPTION: the same multiply-add unit, GCC gives no figure).
+    pub fp_arith: u32,
+    /// Latency of FLOAT.S/UFLOAT.S/ROUND.S/TRUNC.S/FLOOR.S/CEIL.S/UTRUNC.S (GCC xtensa.md
+    /// "xtensa_fconv" latency 2).
+    pub fp_conv: u32,
     /// Extra cycles for a taken branch, jump, call or return [U].
     pub taken_branch: u32,
     /// Extra cycles for MUL16/MULL/MULUH/MULSH results (GCC model mul latency 2, S8) [U]; charged always.
     pub mul: u32,
     /// Extra cycles for QUO*/REM* (not published [U]).
     pub div: u32,
-    /// Extra cycles for FP arithmetic/convert (GCC: fmadd 4, fconv 2) charged always [U].
-    pub fp: u32,
     /// Extra cycles for an exception / interrupt entry or RFE/RFI/RFWO/RFWU [U].
     pub exception: u32,
 }
@@ -45,21 +59,25 @@ impl XtensaTiming {
     pub fn five_stage() -> Self {
         XtensaTiming {
             base: 1,
-            load_use: 1,
+            load: 2,
+            fp_load: 1,
+            fp_arith: 4,
+            fp_conv: 2,
             taken_branch: 2,
             mul: 1,
             div: 2,
-            fp: 1,
             exception: 3,
         }
     }
 
     /// The 7-stage pipeline (ESP-IDF components/xtensa/esp32 core-isa.h: XCHAL_DATA_PIPE_DELAY 2 on the
-    /// ESP32): one more memory stage puts a load result one cycle later (2 bubbles), and one more fetch stage
-    /// lengthens the refill after a taken branch by one [U: derived from the stage count, not measured].
+    /// ESP32): one more memory stage puts a load result one cycle later (2 bubbles before the next
+    /// instruction, 1 before the one after), and one more fetch stage lengthens the refill after a taken
+    /// branch by one [U: derived from the stage count, not measured]. The FP latencies are GCC's, which
+    /// does not tell the pipelines apart (ASSUMPTION: the same on both).
     pub fn seven_stage() -> Self {
         XtensaTiming {
-            load_use: 2,
+            load: 3,
             taken_branch: 3,
             ..Self::five_stage()
         }

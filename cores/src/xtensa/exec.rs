@@ -774,26 +774,42 @@ fn decode_run<B: XtensaBus>(
             break;
         }
     }
-    // Load-use interlock: a load whose AR result the next instruction names (S8 GCC model).
-    let end = cache.insns.len();
-    let interlocks = |a: Insn, b: Insn| a.is_ar_load() && b.names_ar(a.t);
-    for i in start..end.saturating_sub(1) {
-        if interlocks(cache.insns[i], cache.insns[i + 1]) {
-            cache.insns[i].cost = cache.insns[i]
-                .cost
-                .saturating_add(cfg.timing.load_use as u8);
-        }
-    }
-    // A breakpoint ends the block, not the pipeline: the load before it pays as without it.
-    if let (true, Some(last)) = (bps.contains(&p), cache.insns.last_mut()) {
-        if bus
-            .fetch(p)
-            .is_ok_and(|w| interlocks(*last, decode(w, p, cfg)))
-        {
-            last.cost = last.cost.saturating_add(cfg.timing.load_use as u8);
-        }
-    }
+    // A breakpoint ends the block, not the pipeline: the instruction before it pays for the
+    // wait of the one at the breakpoint as without it.
+    let next = if bps.contains(&p) {
+        bus.fetch(p).ok().map(|w| decode(w, p, cfg))
+    } else {
+        None
+    };
+    let body = loop_body(&cache.insns[start..], pc, cfg, bus);
+    super::pipeline::add_interlocks(&mut cache.insns[start..], next, body, &cfg.timing);
     Ok(p)
+}
+
+/// When the run `insns` at `pc` starts a zero-overhead loop body (a LOOP* right before `pc` whose
+/// LEND follows one of them), the number of instructions up to LEND.
+fn loop_body<B: XtensaBus>(
+    insns: &[Insn],
+    pc: u32,
+    cfg: &XtensaConfig,
+    bus: &mut B,
+) -> Option<usize> {
+    if !cfg.loops {
+        return None;
+    }
+    let at = pc.wrapping_sub(3);
+    let lp = decode(bus.fetch(at).ok()?, at, cfg);
+    if !matches!(lp.op, Op::Loop | Op::Loopnez | Op::Loopgtz) {
+        return None;
+    }
+    let mut end = pc;
+    insns
+        .iter()
+        .position(|i| {
+            end = end.wrapping_add(i.len as u32);
+            end == lp.imm
+        })
+        .map(|k| k + 1)
 }
 
 /// Whether the plain path may run on into `run`, the block the run loop would meet at `pc` after an
@@ -851,12 +867,7 @@ fn static_cost(insn: &Insn, cfg: &XtensaConfig) -> u32 {
     t.base
         + match insn.op {
             Mul16u | Mul16s | Mull | Muluh | Mulsh => t.mul,
-            UmulAa | MulAa | MulaAa | MulsAa | MulAd | MulaAd | MulsAd | MulDa | MulaDa
-            | MulsDa | MulDd | MulaDd | MulsDd | MulaDaLdinc | MulaDaLddec | MulaDdLdinc
-            | MulaDdLddec => t.mul,
             Quou | Quos | Remu | Rems => t.div,
-            AddS | SubS | MulS | MaddS | MsubS | RoundS | TruncS | FloorS | CeilS | FloatS
-            | UfloatS | UtruncS => t.fp,
             _ => 0,
         }
 }

@@ -67,6 +67,7 @@ pub mod decode;
 pub mod disasm;
 pub mod exec;
 pub mod pie;
+mod pipeline;
 
 #[cfg(test)]
 mod fuzz_tests;

@@ -671,11 +671,11 @@ fn load_use_interlock_costs_cycle() {
     let t = XtensaTiming::default();
     let m = exec_regs(s3(), &[(3, DATA)], |a| {
         a.l32i(4, 3, 0);
-        a.add(5, 4, 4); // uses a4 -> +load_use
+        a.add(5, 4, 4); // uses a4 -> waits load - 1
         a.l32i(6, 3, 0);
         a.add(7, 5, 5); // independent
     });
-    assert_eq!(m.x.cpu.cycles, (4 * t.base + t.load_use) as u64);
+    assert_eq!(m.x.cpu.cycles, (4 * t.base + t.load - 1) as u64);
 }
 
 /// The same code on the 5-stage LX7 and the 7-stage LX6: one more cycle of load-use bubble and one
@@ -695,11 +695,11 @@ fn seven_stage_lx6_pays_more_for_load_use_and_taken_branches() {
     let (five, seven) = (XtensaTiming::five_stage(), XtensaTiming::seven_stage());
     assert_eq!(
         lx7.x.cpu.cycles,
-        (3 * five.base + five.load_use + five.taken_branch) as u64
+        (3 * five.base + five.load - 1 + five.taken_branch) as u64
     );
     assert_eq!(
         lx6.x.cpu.cycles,
-        (3 * seven.base + seven.load_use + seven.taken_branch) as u64
+        (3 * seven.base + seven.load - 1 + seven.taken_branch) as u64
     );
     assert_eq!(lx6.x.cpu.cycles - lx7.x.cpu.cycles, 2);
 }
@@ -3407,4 +3407,175 @@ fn pie_int8_dot_product_kernel() {
 
 fn sext40(v: u64) -> i64 {
     ((v << 24) as i64) >> 24
+}
+
+// ---------------------------------------------------------------------------------------------
+// Use-distance interlocks (pipeline.rs): figures from the latencies of `XtensaTiming`
+
+/// add.s / sub.s / mul.s / madd.s fr, fs, ft (op1 = 0xA, op2 = 0 / 1 / 2 / 4).
+fn fp3(op2: u32, r: u32, s: u32, t: u32) -> u32 {
+    rrr(0, 0xA, op2, r, s, t)
+}
+
+/// Cycles of `body` after `wsr cpenable` (which ends its block, so `body` starts one).
+fn fp_cycles(cfg: XtensaConfig, body: impl FnOnce(&mut Asm)) -> u64 {
+    let m = exec_regs(cfg, &[(6, 1), (3, DATA)], |a| {
+        a.wsr(6, 224);
+        body(a);
+    });
+    m.x.cpu.cycles - 1
+}
+
+#[test]
+fn independent_fp_operations_issue_one_per_cycle() {
+    for cfg in [s3(), XtensaConfig::esp32()] {
+        let c = fp_cycles(cfg, |a| {
+            a.i24(fp3(0, 1, 2, 3)); // add.s f1, f2, f3
+            a.i24(fp3(2, 4, 5, 6)); // mul.s f4, f5, f6
+            a.i24(fp3(4, 7, 8, 9)); // madd.s f7, f8, f9
+            a.i24(fp3(1, 10, 11, 12)); // sub.s f10, f11, f12
+        });
+        assert_eq!(c, 4);
+    }
+}
+
+#[test]
+fn a_dependent_madd_chain_costs_its_latency_per_link() {
+    for cfg in [s3(), XtensaConfig::esp32()] {
+        let lat = cfg.timing.fp_arith as u64;
+        let c = fp_cycles(cfg, |a| {
+            for _ in 0..4 {
+                a.i24(fp3(4, 1, 2, 3)); // madd.s f1, f2, f3: reads the f1 of the one before
+            }
+        });
+        assert_eq!(c, 1 + 3 * lat);
+        assert_eq!(c, 13, "GCC xtensa.md: fmadd latency 4");
+    }
+}
+
+#[test]
+fn an_fp_result_used_two_instructions_later_waits_the_rest_of_its_latency() {
+    let c = fp_cycles(s3(), |a| {
+        a.i24(fp3(2, 1, 2, 3)); // mul.s f1, f2, f3
+        a.i24(fp3(0, 4, 5, 6)); // independent
+        a.i24(fp3(0, 7, 1, 1)); // add.s f7, f1, f1: 2 after, waits 4 - 2
+    });
+    assert_eq!(c, 3 + 2);
+    // float.s (a conversion, latency 2) feeding the next instruction waits 1.
+    let c = fp_cycles(s3(), |a| {
+        a.i24(rrr(0, 0xA, 0xC, 1, 3, 0)); // float.s f1, a3, 0
+        a.i24(fp3(0, 2, 1, 1)); // add.s f2, f1, f1
+    });
+    assert_eq!(c, 2 + 1);
+}
+
+#[test]
+fn an_fp_load_feeds_the_next_fp_operation_without_a_stall() {
+    for cfg in [s3(), XtensaConfig::esp32()] {
+        let c = fp_cycles(cfg, |a| {
+            a.i24(rri8(3, 0, 3, 2, 0)); // lsi f2, a3, 0
+            a.i24(fp3(4, 1, 2, 2)); // madd.s f1, f2, f2
+        });
+        assert_eq!(c, 2);
+    }
+}
+
+/// A load used at distance 1 and 2: LX7 (XCHAL_DATA_PIPE_DELAY 1) waits 1 and 0 cycles, LX6
+/// (XCHAL_DATA_PIPE_DELAY 2) 2 and 1.
+#[test]
+fn load_use_distance_on_lx6_and_lx7() {
+    let cycles = |cfg: XtensaConfig, distance: u32| {
+        exec_regs(cfg, &[(3, DATA)], |a| {
+            a.l32i(4, 3, 0);
+            for _ in 1..distance {
+                a.add(6, 7, 7); // independent
+            }
+            a.add(5, 4, 4);
+        })
+        .x
+        .cpu
+        .cycles
+    };
+    assert_eq!(cycles(s3(), 1), 2 + 1);
+    assert_eq!(cycles(s3(), 2), 3);
+    assert_eq!(cycles(XtensaConfig::esp32(), 1), 2 + 2);
+    assert_eq!(cycles(XtensaConfig::esp32(), 2), 3 + 1);
+    assert_eq!(cycles(XtensaConfig::esp32(), 3), 4);
+}
+
+#[test]
+fn mac16_issues_one_per_cycle_and_waits_for_its_mr_loads() {
+    // mula.aa.ll a3, a4 four times (the accumulator chain forwards: GCC gives mac16 latency 1).
+    for cfg in [s3(), XtensaConfig::esp32()] {
+        let m = exec_regs(cfg, &[(3, 2), (4, 3)], |a| {
+            for _ in 0..4 {
+                a.i24(rrr(4, 8, 7, 0, 3, 4));
+            }
+        });
+        assert_eq!(m.x.cpu.cycles, 4);
+    }
+    // ldinc m0, a8; ldinc m2, a9; mula.dd.ll m0, m2: m2 is used at distance 1.
+    let mr = |cfg: XtensaConfig| {
+        exec_regs(cfg, &[(8, DATA), (9, DATA + 16)], |a| {
+            a.i24(rrr(4, 0, 8, 0, 8, 0));
+            a.i24(rrr(4, 0, 8, 2, 9, 0));
+            a.i24(rrr(4, 8, 2, 0, 0, 0));
+        })
+        .x
+        .cpu
+        .cycles
+    };
+    assert_eq!(mr(s3()), 3 + 1);
+    assert_eq!(mr(XtensaConfig::esp32()), 3 + 2);
+}
+
+/// Cycles of a zero-overhead loop of `n` iterations of `body` (with CPENABLE set).
+fn loop_cycles(
+    cfg: XtensaConfig,
+    n: u32,
+    body: impl Fn(&mut Asm),
+    after: impl Fn(&mut Asm),
+) -> u64 {
+    let m = exec_regs(cfg, &[(2, n), (6, 1), (3, DATA)], |a| {
+        a.wsr(6, 224);
+        let end = a.label();
+        a.loop_(8, 2, end);
+        body(a);
+        a.bind(end);
+        after(a);
+    });
+    m.x.cpu.cycles
+}
+
+#[test]
+fn a_loop_carried_madd_chain_waits_across_the_back_edge() {
+    for cfg in [s3(), XtensaConfig::esp32()] {
+        // The FIR inner loop of ESP-DSP: two loads and a madd.s into the same accumulator.
+        let body = |a: &mut Asm| {
+            a.i24(rri8(3, 0, 3, 2, 0)); // lsi f2, a3, 0
+            a.i24(rri8(3, 0, 3, 4, 1)); // lsi f4, a3, 4
+            a.i24(fp3(4, 1, 2, 4)); // madd.s f1, f2, f4
+        };
+        let per_iteration = (loop_cycles(cfg.clone(), 8, body, |_| {})
+            - loop_cycles(cfg.clone(), 4, body, |_| {}))
+            / 4;
+        assert_eq!(per_iteration, cfg.timing.fp_arith as u64);
+    }
+}
+
+#[test]
+fn a_wait_after_the_loop_end_is_paid_once() {
+    let body = |a: &mut Asm| {
+        a.i24(fp3(0, 1, 2, 3)); // add.s f1, f2, f3
+        a.i24(fp3(0, 4, 5, 6));
+    };
+    let after = |a: &mut Asm| {
+        a.i24(rrr(0, 0xA, 0xF, 7, 1, 4)); // rfr a7, f1: waits 4 - 2 once
+    };
+    let (four, eight) = (
+        loop_cycles(s3(), 4, body, after),
+        loop_cycles(s3(), 8, body, after),
+    );
+    assert_eq!(eight - four, 4 * 2);
+    assert_eq!(loop_cycles(s3(), 4, body, |_| {}) + 1 + 2, four);
 }
