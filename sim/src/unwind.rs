@@ -445,7 +445,9 @@ mod tests {
             self.word(1 << 40)
         }
         fn register(&self, name: &str) -> Option<u32> {
-            let at = name.bytes().fold(1u64 << 41, |h, b| h * 131 + u64::from(b));
+            let at = name.bytes().fold(1u64 << 41, |h, b| {
+                h.wrapping_mul(131).wrapping_add(u64::from(b))
+            });
             Some(self.word(at))
         }
         fn read(&self, addr: u32, buf: &mut [u8]) -> Option<()> {
