@@ -16,12 +16,7 @@
     .endm
 
     .macro _fregnum out, f
-    .set \out, -1
-    .irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-    .ifc \f, f\n
-    .set \out, \n
-    .endif
-    .endr
+    _numbered \out, \f, f
     .if \out < 0
     .error "bad FP register \f"
     .endif

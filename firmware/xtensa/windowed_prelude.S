@@ -3,13 +3,18 @@
  * op0=D r=F t=1; CALLX8 op0=0 t=E; L32E/S32E op1=9 op2=0/4 r=off/4+16; RFWO/RFWU op2=0 r=3 s=4/5).
  * CALL8 sym becomes `movi a8, sym; callx8 a8` (a8 receives the return address anyway). */
 
-    .macro _regnum out, r
+    /* The number of register \r of the file whose names start with \prefix (a0-a15, f0-f15). */
+    .macro _numbered out, r, prefix
     .set \out, -1
     .irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-    .ifc \r, a\n
+    .ifc \r, \prefix\n
     .set \out, \n
     .endif
     .endr
+    .endm
+
+    .macro _regnum out, r
+    _numbered \out, \r, a
     .ifc \r, sp
     .set \out, 1
     .endif
