@@ -226,8 +226,32 @@ struct Watch {
     read_log: Option<Vec<u32>>,
 }
 
+/// Sees every data access inside the address ranges it was given (`MemorySystem::observe`), with
+/// what it cost: the simulator's declared tensor views.
+pub trait AccessObserver: Send {
+    /// One access of `size` bytes at `addr`, priced `stall` cycles, made at core cycle `now`
+    /// (approximate within a block on Cortex-M: the cycles its start was charged).
+    fn access(&mut self, addr: u32, size: u32, write: bool, stall: u32, now: u64);
+    /// The observer itself, for its owner to read back.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// An observer and the ranges `[start, end)` it sees, sorted and merged.
+struct Observer {
+    ranges: Vec<(u32, u64)>,
+    sink: Box<dyn AccessObserver>,
+}
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Observer")
+            .field("ranges", &self.ranges)
+            .finish_non_exhaustive()
+    }
+}
+
 /// All regions and caches of a board with their models.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct MemorySystem {
     pub regions: Vec<RegionModel>,
     pub caches: Vec<Cache>,
@@ -248,6 +272,8 @@ pub struct MemorySystem {
     /// serial region of a board shares the one bus (the ESP chips' SPI0 serves flash and PSRAM).
     now: u64,
     bus_free_at: u64,
+    /// Declared tensor views (`observe`).
+    observer: Option<Observer>,
 }
 
 /// A debugger's watchpoint on the bus: `[start, start + len)`, for reads, writes or both.
@@ -317,6 +343,7 @@ impl MemorySystem {
             stop_hits: 0,
             now: 0,
             bus_free_at: 0,
+            observer: None,
         }
     }
 
@@ -407,7 +434,7 @@ impl MemorySystem {
             None => self.uncached_data_access(region, size, write),
             Some(c) => self.cached_data_access(region, c, addr, size, write),
         };
-        if !self.watches.is_empty() {
+        if !self.watches.is_empty() || self.observer.is_some() {
             self.note_watched(addr, size, write, stall);
         }
         stall
@@ -419,7 +446,7 @@ impl MemorySystem {
     pub fn count_unpriced_access(&mut self, region: usize, addr: u32, size: u32, write: bool) {
         debug_assert!(!self.regions[region].prices_data());
         count!(self, region, |c| c.add_access(size, write, 0));
-        if !self.watches.is_empty() {
+        if !self.watches.is_empty() || self.observer.is_some() {
             self.note_watched(addr, size, write, 0);
         }
     }
@@ -432,10 +459,32 @@ impl MemorySystem {
         count!(self, region, |c| c.traffic += traffic);
     }
 
-    /// Whether data accesses inside some range are counted apart (`watch`).
+    /// Whether data accesses inside some range are counted apart (`watch`) or observed (`observe`):
+    /// a core then reports every access in the regions it counts.
     #[inline(always)]
     pub fn has_watches(&self) -> bool {
-        !self.watches.is_empty() || !self.stops.is_empty()
+        !self.watches.is_empty() || !self.stops.is_empty() || self.observer.is_some()
+    }
+
+    /// Hand every data access inside `ranges` (`[start, end)`) to `sink`, from now on.
+    pub fn observe(&mut self, mut ranges: Vec<(u32, u64)>, sink: Box<dyn AccessObserver>) {
+        ranges.sort_unstable();
+        let mut merged: Vec<(u32, u64)> = Vec::with_capacity(ranges.len());
+        for (start, end) in ranges {
+            match merged.last_mut() {
+                Some(last) if u64::from(start) <= last.1 => last.1 = last.1.max(end),
+                _ => merged.push((start, end)),
+            }
+        }
+        self.observer = Some(Observer {
+            ranges: merged,
+            sink,
+        });
+    }
+
+    /// The observer given to `observe`, if any.
+    pub fn observer(&self) -> Option<&dyn AccessObserver> {
+        self.observer.as_ref().map(|o| o.sink.as_ref())
     }
 
     /// Replace the debugger's watchpoints (for a core that reports every access while
@@ -499,6 +548,13 @@ impl MemorySystem {
 
     #[cold]
     fn note_watched(&mut self, addr: u32, size: u32, write: bool, stall: u32) {
+        if let Some(o) = &mut self.observer {
+            let (a, end) = (u64::from(addr), u64::from(addr) + u64::from(size));
+            let i = o.ranges.partition_point(|r| r.1 <= a);
+            if o.ranges.get(i).is_some_and(|r| u64::from(r.0) < end) {
+                o.sink.access(addr, size, write, stall, self.now);
+            }
+        }
         let stopped = self.stops.iter().find(|w| {
             let overlaps = addr < w.start.wrapping_add(w.len) && w.start < addr.wrapping_add(size);
             overlaps && if write { w.writes } else { w.reads }

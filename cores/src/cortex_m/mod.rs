@@ -1189,6 +1189,7 @@ fn price_data_access(uc: &mut Unicorn<State>, region: usize, addr: u32, size: u3
         0
     };
     let st = uc.get_data_mut();
+    st.mem.set_now(st.cycles);
     let stall = st.mem.data_access(region, addr, size, write) as u64 + pipe;
     st.cycles += stall;
     st.block_stalls += stall;

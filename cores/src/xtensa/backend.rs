@@ -707,6 +707,7 @@ impl EspBus {
             self.mem.set_now(now + self.stall);
             self.stall += self.mem.data_access(m.region as usize, addr, size, write) as u64;
         } else if self.mem.has_watches() {
+            self.mem.set_now(now + self.stall);
             self.mem
                 .count_unpriced_access(m.region as usize, addr, size, write);
         } else {
