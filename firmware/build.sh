@@ -226,6 +226,9 @@ for b in "${FPU_DP_BOARDS[@]}"; do
     job "$b double_fp" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/double_fp.elf" startup.o -frounding-math \
         "$FW_DIR/fpu/double_fp.c"
 done
+# Tensor views' test kernel (programs/gemm_tiled.c): its C matrix goes to the board's `.psram`.
+job "mps2-an386 gemm_tiled" link_elf mps2-an386 "$BUILD/obj/mps2-an386" "$BUILD/mps2-an386/gemm_tiled.elf" startup.o \
+    "$FW_DIR/programs/gemm_tiled.c"
 job "rp2040 rp2040_rom" link_elf rp2040 "$BUILD/obj/rp2040" "$BUILD/rp2040/rp2040_rom.elf" startup.o \
     "$FW_DIR/startup/rp2040_rom.c"
 job "mps2-an386 entry_return" link_elf mps2-an386 "$BUILD/obj/mps2-an386" "$BUILD/mps2-an386/entry_return.elf" startup.o -Wl,--undefined=answer \
@@ -518,6 +521,7 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
         job "$b fault_window (windowed)" xt_windowed "$b" fault_window "$BUILD/$b/fault_window-windowed.elf" -DNO_VECBASE
         job "$b lx6_prelude_check (windowed)" xt_prelude_check "$b"
     done
+    job "esp32s3 gemm_tiled (windowed)" xt_windowed esp32s3 gemm_tiled "$BUILD/esp32s3/gemm_tiled-windowed.elf"
     job "esp32s3 rom_printf (windowed)" xt_rom_printf "$BUILD/esp32s3/rom_printf-windowed.elf"
     for b in "${XT_WINDOWED_BOARDS[@]}"; do
         job "$b timer_alarm (windowed)" xt_timer_alarm "$b" "$BUILD/$b/timer_alarm-windowed.elf"

@@ -10,6 +10,7 @@ use crate::profiler::Profiler;
 use crate::rom;
 use crate::rtt::Rtt;
 use crate::semihost::{Effect, Semihosting};
+use crate::tensor_views;
 use crate::tigris::runtime::TigrisRuntime;
 use crate::tigris::whatif::{FreeMemory, Placer, WhatIf};
 use crate::unwind::{self, Isa};
@@ -56,6 +57,9 @@ pub struct LoadOptions {
     pub what_if: WhatIf,
     /// `--unwind`: how backtraces are found.
     pub unwind: Unwind,
+    /// `--views FILE` and each `--view`: tensor views whose traffic is attributed by tile.
+    pub views_file: Option<String>,
+    pub views: Vec<String>,
 }
 
 /// Options of one run.
@@ -422,12 +426,23 @@ impl Machine<'_> {
                  bootloader's) with --symbols to name theirs",
             ),
         };
-        // Watching the TiGrIS arenas needs every access reported (on Cortex-M, hooks on all regions).
+        let (views, view_notes) = tensor_views::load(
+            options.views_file.as_deref(),
+            &options.views,
+            &firmware.symbols,
+            &board,
+        )?;
+        for note in view_notes {
+            eprintln!("warning: {note}");
+            firmware.notes.push(note);
+        }
+        // Watching the TiGrIS arenas or tensor views needs every access reported (on Cortex-M,
+        // hooks on all regions).
         let mut tigris = TigrisRuntime::detect(&firmware, &board);
         let mut core = build_core(
             &board,
             &firmware,
-            options.memory_stats || tigris.is_some(),
+            options.memory_stats || tigris.is_some() || !views.is_empty(),
             options,
         )?;
         let mut rom_stack = None;
@@ -536,6 +551,8 @@ impl Machine<'_> {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
         let sha256 = elf_sha256.iter().map(|b| format!("{b:02x}")).collect();
+        // After the ROM's boot calls, whose traffic is not the run's.
+        tensor_views::observe(core.memory_mut(), views);
         let rtt = Rtt::find(&firmware.symbols);
         let defmt = match &rtt {
             Some(_) => Defmt::find(&bytes).with_context(|| path.to_string())?,
@@ -1529,6 +1546,7 @@ impl Machine<'_> {
             fault,
             other_cores: self.other_cores(),
             lines: lines::profile(&profiler.segments(), &self.symbols, self.core.as_ref()),
+            views: tensor_views::profiles(self.core.memory()),
             panic: panic_message(console),
             notes: Vec::new(),
         }
@@ -1772,6 +1790,7 @@ mod tests {
             symbols: Vec::new(),
             what_if: WhatIf::default(),
             unwind: Unwind::Auto,
+            ..LoadOptions::default()
         };
         let mut machine = Machine::load(elf, board, &options).unwrap();
         let mut monitor = FirstTick(Vec::new());

@@ -19,6 +19,7 @@ mod rtt;
 mod semihost;
 mod summary;
 mod sweep;
+mod tensor_views;
 mod tigris;
 mod views;
 
@@ -190,6 +191,13 @@ struct RunArgs {
     /// holds them all. Slower: every basic block is then followed.
     #[arg(long)]
     lines: bool,
+    /// Tensor views to attribute data traffic to, tile by tile (TOML: docs/views.md).
+    #[arg(long, value_name = "FILE.toml")]
+    views: Option<String>,
+    /// A row-major tensor view in one line (repeatable): NAME@AT:DTYPE:SHAPE[:AXES[:TILE]], e.g.
+    /// `a@matrix_a:int8:32x64:m,k:m=8` (AT: a symbol, `symbol+offset` or an address).
+    #[arg(long, value_name = "VIEW")]
+    view: Vec<String>,
     /// How backtraces (faults, limits, stops) are found: `auto` unwinds the machine state through
     /// the ELF's DWARF call-frame information where it has it, else follows the calls seen since
     /// reset; `cfi` only unwinds; `calls` only follows.
@@ -516,6 +524,8 @@ fn load_options(args: &RunArgs) -> Result<machine::LoadOptions> {
         symbols: args.symbols.clone(),
         what_if,
         unwind: args.unwind,
+        views_file: args.views.clone(),
+        views: args.view.clone(),
     })
 }
 

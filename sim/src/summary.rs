@@ -3,7 +3,9 @@
 use std::fmt::Write;
 use tigris_memmodels::MemorySystem;
 use tigris_targets::{format_size, Board, RegionKind, WritePolicy};
-use tigris_traces::{BreakdownSource, Limit, Outcome, Report, TigrisFigures, TigrisProfile};
+use tigris_traces::{
+    BreakdownSource, Limit, Outcome, Report, TensorViewProfile, TigrisFigures, TigrisProfile,
+};
 
 /// 1234567 -> "1,234,567".
 pub fn thousands(n: u64) -> String {
@@ -296,6 +298,9 @@ pub fn text(r: &Report, top: usize) -> String {
     if let Some(t) = &r.tigris {
         tigris_table(&mut o, t, r.totals.cycles.max(1));
     }
+    for v in &r.views {
+        view_table(&mut o, v);
+    }
     for n in &r.notes {
         let _ = writeln!(o, "note: {n}");
     }
@@ -485,6 +490,82 @@ fn tigris_table(o: &mut String, t: &TigrisProfile, run_cycles: u64) {
     }
     for f in &t.findings {
         let _ = writeln!(o, "  finding: {f}");
+    }
+}
+
+/// A tensor view: its totals, then its tiles in first-touch order (never-touched tiles last).
+fn view_table(o: &mut String, v: &TensorViewProfile) {
+    let shape: Vec<String> = v.shape.iter().map(u64::to_string).collect();
+    let _ = writeln!(
+        o,
+        "\nview {}: {} [{}] ({}) at 0x{:08x} in {}, {}, {}",
+        v.name,
+        v.dtype,
+        shape.join(", "),
+        v.axes.join(", "),
+        v.address,
+        v.region,
+        bytes(v.bytes),
+        v.layout
+    );
+    let _ = writeln!(
+        o,
+        "  read {} in {} accesses ({} distinct, re-read x{:.2}), written {} in {} accesses, {} touched; {} stall cycles",
+        bytes(v.read_bytes),
+        thousands(v.reads),
+        bytes(v.distinct_read_bytes),
+        v.reread_factor,
+        bytes(v.write_bytes),
+        thousands(v.writes),
+        bytes(v.distinct_bytes),
+        thousands(v.stall_cycles)
+    );
+    if v.padding_read_bytes + v.padding_write_bytes > 0 {
+        let _ = writeln!(
+            o,
+            "  padding: {} read, {} written",
+            bytes(v.padding_read_bytes),
+            bytes(v.padding_write_bytes)
+        );
+    }
+    // Tile coordinates are in the view's order (its permute), so the header is too.
+    let tiles: Vec<String> = v
+        .order
+        .iter()
+        .filter_map(|a| {
+            let k = v.axes.iter().position(|x| x == a)?;
+            Some(format!("{a}={}", v.tile[k]))
+        })
+        .collect();
+    let _ = writeln!(
+        o,
+        "  {:<20} {:>10} {:>10} {:>10} {:>14} {:>14}",
+        format!("tile ({})", tiles.join(", ")),
+        "read",
+        "written",
+        "stalls",
+        "first cycle",
+        "last cycle"
+    );
+    let untouched = (0..v.tiles.len() as u64).filter(|t| !v.first_touch.contains(t));
+    let listed = v.first_touch.iter().copied().chain(untouched);
+    let cycle = |c: Option<u64>| c.map_or("-".to_string(), thousands);
+    for t in listed.take(TILES_LISTED) {
+        let tile = &v.tiles[t as usize];
+        let at: Vec<String> = tile.tile.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            o,
+            "  {:<20} {:>10} {:>10} {:>10} {:>14} {:>14}",
+            format!("{t} [{}]", at.join(", ")),
+            bytes(tile.read_bytes),
+            bytes(tile.write_bytes),
+            thousands(tile.stall_cycles),
+            cycle(tile.first_cycle),
+            cycle(tile.last_cycle)
+        );
+    }
+    if v.tiles.len() > TILES_LISTED {
+        let _ = writeln!(o, "    ... {} more tiles", v.tiles.len() - TILES_LISTED);
     }
 }
 

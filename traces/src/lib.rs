@@ -56,6 +56,10 @@ pub struct Report {
     /// version 1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<SourceLine>,
+    /// With `run --views`: the data traffic inside each declared tensor view, by tile (added
+    /// within version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub views: Vec<TensorViewProfile>,
     /// The firmware's own panic message, as its console printed it (ESP-IDF's panic handler, a
     /// Rust panic), when it printed one (added within version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -290,6 +294,77 @@ pub struct Totals {
     pub seconds: f64,
     /// Cycles the core waited on memory (all regions).
     pub stall_cycles: u64,
+}
+
+/// A declared tensor view (`run --views`, docs/views.md): the data accesses that fell in its
+/// bytes, mapped through its layout to elements and tiles.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TensorViewProfile {
+    pub name: String,
+    /// The view's first byte and how many bytes its layout spans (padding included).
+    pub address: u32,
+    pub bytes: u64,
+    /// The board region holding it.
+    pub region: String,
+    pub dtype: String,
+    pub shape: Vec<u64>,
+    pub axes: Vec<String>,
+    /// The storage layout as declared (`row-major`, `tiled [8, 16] row-major/row-major`, ...).
+    pub layout: String,
+    /// Tile size per axis, in `axes` order.
+    pub tile: Vec<u64>,
+    /// The axes in the order tiles are numbered (row-major over them): `permute`, else `axes`.
+    pub order: Vec<String>,
+    /// Tiles per axis, in `order`.
+    pub grid: Vec<u64>,
+    /// The two axes of the heatmap plot (rows, columns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heatmap: Option<[String; 2]>,
+    /// Accesses that touched the view, and their bytes inside it.
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Bytes of the view accessed at least once, and read at least once.
+    pub distinct_bytes: u64,
+    pub distinct_read_bytes: u64,
+    /// `read_bytes` / `distinct_read_bytes`: how often each byte read was read (0 when none was).
+    pub reread_factor: f64,
+    /// Bytes read and written inside the view's span that hold no element (tile padding, gaps).
+    pub padding_read_bytes: u64,
+    pub padding_write_bytes: u64,
+    /// Memory stall cycles of the accesses that touched the view.
+    pub stall_cycles: u64,
+    /// Accesses by width in bytes.
+    pub widths: Vec<AccessWidth>,
+    /// Every tile, by tile number.
+    pub tiles: Vec<ViewTile>,
+    /// Tile numbers in the order they were first accessed (tiles never accessed are absent).
+    pub first_touch: Vec<u64>,
+}
+
+/// Accesses of one width to a view.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AccessWidth {
+    pub bytes: u32,
+    pub reads: u64,
+    pub writes: u64,
+}
+
+/// One tile of a view: its place in the grid and its traffic.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ViewTile {
+    /// Tile coordinates, in the view's `order`.
+    pub tile: Vec<u64>,
+    /// Elements of the view in the tile (fewer at the edges).
+    pub elements: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Stall cycles of the accesses whose first byte in the view lies in this tile.
+    pub stall_cycles: u64,
+    /// Core cycles of the first and last access (on Cortex-M: of the block the access is in).
+    pub first_cycle: Option<u64>,
+    pub last_cycle: Option<u64>,
 }
 
 /// One source line of the per-line profile.

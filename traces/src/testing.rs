@@ -45,6 +45,7 @@ pub fn report(clock_hz: u64, cycles: u64) -> Report {
         fault: None,
         other_cores: Vec::new(),
         lines: Vec::new(),
+        views: Vec::new(),
         panic: None,
         notes: Vec::new(),
     }

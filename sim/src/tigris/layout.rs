@@ -835,6 +835,29 @@ impl Layout {
             .map(|(a, b)| a..=b))
     }
 
+    /// Bytes of the buffer the layout uses: up to the end of its highest slot (padding included),
+    /// byte_offset included; 0 for an empty tensor.
+    pub fn extent_bytes(&self) -> Result<u64, LayoutError> {
+        self.ready()?;
+        let Some((_, max)) = self.slot_range_inner().map_err(|k| err("shape", k))? else {
+            return Ok(0);
+        };
+        let (last, _, len) = self.slot_bytes(max).map_err(|k| err("shape", k))?;
+        last.checked_add(len)
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or_else(|| err("shape", ErrorKind::AddressOutOfRange))
+    }
+
+    /// The element holding a byte of the buffer, as `index_at` (bit 0), and for 6-bit types the
+    /// first element of the byte's group.
+    pub fn element_at_byte(&self, byte: u64) -> Result<Option<Vec<u64>>, LayoutError> {
+        if self.elem != Elem::Group6 {
+            return self.index_at(byte, 0);
+        }
+        let rel = i128::from(byte) - i128::from(self.fields.byte_offset);
+        self.index_of_slot(rel.div_euclid(3) * 4)
+    }
+
     fn slot_range_inner(&self) -> Res<Option<(i128, i128)>> {
         let shape = &self.fields.shape;
         match &self.kind {
