@@ -18,6 +18,7 @@ mod tile_cycles;
 mod timechart;
 mod top_functions;
 mod units;
+mod view_heatmap;
 
 #[cfg(test)]
 mod tests;
@@ -77,6 +78,9 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, PlotErro
         if let Some(figure) = figure {
             written.extend(write_figure(&figure, &dir.join(name))?);
         }
+    }
+    for (name, figure) in view_heatmap::figures(report) {
+        written.extend(write_figure(&figure, &dir.join(name))?);
     }
     Ok(written)
 }

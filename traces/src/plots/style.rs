@@ -9,6 +9,7 @@ use super::gantt::Gantt;
 use super::pareto::Scatter;
 use super::timechart::TimePanel;
 use super::units::{format_hz, label, significant, Scale, TimeScale};
+use super::view_heatmap::Heatmap;
 use crate::Report;
 
 /// Width of every plot and height of the plots over time, in pixels.
@@ -89,6 +90,7 @@ pub enum Chart {
     Bars(HorizontalBars),
     Gantt(Gantt),
     Scatter(Scatter),
+    Heatmap(Heatmap),
 }
 
 impl Figure {
@@ -119,6 +121,7 @@ impl Figure {
                 Chart::Bars(chart) => chart.draw(part)?,
                 Chart::Gantt(chart) => chart.draw(part)?,
                 Chart::Scatter(chart) => chart.draw(part)?,
+                Chart::Heatmap(chart) => chart.draw(part)?,
             }
         }
         Ok(())
