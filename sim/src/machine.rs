@@ -1162,6 +1162,7 @@ impl Machine<'_> {
                         .to_string(),
                 })
                 .collect(),
+            views: tensor_views::traffic(self.core.memory()),
         }
     }
 

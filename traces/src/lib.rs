@@ -452,6 +452,10 @@ pub struct Sample {
     /// The chip's other cores at the sample (added within version 1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_cores: Vec<OtherCoreSample>,
+    /// Per tensor view, in the order of `Report::views`: bytes read and written in it so far (added
+    /// within version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub views: Vec<[u64; 2]>,
 }
 
 /// Where another core (the ESP chips' APP CPU) was at a sample, with its totals so far.

@@ -7,7 +7,7 @@
 //! with slices that never overlap; functions from the timeline's sampled call stacks (a function's
 //! slice runs from the first sample that sees it on the stack to the first that does not, so calls
 //! shorter than the sample interval are missed or stretched); counters for arena occupancy and
-//! slow-arena bus traffic, and each non-SRAM region's traffic.
+//! slow-arena bus traffic, each non-SRAM region's traffic and each tensor view's.
 
 use crate::{Report, TigrisFigures};
 use serde_json::{json, Value};
@@ -84,6 +84,7 @@ pub fn trace_json(report: &Report) -> String {
     function_slices(report, &clock, &mut events);
     other_core_slices(report, &clock, &mut events);
     region_counters(report, &clock, &mut events);
+    view_counters(report, &clock, &mut events);
     let mut text = serde_json::to_string(&json!({"displayTimeUnit": "ns", "traceEvents": events}))
         .expect("a trace always serialises");
     text.push('\n');
@@ -282,6 +283,25 @@ fn region_counters(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
                 s.read_bytes.get(i).copied().unwrap_or(0),
                 s.write_bytes.get(i).copied().unwrap_or(0),
             );
+            events.push(counter(
+                &name,
+                clock,
+                s.cycle,
+                json!({"read": read, "written": written}),
+            ));
+        }
+    }
+}
+
+/// Counters of each tensor view's bytes so far (docs/views.md), from the timeline samples.
+fn view_counters(report: &Report, clock: &Clock, events: &mut Vec<Value>) {
+    let Some(timeline) = &report.timeline else {
+        return;
+    };
+    for (i, view) in report.views.iter().enumerate() {
+        let name = format!("view {} traffic (bytes so far)", view.name);
+        for s in &timeline.samples {
+            let [read, written] = s.views.get(i).copied().unwrap_or_default();
             events.push(counter(
                 &name,
                 clock,
@@ -537,6 +557,23 @@ pub(crate) mod tests {
                 .any(|e| e["name"] == "sram traffic (bytes so far)"),
             "SRAM is not a slow memory"
         );
+    }
+
+    #[test]
+    fn each_tensor_view_gets_a_traffic_counter() {
+        let mut report = report_with_tigris();
+        report.views = vec![tensor_view("x", 1, 2, &[3, 4])];
+        let timeline = report.timeline.as_mut().unwrap();
+        for (k, s) in timeline.samples.iter_mut().enumerate() {
+            s.views = vec![[7 * k as u64, 0]];
+        }
+        let events = parsed(&report);
+        let reads: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["name"] == "view x traffic (bytes so far)")
+            .map(|e| &e["args"]["read"])
+            .collect();
+        assert_eq!(reads, [&json!(0), &json!(7)]);
     }
 
     #[test]

@@ -104,6 +104,7 @@ pub fn sample(cycle: u64, stack: &str, read_bytes: &[u64], write_bytes: &[u64]) 
         stall_cycles: vec![0; read_bytes.len()],
         stack: stack.into(),
         other_cores: Vec::new(),
+        views: Vec::new(),
     }
 }
 
@@ -201,5 +202,50 @@ pub fn arenas(fast_region: &str, fast_size: u32) -> TigrisArenas {
         slow_size: 0,
         fast_region: Some(fast_region.into()),
         slow_region: Some("psram".into()),
+    }
+}
+
+/// A row-major int8 view `name` of [rows, columns] bytes in `sram`, tiled one tile per element,
+/// with `read_bytes[i]` bytes read from tile i (first touched in tile order) and nothing written.
+pub fn tensor_view(name: &str, rows: u64, columns: u64, read_bytes: &[u64]) -> TensorViewProfile {
+    let tiles = (0..rows * columns)
+        .map(|t| ViewTile {
+            tile: vec![t / columns, t % columns],
+            elements: 1,
+            read_bytes: read_bytes.get(t as usize).copied().unwrap_or(0),
+            write_bytes: 0,
+            stall_cycles: 0,
+            first_cycle: None,
+            last_cycle: None,
+        })
+        .collect::<Vec<_>>();
+    TensorViewProfile {
+        name: name.into(),
+        address: 0x2000_0000,
+        bytes: rows * columns,
+        region: "sram".into(),
+        dtype: "int8".into(),
+        shape: vec![rows, columns],
+        axes: vec!["h".into(), "w".into()],
+        layout: "row-major".into(),
+        tile: vec![1, 1],
+        order: vec!["h".into(), "w".into()],
+        grid: vec![rows, columns],
+        heatmap: Some(["h".into(), "w".into()]),
+        reads: read_bytes.iter().sum(),
+        writes: 0,
+        read_bytes: read_bytes.iter().sum(),
+        write_bytes: 0,
+        distinct_bytes: read_bytes.iter().filter(|&&b| b > 0).count() as u64,
+        distinct_read_bytes: read_bytes.iter().filter(|&&b| b > 0).count() as u64,
+        reread_factor: 1.0,
+        padding_read_bytes: 0,
+        padding_write_bytes: 0,
+        stall_cycles: 0,
+        widths: Vec::new(),
+        first_touch: (0..read_bytes.len() as u64)
+            .filter(|&t| read_bytes[t as usize] > 0)
+            .collect(),
+        tiles,
     }
 }

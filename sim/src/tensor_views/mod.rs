@@ -45,9 +45,20 @@ pub fn observe(memory: &mut MemorySystem, views: Vec<ViewSpec>) {
 
 /// The views' profiles so far (none when no view was declared).
 pub fn profiles(memory: &MemorySystem) -> Vec<traces::TensorViewProfile> {
+    tracker(memory)
+        .map(ViewTracker::profiles)
+        .unwrap_or_default()
+}
+
+/// Bytes read and written in each view so far, for the timeline.
+pub fn traffic(memory: &MemorySystem) -> Vec<[u64; 2]> {
+    tracker(memory)
+        .map(ViewTracker::traffic)
+        .unwrap_or_default()
+}
+
+fn tracker(memory: &MemorySystem) -> Option<&ViewTracker> {
     memory
         .observer()
         .and_then(|o| o.as_any().downcast_ref::<ViewTracker>())
-        .map(ViewTracker::profiles)
-        .unwrap_or_default()
 }

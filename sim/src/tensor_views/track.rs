@@ -68,6 +68,14 @@ impl ViewTracker {
     pub fn profiles(&self) -> Vec<traces::TensorViewProfile> {
         self.views.iter().map(Tracked::profile).collect()
     }
+
+    /// Bytes read and written in each view so far.
+    pub fn traffic(&self) -> Vec<[u64; 2]> {
+        self.views
+            .iter()
+            .map(|v| [v.read_bytes, v.write_bytes])
+            .collect()
+    }
 }
 
 impl AccessObserver for ViewTracker {

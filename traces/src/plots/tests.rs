@@ -611,3 +611,34 @@ fn units_fit_the_largest_value() {
     assert_eq!(units::label("a\u{1}b", 10), "a?b");
     assert_eq!(units::label("abcdefghijk", 8), "abcde...");
 }
+
+#[test]
+fn each_view_gets_a_heatmap_with_its_cells_labelled() {
+    let dir = scratch("views");
+    let mut report = plain_report();
+    report.views = vec![
+        tensor_view("a/b", 2, 3, &[1, 2, 3, 4, 5, 600]),
+        // One axis only: nothing to draw over two axes.
+        TensorViewProfile {
+            heatmap: None,
+            ..tensor_view("flat", 1, 4, &[1])
+        },
+        tensor_view("one tile", 1, 1, &[]),
+    ];
+    let files = write_plots(&report, &dir).unwrap();
+    let names = file_names(&files);
+    assert!(names.contains(&"view_a_b.svg".to_string()), "{names:?}");
+    assert!(
+        names.contains(&"view_one_tile.png".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.starts_with("view_flat")),
+        "{names:?}"
+    );
+    let labels = svg_labels(&dir.join("view_a_b.svg"));
+    for want in ["600 B", "5 B", "h tile", "w tile"] {
+        assert!(labels.iter().any(|l| l == want), "{want} in {labels:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
