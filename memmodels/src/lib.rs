@@ -232,8 +232,22 @@ pub trait AccessObserver: Send {
     /// One access of `size` bytes at `addr`, priced `stall` cycles, made at core cycle `now`
     /// (approximate within a block on Cortex-M: the cycles its start was charged).
     fn access(&mut self, addr: u32, size: u32, write: bool, stall: u32, now: u64);
-    /// The observer itself, for its owner to read back.
+    /// The observer itself, for its owner to read back and extend.
     fn as_any(&self) -> &dyn std::any::Any;
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+/// `[start, end)` ranges sorted, overlapping and adjacent ones merged.
+fn merge_ranges(mut ranges: Vec<(u32, u64)>) -> Vec<(u32, u64)> {
+    ranges.sort_unstable();
+    let mut merged: Vec<(u32, u64)> = Vec::with_capacity(ranges.len());
+    for (start, end) in ranges {
+        match merged.last_mut() {
+            Some(last) if u64::from(start) <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
 }
 
 /// An observer and the ranges `[start, end)` it sees, sorted and merged.
@@ -467,17 +481,9 @@ impl MemorySystem {
     }
 
     /// Hand every data access inside `ranges` (`[start, end)`) to `sink`, from now on.
-    pub fn observe(&mut self, mut ranges: Vec<(u32, u64)>, sink: Box<dyn AccessObserver>) {
-        ranges.sort_unstable();
-        let mut merged: Vec<(u32, u64)> = Vec::with_capacity(ranges.len());
-        for (start, end) in ranges {
-            match merged.last_mut() {
-                Some(last) if u64::from(start) <= last.1 => last.1 = last.1.max(end),
-                _ => merged.push((start, end)),
-            }
-        }
+    pub fn observe(&mut self, ranges: Vec<(u32, u64)>, sink: Box<dyn AccessObserver>) {
         self.observer = Some(Observer {
-            ranges: merged,
+            ranges: merge_ranges(ranges),
             sink,
         });
     }
@@ -485,6 +491,20 @@ impl MemorySystem {
     /// The observer given to `observe`, if any.
     pub fn observer(&self) -> Option<&dyn AccessObserver> {
         self.observer.as_ref().map(|o| o.sink.as_ref())
+    }
+
+    /// The observer, to extend: give it more to see with `observe_range`.
+    pub fn observer_mut(&mut self) -> Option<&mut (dyn AccessObserver + 'static)> {
+        self.observer.as_mut().map(|o| o.sink.as_mut())
+    }
+
+    /// Hand the observer the accesses inside `[start, end)` too, from now on.
+    pub fn observe_range(&mut self, start: u32, end: u64) {
+        if let Some(o) = &mut self.observer {
+            let mut ranges = std::mem::take(&mut o.ranges);
+            ranges.push((start, end));
+            o.ranges = merge_ranges(ranges);
+        }
     }
 
     /// Replace the debugger's watchpoints (for a core that reports every access while

@@ -60,6 +60,8 @@ pub struct LoadOptions {
     /// `--views FILE` and each `--view`: tensor views whose traffic is attributed by tile.
     pub views_file: Option<String>,
     pub views: Vec<String>,
+    /// `--tigris-views`: a view of every TiGrIS activation placed in the slow arena.
+    pub tigris_views: bool,
 }
 
 /// Options of one run.
@@ -426,19 +428,31 @@ impl Machine<'_> {
                  bootloader's) with --symbols to name theirs",
             ),
         };
-        let (views, view_notes) = tensor_views::load(
+        let declared = tensor_views::load(
             options.views_file.as_deref(),
             &options.views,
             &firmware.symbols,
             &board,
         )?;
-        for note in view_notes {
+        let views = declared.views;
+        for note in declared.overlaps {
             eprintln!("warning: {note}");
             firmware.notes.push(note);
         }
         // Watching the TiGrIS arenas or tensor views needs every access reported (on Cortex-M,
         // hooks on all regions).
         let mut tigris = TigrisRuntime::detect(&firmware, &board);
+        if let Some(activations) =
+            tensor_views::ActivationViews::new(options.tigris_views, declared.tigris, &board)
+        {
+            match &mut tigris {
+                Some(t) => t.set_activation_views(activations),
+                None => bail!(
+                    "{path}: views of TiGrIS activations (--tigris-views, `tigris =` in a views file) need a firmware \
+                     that runs the TiGrIS runtime, and this one does not link it"
+                ),
+            }
+        }
         let mut core = build_core(
             &board,
             &firmware,
@@ -923,6 +937,11 @@ impl Machine<'_> {
         report
             .notes
             .extend(self.tigris.iter().flat_map(TigrisRuntime::what_if_notes));
+        report.notes.extend(
+            self.tigris
+                .iter()
+                .flat_map(TigrisRuntime::activation_view_notes),
+        );
         if opts.line_profile && !self.symbols.has_source() {
             report.notes.push(
                 "--lines: the ELF has no DWARF line information (build with -g), so the lines are whole functions".into(),

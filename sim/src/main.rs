@@ -198,6 +198,10 @@ struct RunArgs {
     /// `a@matrix_a:int8:32x64:m,k:m=8` (AT: a symbol, `symbol+offset` or an address).
     #[arg(long, value_name = "VIEW")]
     view: Vec<String>,
+    /// A tensor view of every TiGrIS activation the runtime places in the slow arena (axes n, h,
+    /// w, c; tiles of one tile band); a views file re-tiles one with `tigris = "TENSOR"`.
+    #[arg(long)]
+    tigris_views: bool,
     /// How backtraces (faults, limits, stops) are found: `auto` unwinds the machine state through
     /// the ELF's DWARF call-frame information where it has it, else follows the calls seen since
     /// reset; `cfi` only unwinds; `calls` only follows.
@@ -526,6 +530,7 @@ fn load_options(args: &RunArgs) -> Result<machine::LoadOptions> {
         unwind: args.unwind,
         views_file: args.views.clone(),
         views: args.view.clone(),
+        tigris_views: args.tigris_views,
     })
 }
 

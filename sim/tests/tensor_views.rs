@@ -368,3 +368,126 @@ fn a_bad_one_line_view_names_the_option() {
         assert!(stderr.contains(want), "{arg}: want `{want}` in {stderr}");
     }
 }
+
+/// The shipped TiGrIS example: its tiled stage (3) reads conv2_out in 4 overlapping row bands.
+const TIGRIS_EXAMPLE: &str = "examples/esp32s3-tigris.elf";
+
+#[test]
+fn a_one_row_view_of_the_tiled_stages_input_shows_each_halo_rows_extra_reads() {
+    let path = temp_path("halo.toml");
+    std::fs::write(
+        &path,
+        "[[view]]\ntigris = \"conv2_out\"\nname = \"conv3 input by row\"\ntile = { h = 1 }\n",
+    )
+    .unwrap();
+    let file = path.to_string_lossy().into_owned();
+    let (code, report, _) = run("esp32s3", TIGRIS_EXAMPLE, &["--views", &file]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, 0);
+    let views = report["views"].as_array().unwrap();
+    assert_eq!(views.len(), 1, "only the declared activation gets a view");
+    let v = view(&report, "conv3 input by row");
+    assert_eq!(v["axes"], serde_json::json!(["n", "h", "w", "c"]));
+    let rows = u(&v["shape"][1]);
+    let row_bytes = u(&v["bytes"]) / rows;
+    assert_eq!(v["grid"], serde_json::json!([1, rows, 1, 1]));
+
+    // The stage reading it, as the TiGrIS profile reports it: its tiles' input rows and halo rows.
+    let stage = report["tigris"]["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["path"] == "tiled")
+        .expect("a tiled stage");
+    let mut loads = vec![0u64; rows as usize];
+    for tile in stage["tiles"].as_array().unwrap() {
+        for r in u(&tile["rows"][0])..u(&tile["rows"][1]) {
+            loads[r as usize] += 1;
+        }
+    }
+    // Each row is read once by the tile loads that cover it (written once by the stage before).
+    let per_row = per_tile(v, "read_bytes");
+    let loaded: Vec<u64> = loads.iter().map(|n| n * row_bytes).collect();
+    assert_eq!(per_row, loaded);
+    let extra_rows: u64 = per_row.iter().map(|b| b / row_bytes - 1).sum();
+    assert_eq!(extra_rows, u(&stage["halo_rows"]));
+    assert!(extra_rows > 0);
+    assert_eq!(per_tile(v, "write_bytes"), vec![row_bytes; rows as usize]);
+}
+
+#[test]
+fn tigris_views_cover_every_activation_in_the_slow_arena_in_tile_bands() {
+    let (code, report, _) = run("esp32s3", TIGRIS_EXAMPLE, &["--tigris-views"]);
+    assert_eq!(code, 0);
+    let names: Vec<&str> = report["views"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"conv2_out"), "{names:?}");
+    let stage = report["tigris"]["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["path"] == "tiled")
+        .unwrap();
+    let band = u(&stage["predicted"]["tile_height"]);
+    // The tiled stage's input: bands of its tile height; its reads are what it loaded.
+    let v = view(&report, "conv2_out");
+    assert_eq!(u(&v["tile"][1]), band);
+    assert_eq!(u(&v["read_bytes"]), u(&stage["load_bytes"]));
+    // Deterministic, and a run without views has none.
+    let (_, again, _) = run("esp32s3", TIGRIS_EXAMPLE, &["--tigris-views"]);
+    assert_eq!(report["views"], again["views"]);
+    let (_, plain, _) = run("esp32s3", TIGRIS_EXAMPLE, &[]);
+    assert!(plain.get("views").is_none());
+    assert_eq!(
+        plain["totals"], report["totals"],
+        "views do not change the timing"
+    );
+}
+
+#[test]
+fn tigris_views_need_the_runtime_and_name_only_plan_tensors() {
+    let elf = elf("mps2-an386", "gemm_tiled");
+    let out = sim(&[
+        "run",
+        "--quiet",
+        "--board",
+        "mps2-an386",
+        &elf,
+        "--tigris-views",
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("does not link it"), "{stderr}");
+    let err = refused(A, "[[view]]\ntigris = \"conv2_out\"\ndtype = \"int8\"\n");
+    assert!(
+        err.contains("view[1]: dtype: not allowed with `tigris`"),
+        "{err}"
+    );
+    let err = refused(A, "[[view]]\ntigris = \"conv2_out\"\ntile = { y = 2 }\n");
+    assert!(
+        err.contains("tile.y: `y` is not an axis of the view (axes: n, h, w, c)"),
+        "{err}"
+    );
+    let err = refused(A, "[[view]]\ntigris = \"\"\n");
+    assert!(
+        err.contains("tigris: must name a tensor of the plan"),
+        "{err}"
+    );
+    // A tensor the runtime never places: said in the report.
+    let path = temp_path("never.toml");
+    std::fs::write(&path, "[[view]]\ntigris = \"no_such_tensor\"\n").unwrap();
+    let file = path.to_string_lossy().into_owned();
+    let (code, report, _) = run("esp32s3", TIGRIS_EXAMPLE, &["--views", &file]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, 0);
+    assert!(report.get("views").is_none());
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("never placed that tensor in the slow arena"),
+        "{notes}"
+    );
+}

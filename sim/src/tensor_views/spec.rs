@@ -82,11 +82,18 @@ const DTYPES: &[(&str, u32)] = &[
     ("float64", 64),
 ];
 
+/// Bits of an element of type `name`.
+pub fn dtype_bits(name: &str) -> Option<u32> {
+    DTYPES.iter().find(|d| d.0 == name).map(|d| d.1)
+}
+
 /// Where a view's declaration came from, for its error messages.
 #[derive(Clone, Copy)]
 pub enum Origin<'a> {
     File(&'a str),
     CommandLine,
+    /// An automatic view of a TiGrIS activation (`--tigris-views`).
+    Tigris,
 }
 
 /// Errors of one view: `FILE: view "NAME" (view[3]): FIELD: what`.
@@ -106,23 +113,150 @@ impl Ctx<'_> {
         let whence = match self.origin {
             Origin::File(path) => format!("{path}: "),
             Origin::CommandLine => "--view: ".to_string(),
+            Origin::Tigris => "TiGrIS activation: ".to_string(),
         };
         let which = match (&self.name, self.origin) {
             (Some(n), Origin::File(_)) => format!("view \"{n}\" (view[{}])", self.index),
-            (Some(n), Origin::CommandLine) => format!("view \"{n}\""),
+            (Some(n), Origin::CommandLine | Origin::Tigris) => format!("view \"{n}\""),
             (None, _) => format!("view[{}]", self.index),
         };
         format!("{whence}{which}")
     }
 }
 
-/// The views of a `--views` file.
+/// A view of a TiGrIS activation, declared with `tigris = TENSOR` (its name or index in the plan)
+/// and made when the runtime places that tensor in the slow arena.
+#[derive(Clone, Debug)]
+pub struct TigrisRequest {
+    pub tensor: String,
+    /// The declaration's own fields (`name`, `tile`, `heatmap`, `permute`).
+    table: toml::Table,
+    path: String,
+    index: usize,
+}
+
+impl TigrisRequest {
+    /// The view's name as declared, if it has one.
+    pub fn name(&self) -> Option<&str> {
+        self.table.get("name").and_then(Value::as_str)
+    }
+
+    /// `FILE: view[3]`, for notes about it.
+    pub fn whence(&self) -> String {
+        format!(
+            "{}: view[{}] (tigris = \"{}\")",
+            self.path, self.index, self.tensor
+        )
+    }
+}
+
+/// Axes of a TiGrIS activation's view: its stored NHWC order (NLC as [n, l, 1, c]).
+pub const ACTIVATION_AXES: [&str; 4] = ["n", "h", "w", "c"];
+
+/// Fields a `tigris` view may give; the others come from the plan.
+const TIGRIS_KEYS: &[&str] = &["name", "tigris", "tile", "heatmap", "permute"];
+
+/// A `[[view]]` with `tigris = ...`: its axis fields checked now, its extents when it is placed.
+fn tigris_request(t: &toml::Table, ctx: &mut Ctx, path: &str) -> Result<TigrisRequest> {
+    if let Some(Value::String(n)) = t.get("name") {
+        ctx.name = Some(n.clone());
+        if n.trim().is_empty() {
+            return Err(ctx.err("name", "must not be empty"));
+        }
+    }
+    for key in t.keys() {
+        if !TIGRIS_KEYS.contains(&key.as_str()) {
+            return Err(ctx.err(
+                key,
+                format!(
+                    "not allowed with `tigris` (the plan gives the tensor's place, type and shape; allowed: {})",
+                    TIGRIS_KEYS.join(", ")
+                ),
+            ));
+        }
+    }
+    let tensor = match t.get("tigris") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+        Some(Value::Integer(i)) if *i >= 0 => i.to_string(),
+        _ => {
+            return Err(ctx.err(
+                "tigris",
+                "must name a tensor of the plan (its name, or its index)",
+            ))
+        }
+    };
+    let axes: Vec<String> = ACTIVATION_AXES.map(String::from).to_vec();
+    let order = permute(t.get("permute"), &axes, ctx)?;
+    tile(t.get("tile"), &axes, &[1; 4], ctx)?;
+    heatmap(t.get("heatmap"), &axes, &order, ctx)?;
+    Ok(TigrisRequest {
+        tensor,
+        table: t.clone(),
+        path: path.to_string(),
+        index: ctx.index,
+    })
+}
+
+/// The view of a TiGrIS activation the runtime placed at `base`: `dims` ([n, h, w, c]) of
+/// `dtype`, named `name`, in tiles of `band` rows, unless `request` says otherwise.
+pub fn activation_view(
+    request: Option<&TigrisRequest>,
+    name: &str,
+    base: u32,
+    dims: [u32; 4],
+    dtype: &str,
+    band: Option<u32>,
+    board: &Board,
+) -> Result<ViewSpec> {
+    let mut t = request.map(|r| r.table.clone()).unwrap_or_default();
+    t.remove("tigris");
+    t.entry("name")
+        .or_insert_with(|| Value::String(name.into()));
+    t.insert("at".into(), Value::Integer(i64::from(base)));
+    t.insert("dtype".into(), Value::String(dtype.into()));
+    let list = |items: Vec<Value>| Value::Array(items);
+    t.insert(
+        "shape".into(),
+        list(dims.iter().map(|&d| Value::Integer(i64::from(d))).collect()),
+    );
+    t.insert(
+        "axes".into(),
+        list(
+            ACTIVATION_AXES
+                .iter()
+                .map(|&a| Value::String(a.into()))
+                .collect(),
+        ),
+    );
+    if let (false, Some(rows)) = (t.contains_key("tile"), band) {
+        let mut tile = toml::Table::new();
+        tile.insert("h".into(), Value::Integer(i64::from(rows)));
+        t.insert("tile".into(), Value::Table(tile));
+    }
+    t.entry("heatmap")
+        .or_insert_with(|| list(vec![Value::String("h".into()), Value::String("w".into())]));
+    let mut ctx = match request {
+        Some(r) => Ctx {
+            origin: Origin::File(&r.path),
+            index: r.index,
+            name: None,
+        },
+        None => Ctx {
+            origin: Origin::Tigris,
+            index: 0,
+            name: None,
+        },
+    };
+    view_from_table(&t, &mut ctx, &[], board)
+}
+
+/// The views of a `--views` file: placed ones, and TiGrIS activations' to place when they are.
 pub fn parse_file(
     path: &str,
     text: &str,
     symbols: &[Symbol],
     board: &Board,
-) -> Result<Vec<ViewSpec>> {
+) -> Result<(Vec<ViewSpec>, Vec<TigrisRequest>)> {
     let doc: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| anyhow!("{path}: not valid TOML: {}", e.message()))?;
@@ -137,20 +271,23 @@ pub fn parse_file(
     let Value::Array(list) = list else {
         bail!("{path}: `view` must be an array of tables ([[view]])");
     };
-    list.iter()
-        .enumerate()
-        .map(|(index, v)| {
-            let mut ctx = Ctx {
-                origin: Origin::File(path),
-                index,
-                name: None,
-            };
-            let Value::Table(t) = v else {
-                return Err(ctx.err("view", "must be a table"));
-            };
-            view_from_table(t, &mut ctx, symbols, board)
-        })
-        .collect()
+    let (mut views, mut tigris) = (Vec::new(), Vec::new());
+    for (index, v) in list.iter().enumerate() {
+        let mut ctx = Ctx {
+            origin: Origin::File(path),
+            index,
+            name: None,
+        };
+        let Value::Table(t) = v else {
+            return Err(ctx.err("view", "must be a table"));
+        };
+        if t.contains_key("tigris") {
+            tigris.push(tigris_request(t, &mut ctx, path)?);
+        } else {
+            views.push(view_from_table(t, &mut ctx, symbols, board)?);
+        }
+    }
+    Ok((views, tigris))
 }
 
 /// A `--view` argument: `NAME@AT:DTYPE:SHAPE[:AXES[:TILE]]`, e.g.

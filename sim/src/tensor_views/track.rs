@@ -60,6 +60,16 @@ impl ViewTracker {
         }
     }
 
+    /// One more view, seen from now on.
+    pub fn add(&mut self, spec: ViewSpec) {
+        self.views.push(Tracked::new(spec));
+    }
+
+    /// Names of the views.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.views.iter().map(|v| v.spec.name.as_str())
+    }
+
     /// `[start, end)` of every view, for `MemorySystem::observe`.
     pub fn ranges(&self) -> Vec<(u32, u64)> {
         self.views.iter().map(|v| (v.start as u32, v.end)).collect()
@@ -89,6 +99,10 @@ impl AccessObserver for ViewTracker {
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
     }
 }

@@ -13,6 +13,7 @@ use tigris_traces as traces;
 use std::collections::BTreeSet;
 
 use crate::elf::Firmware;
+use crate::tensor_views::ActivationViews;
 use crate::tigris::derive::{self, Derivation, Frame, COPY_FUNCTIONS};
 use crate::tigris::layout::{ArenaMap, TensorView};
 use crate::tigris::plan::{Execution, Plan, MAX_SCHEMA, MIN_SCHEMA};
@@ -173,6 +174,8 @@ pub struct TigrisRuntime {
     table: Option<(u32, u16)>,
     /// Without a trace sink: the runtime's calls, seen while it runs.
     derivation: Option<Derivation>,
+    /// Tensor views of the activations placed in the slow arena (`--tigris-views`, docs/views.md).
+    activation_views: Option<ActivationViews>,
 }
 
 /// Runtime functions by name (tigris-runtime include/tigris_loader.h, tigris_mem.h, tigris_executor.h; the
@@ -238,7 +241,21 @@ impl TigrisRuntime {
                 .collect(),
             table: None,
             derivation: None,
+            activation_views: None,
         })
+    }
+
+    /// Make a tensor view of each activation the runtime places in the slow arena, as `views` says.
+    pub fn set_activation_views(&mut self, views: ActivationViews) {
+        self.activation_views = Some(views);
+    }
+
+    /// Notes on the activations' views, for the report.
+    pub fn activation_view_notes(&self) -> Vec<String> {
+        self.activation_views
+            .as_ref()
+            .map(ActivationViews::notes)
+            .unwrap_or_default()
     }
 
     /// Hand the firmware's runtime calls what `what_if` changes; refused when the firmware never makes
@@ -412,7 +429,7 @@ impl TigrisRuntime {
             return Ok(());
         };
         for (tensor, offset) in placed {
-            self.place_slow_tensor(tensor, offset);
+            self.place_slow_tensor(core, tensor, offset);
         }
         let at = self.snapshot(core);
         if let Some(d) = &mut self.derivation {
@@ -559,7 +576,7 @@ impl TigrisRuntime {
         let at = self.snapshot(core);
         self.events.push(Captured { event, at });
         if event.kind == kind::ALLOC && event.pool == 1 {
-            self.place_slow_tensor(event.tensor, event.offset);
+            self.place_slow_tensor(core, event.tensor, event.offset);
         }
         Ok(())
     }
@@ -598,7 +615,7 @@ impl TigrisRuntime {
     }
 
     /// Map a tensor the runtime placed in the slow arena (NHWC or NLC, per the plan's shape).
-    fn place_slow_tensor(&mut self, tensor: u16, offset: u32) {
+    fn place_slow_tensor(&mut self, core: &mut dyn Core, tensor: u16, offset: u32) {
         let (Some(plan), Some(arenas)) = (&self.parsed, &self.arenas) else {
             return;
         };
@@ -621,12 +638,11 @@ impl TigrisRuntime {
             return;
         }
         let base = arenas.info.slow_base.wrapping_add(offset);
-        if let Ok(view) = TensorView::new(
-            tensor as u32,
-            base,
-            dims,
-            (t.size_bytes as u64 / elements) as u32,
-        ) {
+        let elem_bytes = (t.size_bytes as u64 / elements) as u32;
+        if let Some(views) = &mut self.activation_views {
+            views.placed(core.memory_mut(), plan, tensor, base, dims, elem_bytes);
+        }
+        if let Ok(view) = TensorView::new(tensor as u32, base, dims, elem_bytes) {
             if self.slow_map.insert(view.clone()).is_err() {
                 // Overlaps a tensor placed earlier: the runtime reused its bytes; the newer one wins.
                 self.slow_map.clear();

@@ -69,6 +69,26 @@ impl Tensor {
             _ => None,
         }
     }
+    /// The element type's name in the Hurray element-type table, from the ONNX data-type code
+    /// (onnx.proto `TensorProto.DataType`).
+    pub(crate) fn dtype_name(&self) -> Option<&'static str> {
+        Some(match self.dtype {
+            1 => "float32",
+            2 => "uint8",
+            3 => "int8",
+            4 => "uint16",
+            5 => "int16",
+            6 => "int32",
+            7 => "int64",
+            9 => "bool",
+            10 => "float16",
+            11 => "float64",
+            12 => "uint32",
+            13 => "uint64",
+            16 => "bfloat16",
+            _ => return None,
+        })
+    }
     /// Rows along the tile axis.
     pub(super) fn rows(&self) -> Option<u32> {
         self.row_axis()

@@ -115,7 +115,7 @@ pub(super) struct BuildLimit {
 }
 
 impl Plan {
-    pub(super) fn tensor_name(&self, i: u16) -> String {
+    pub(crate) fn tensor_name(&self, i: u16) -> String {
         match self.tensors.get(i as usize) {
             Some(t) if !t.name.is_empty() => t.name.clone(),
             _ => format!("tensor {i}"),
@@ -124,6 +124,17 @@ impl Plan {
 
     pub(super) fn tensor(&self, i: u16) -> Option<&Tensor> {
         self.tensors.get(i as usize)
+    }
+
+    /// Rows of one tile band of tensor `i`: the tile height of the first stage tiled by rows that
+    /// reads or writes it.
+    pub(crate) fn tile_band_rows(&self, i: u16) -> Option<u32> {
+        self.stages
+            .iter()
+            .filter(|st| st.inputs.contains(&i) || st.outputs.contains(&i))
+            .filter_map(|st| self.tile_plans.get(st.tile_plan? as usize))
+            .find(|tp| tp.tileable && tp.axis == 1 && tp.tile_height > 0)
+            .map(|tp| tp.tile_height)
     }
 
     /// (eff_kh, stride) of a stage's spatial ops composed in order, (1, 1) when it has none.
