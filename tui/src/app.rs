@@ -67,6 +67,8 @@ pub struct View {
     /// Live, the window stops following the run where the selection would leave it: set by
     /// selecting, cleared when the user scrolls (then the user chose what to look at).
     pub keep_selected: bool,
+    /// The tensor view shown in place of the hot functions (`v`), by its index in the report.
+    pub tensor_view: Option<usize>,
 }
 
 impl View {
@@ -325,6 +327,11 @@ impl App {
             KeyCode::Right => view.scroll(&snapshot, true),
             KeyCode::Down | KeyCode::Tab => view.select(&snapshot, 1),
             KeyCode::Up | KeyCode::BackTab => view.select(&snapshot, -1),
+            KeyCode::Char('v') => {
+                // The hot functions, then each view in turn, then the hot functions again.
+                let next = view.tensor_view.map_or(0, |k| k + 1);
+                view.tensor_view = (next < report.views.len()).then_some(next);
+            }
             _ => match &mut self.mode {
                 Mode::Live(live) => live_key(live, view, &snapshot, code),
                 Mode::Replay(replay) => replay_key(replay, view, report, code),

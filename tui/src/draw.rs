@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Row, Sparkline, Table, Wi
 use ratatui::Frame;
 use std::cmp::Reverse;
 use std::ops::Range;
-use tigris_traces::{Limit, Outcome, Report, TigrisFigures};
+use tigris_traces::{Limit, Outcome, Report, TensorViewProfile, TigrisFigures};
 use unicode_width::UnicodeWidthChar;
 
 pub const MIN_WIDTH: u16 = 80;
@@ -116,7 +116,11 @@ fn draw_body(frame: &mut Frame, area: Rect, app: &App, snapshot: &Snapshot) {
     draw_selection(frame, selection, app, snapshot, whole_run);
 
     let [hot, console] = Layout::horizontal([Constraint::Percentage(50); 2]).areas(bottom);
-    draw_hot_functions(frame, hot, snapshot.report, whole_run);
+    let views = &snapshot.report.views;
+    match app.view.tensor_view.and_then(|k| Some((k, views.get(k)?))) {
+        Some((k, view)) => draw_tensor_view(frame, hot, view, (k, views.len()), whole_run),
+        None => draw_hot_functions(frame, hot, snapshot.report, whole_run),
+    }
     draw_console(frame, console, snapshot.report, whole_run);
 }
 
@@ -954,6 +958,86 @@ fn draw_hot_functions(frame: &mut Frame, area: Rect, report: &Report, whole_run:
     frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
 }
 
+/// Shades of a heatmap cell, from no traffic to the view's busiest cell.
+const SHADES: [char; 5] = ['\u{b7}', '\u{2591}', '\u{2592}', '\u{2593}', '\u{2588}'];
+
+/// A tensor view: its totals, then its tiles' bytes moved over its two heatmap axes (other axes
+/// summed) as shades, or, for a view of one axis, a line per tile.
+fn draw_tensor_view(
+    frame: &mut Frame,
+    area: Rect,
+    v: &TensorViewProfile,
+    (k, count): (usize, usize),
+    whole_run: &str,
+) {
+    let block =
+        Block::bordered().title(format!(" View {} ({}/{count}){whole_run} ", v.name, k + 1));
+    let inner = block.inner(area);
+    let shape: Vec<String> = v.shape.iter().map(u64::to_string).collect();
+    let mut lines = vec![
+        Line::raw(format!(
+            "{} [{}] in {}, {}",
+            v.dtype,
+            shape.join(", "),
+            v.region,
+            v.layout
+        )),
+        Line::raw(format!(
+            "read {} (x{:.2}), written {}, {} stall cycles",
+            bytes(v.read_bytes),
+            v.reread_factor,
+            bytes(v.write_bytes),
+            thousands(v.stall_cycles)
+        )),
+    ];
+    let moved = |t: &tigris_traces::ViewTile| t.read_bytes + t.write_bytes;
+    let axes = v.heatmap.as_ref().and_then(|[r, c]| {
+        let at = |a: &String| v.order.iter().position(|o| o == a);
+        Some((at(r)?, at(c)?))
+    });
+    match axes {
+        Some((r, c)) => {
+            let (rows, columns) = (v.grid[r] as usize, v.grid[c] as usize);
+            let mut cells = vec![0u64; rows * columns];
+            for t in &v.tiles {
+                cells[t.tile[r] as usize * columns + t.tile[c] as usize] += moved(t);
+            }
+            let most = cells.iter().copied().max().unwrap_or(0).max(1);
+            let label = format!("{:>4} ", "");
+            lines.push(Line::styled(
+                format!(
+                    "{label}{} tiles across, {} down; {} busiest",
+                    v.order[c],
+                    v.order[r],
+                    bytes(most)
+                ),
+                DIM,
+            ));
+            let fit = (usize::from(inner.width).saturating_sub(label.len())) / 2;
+            for row in 0..rows {
+                let shades: String = cells[row * columns..(row + 1) * columns]
+                    .iter()
+                    .take(fit)
+                    .map(|&b| SHADES[((b * 4).div_ceil(most) as usize).min(4)])
+                    .flat_map(|s| [s, s])
+                    .collect();
+                let more = if columns > fit { "\u{2026}" } else { "" };
+                lines.push(Line::raw(format!("{row:>4} {shades}{more}")));
+            }
+        }
+        None => {
+            for (i, t) in v.tiles.iter().enumerate() {
+                lines.push(Line::raw(format!(
+                    "tile {i:>4}: read {}, written {}",
+                    bytes(t.read_bytes),
+                    bytes(t.write_bytes)
+                )));
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
 /// The newest lines of the console, wrapped at the panel's width as a terminal wraps them.
 fn draw_console(frame: &mut Frame, area: Rect, report: &Report, whole_run: &str) {
     let block = Block::bordered().title(format!(" Console{whole_run} "));
@@ -1017,6 +1101,10 @@ const VIEW_KEYS: &[(&str, &str)] = &[
     (
         "\u{2193} Tab / \u{2191} Shift-Tab",
         "select the next / previous tile: its figures show",
+    ),
+    (
+        "v",
+        "show the next tensor view (--views) in place of the hot functions",
     ),
     ("?", "show / hide this help (Esc closes it too)"),
 ];

@@ -922,3 +922,36 @@ fn wrapping_counts_display_columns() {
         ["\u{65e5}", "\u{672c}"]
     );
 }
+
+#[test]
+fn v_shows_each_tensor_view_in_turn_then_the_hot_functions_again() {
+    let mut report = plain_report();
+    report.views = vec![
+        tensor_view("weights", 2, 3, &[0, 10, 20, 30, 40, 50]),
+        TensorViewProfile {
+            heatmap: None,
+            ..tensor_view("bias", 1, 2, &[7])
+        },
+    ];
+    let mut app = App::replay(report);
+    assert!(contains(&screen(&app), "Hot functions"));
+    press(&mut app, KeyCode::Char('v'));
+    let lines = screen(&app);
+    line_with(&lines, &["View weights (1/2)"]);
+    line_with(&lines, &["read 150 B", "written 0 B"]);
+    // Row 0's cells: none, then a little, then more; row 1 ends with the busiest, full.
+    line_with(
+        &lines,
+        &["   0 \u{b7}\u{b7}\u{2591}\u{2591}\u{2592}\u{2592}"],
+    );
+    line_with(
+        &lines,
+        &["   1 \u{2593}\u{2593}\u{2588}\u{2588}\u{2588}\u{2588}"],
+    );
+    press(&mut app, KeyCode::Char('v'));
+    let lines = screen(&app);
+    line_with(&lines, &["View bias (2/2)"]);
+    line_with(&lines, &["tile    0: read 7 B"]);
+    press(&mut app, KeyCode::Char('v'));
+    assert!(contains(&screen(&app), "Hot functions"));
+}
