@@ -125,20 +125,30 @@ fn no_views_no_views_object() {
     assert!(report.get("views").is_none());
 }
 
+/// `tigris-sim run --quiet` of the GEMM on mps2-an386 with `extra` options, without a report.
+fn run_gemm(extra: &[&str]) -> std::process::Output {
+    let elf = elf("mps2-an386", "gemm_tiled");
+    let mut args = vec!["run", "--quiet", "--board", "mps2-an386", &elf];
+    args.extend_from_slice(extra);
+    sim(&args)
+}
+
+/// The report's TiGrIS stage that ran tiled.
+fn tiled_stage(report: &Value) -> &Value {
+    report["tigris"]["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["path"] == "tiled")
+        .expect("a tiled stage")
+}
+
 /// A views file with the matrices' A view followed by `extra`; the run's exit code and stderr.
 fn refused(view_a: &str, extra: &str) -> String {
     let path = temp_path("views.toml");
     std::fs::write(&path, format!("{view_a}\n{extra}")).unwrap();
     let file = path.to_string_lossy().into_owned();
-    let out = sim(&[
-        "run",
-        "--quiet",
-        "--board",
-        "mps2-an386",
-        &elf("mps2-an386", "gemm_tiled"),
-        "--views",
-        &file,
-    ]);
+    let out = run_gemm(&["--views", &file]);
     let _ = std::fs::remove_file(&path);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_ne!(out.status.code(), Some(0), "accepted:\n{view_a}\n{extra}");
@@ -339,7 +349,6 @@ fn views_across_the_file_agree_and_overlaps_are_said() {
 
 #[test]
 fn a_bad_one_line_view_names_the_option() {
-    let elf = elf("mps2-an386", "gemm_tiled");
     for (arg, want) in [
         (
             "A:matrix_a",
@@ -354,15 +363,7 @@ fn a_bad_one_line_view_names_the_option() {
             "tile: `m8`: expected AXIS=SIZE",
         ),
     ] {
-        let out = sim(&[
-            "run",
-            "--quiet",
-            "--board",
-            "mps2-an386",
-            &elf,
-            "--view",
-            arg,
-        ]);
+        let out = run_gemm(&["--view", arg]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_ne!(out.status.code(), Some(0), "{arg}");
         assert!(stderr.contains(want), "{arg}: want `{want}` in {stderr}");
@@ -393,12 +394,7 @@ fn a_one_row_view_of_the_tiled_stages_input_shows_each_halo_rows_extra_reads() {
     assert_eq!(v["grid"], serde_json::json!([1, rows, 1, 1]));
 
     // The stage reading it, as the TiGrIS profile reports it: its tiles' input rows and halo rows.
-    let stage = report["tigris"]["stages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["path"] == "tiled")
-        .expect("a tiled stage");
+    let stage = tiled_stage(&report);
     let mut loads = vec![0u64; rows as usize];
     for tile in stage["tiles"].as_array().unwrap() {
         for r in u(&tile["rows"][0])..u(&tile["rows"][1]) {
@@ -426,12 +422,7 @@ fn tigris_views_cover_every_activation_in_the_slow_arena_in_tile_bands() {
         .map(|v| v["name"].as_str().unwrap())
         .collect();
     assert!(names.contains(&"conv2_out"), "{names:?}");
-    let stage = report["tigris"]["stages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["path"] == "tiled")
-        .unwrap();
+    let stage = tiled_stage(&report);
     let band = u(&stage["predicted"]["tile_height"]);
     // The tiled stage's input: bands of its tile height; its reads are what it loaded.
     let v = view(&report, "conv2_out");
@@ -450,15 +441,7 @@ fn tigris_views_cover_every_activation_in_the_slow_arena_in_tile_bands() {
 
 #[test]
 fn tigris_views_need_the_runtime_and_name_only_plan_tensors() {
-    let elf = elf("mps2-an386", "gemm_tiled");
-    let out = sim(&[
-        "run",
-        "--quiet",
-        "--board",
-        "mps2-an386",
-        &elf,
-        "--tigris-views",
-    ]);
+    let out = run_gemm(&["--tigris-views"]);
     assert_ne!(out.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("does not link it"), "{stderr}");
