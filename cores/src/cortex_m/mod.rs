@@ -19,6 +19,7 @@ use capstone::Capstone;
 use debug::StopPlace;
 use exceptions::ActiveException;
 use ppb::Ppb;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
 use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::MemorySystem;
@@ -53,26 +54,57 @@ const SPIN_WATCH_STATES: usize = 64;
 /// The firmware's executable ranges and whether to count every memory access (see `CortexM::new`).
 type CodeToHook<'c> = (&'c [(u32, Vec<u8>)], bool);
 
-/// Hasher for block start addresses: one multiply (Fibonacci hashing) instead of SipHash, since the
-/// block table is looked up once per executed block.
-#[derive(Default)]
-struct AddressHasher(u64);
+/// Slots of `Blocks::recent`: a power of two; ample for the hot loops of firmware.
+const RECENT_BLOCKS: usize = 4096;
 
-impl std::hash::Hasher for AddressHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+/// Blocks by start address, with a direct-mapped table of the recently run ones in front of the
+/// map: the block hook finds its block there with one compare, and the map is searched on a miss.
+struct Blocks {
+    all: Vec<Block>,
+    index: FxHashMap<u32, u32>,
+    /// (start address, index into `all`); an odd address, which no Thumb block starts at, when empty.
+    recent: Box<[(u32, u32)]>,
+}
+
+impl Blocks {
+    fn new() -> Self {
+        Blocks {
+            all: Vec::new(),
+            index: FxHashMap::default(),
+            recent: vec![(1, 0); RECENT_BLOCKS].into_boxed_slice(),
         }
     }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+
+    /// Index of the block at `addr`, remembered in the recent table.
+    #[inline(always)]
+    fn find(&mut self, addr: u32) -> Option<usize> {
+        let slot = &mut self.recent[(addr as usize >> 1) & (RECENT_BLOCKS - 1)];
+        if slot.0 == addr {
+            return Some(slot.1 as usize);
+        }
+        let i = *self.index.get(&addr)?;
+        *slot = (addr, i);
+        Some(i as usize)
     }
-    fn finish(&self) -> u64 {
-        self.0 >> 16
+
+    fn get(&self, addr: u32) -> Option<&Block> {
+        self.index.get(&addr).map(|&i| &self.all[i as usize])
+    }
+
+    fn insert(&mut self, addr: u32, block: Block) {
+        self.index.insert(addr, self.all.len() as u32);
+        self.all.push(block);
     }
 }
 
-type BlockMap = HashMap<u32, Block, std::hash::BuildHasherDefault<AddressHasher>>;
+/// An instruction-fetch unit of a block whose region prices fetch.
+struct FetchUnit {
+    addr: u32,
+    /// Cycles into the block when it is first needed.
+    offset: u32,
+    /// Where the I-cache held it when last fetched (`MemorySystem::fetch_at`).
+    slot: u32,
+}
 
 /// How the previous block ended, for the dynamic terms of the next one.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -96,9 +128,8 @@ struct Block {
     prefix: Vec<(u32, u32)>,
     end: BlockEnd,
     fallthrough: u32,
-    /// Region index and fetch units `(unit address, cycles into the block when it is first needed)`
-    /// when fetch from this block's region can stall.
-    fetch: Option<(usize, Vec<(u32, u32)>)>,
+    /// Region index and fetch units when fetch from this block's region can stall.
+    fetch: Option<(usize, Vec<FetchUnit>)>,
     /// A single-instruction branch to itself: firmware idling or stuck.
     spins: bool,
     /// Address of its last instruction (the branch that leaves it).
@@ -167,7 +198,7 @@ struct State {
     prev_block_last: u32,
     deadline_cycles: u64,
     deadline_insns: u64,
-    blocks: BlockMap,
+    blocks: Blocks,
     prev_end: BlockEnd,
     prev_fallthrough: u32,
     /// The previous block ended with an instruction that always changes the PC.
@@ -202,12 +233,12 @@ struct State {
     /// Whether every instruction is hooked for the unaligned-access check (`align`), installed
     /// once the firmware sets CCR.UNALIGN_TRP; and each address's decoded load/store form.
     align_hooked: bool,
-    mem_ops: HashMap<u32, Option<align::MemOp>>,
+    mem_ops: FxHashMap<u32, Option<align::MemOp>>,
     /// Region index of each watched address range, for fetch pricing.
     fetch_regions: Vec<(u32, u32, usize)>,
     /// Addresses where execution stops with `Stop::Trap` (see `Core::set_traps`), and the trap just
     /// reported, which the resumed run passes once.
-    traps: HashSet<u32>,
+    traps: FxHashSet<u32>,
     trap_resume: Option<u32>,
     /// Ranges `(start, end_inclusive, region)` of the regions that price data accesses while their data
     /// hooks are not installed yet: mapped without read permission, so their first load faults.
@@ -252,9 +283,10 @@ impl State {
     #[inline]
     /// `flags` is the APSR when the previous block ended with a branch to its own fall-through.
     fn on_block(&mut self, addr: u32, flags: Option<u32>) -> bool {
-        let Some(block) = self.blocks.get(&addr) else {
+        let Some(index) = self.blocks.find(addr) else {
             return false;
         };
+        let block = &mut self.blocks.all[index];
         // A stop requested here takes effect before the block runs (Unicorn checks for an exit
         // request right after the block hook), so decide it before charging anything: the block is
         // charged when emulation resumes and the hook runs again.
@@ -318,11 +350,10 @@ impl State {
         let quiet = flow == Flow::Jump && addr >= self.quiet.0 && addr < self.quiet.1;
         if let (Some(obs), false) = (self.observer, quiet) {
             // SAFETY: set by `run` for the duration of `emu_start` only; hooks run inside it.
-            unsafe {
-                (*obs).block(addr, flow, self.cycles, self.instructions);
-                self.quiet = (*obs).quiet_jumps();
-                self.mem.set_owner((*obs).memory_owner());
-            }
+            let (quiet, owner) =
+                unsafe { (*obs).report_block(addr, flow, self.cycles, self.instructions) };
+            self.quiet = quiet;
+            self.mem.set_owner(owner);
         }
         self.block_start_cycles = self.cycles;
         self.block_stalls = 0;
@@ -337,15 +368,15 @@ impl State {
         self.prev_jumps = block.jumps;
         self.block_pipelines = !block.pipelined_loads.is_empty();
         self.pipe_pending = None;
-        if let Some((region, units)) = &block.fetch {
+        if let Some((region, units)) = &mut block.fetch {
             let mut stall = 0u64;
-            for &(unit, offset) in units {
+            for unit in units {
                 // Cycles since the previous unit arrived, across block boundaries, for the prefetcher.
-                let needed_at = self.block_start_cycles + offset as u64 + stall;
+                let needed_at = self.block_start_cycles + unit.offset as u64 + stall;
                 let since = needed_at
                     .saturating_sub(self.last_unit_arrival)
                     .min(u32::MAX as u64) as u32;
-                let s = self.mem.fetch(*region, unit, since) as u64;
+                let s = self.mem.fetch_at(*region, unit.addr, since, &mut unit.slot) as u64;
                 stall += s;
                 self.last_unit_arrival = needed_at + s;
             }
@@ -357,7 +388,7 @@ impl State {
 
     /// Cycle count at the instruction at `pc` inside the current block.
     fn cycles_at(&self, pc: u32) -> u64 {
-        let Some(block) = self.blocks.get(&self.current_block) else {
+        let Some(block) = self.blocks.get(self.current_block) else {
             return self.cycles;
         };
         let before = match block.prefix.binary_search_by_key(&pc, |p| p.0) {
@@ -418,11 +449,15 @@ impl State {
             .filter(|&r| self.mem.regions[r].prices_fetch())
             .map(|r| {
                 let unit = self.mem.regions[r].fetch_unit();
-                let mut units: Vec<(u32, u32)> = Vec::new();
+                let mut units: Vec<FetchUnit> = Vec::new();
                 for (d, &(_, before)) in decoded.iter().zip(&prefix) {
                     let u = d.addr & !(unit - 1);
-                    if units.last().map(|l| l.0) != Some(u) {
-                        units.push((u, before));
+                    if units.last().map(|l| l.addr) != Some(u) {
+                        units.push(FetchUnit {
+                            addr: u,
+                            offset: before,
+                            slot: tigris_memmodels::NO_SLOT,
+                        });
                     }
                 }
                 (r, units)
@@ -516,7 +551,7 @@ impl<'a> CortexM<'a> {
             prev_block_last: 0,
             deadline_cycles: u64::MAX,
             deadline_insns: u64::MAX,
-            blocks: BlockMap::default(),
+            blocks: Blocks::new(),
             prev_end: BlockEnd::Plain,
             prev_fallthrough: 0,
             prev_jumps: false,
@@ -537,10 +572,10 @@ impl<'a> CortexM<'a> {
             quiet: (1, 0),
             hooked: HashSet::new(),
             align_hooked: false,
-            mem_ops: HashMap::new(),
+            mem_ops: FxHashMap::default(),
             ppb_accesses_in_block: 0,
             fetch_regions,
-            traps: HashSet::new(),
+            traps: FxHashSet::default(),
             trap_resume: None,
             unarmed: Vec::new(),
             arm_requested: false,
@@ -1032,7 +1067,7 @@ impl<'a> CortexM<'a> {
 /// (a basic block runs straight through). When none matches, the end of the block is used.
 fn ppb_access_cycles(uc: &mut Unicorn<State>) -> u64 {
     let st = uc.get_data();
-    let Some(block) = st.blocks.get(&st.current_block) else {
+    let Some(block) = st.blocks.get(st.current_block) else {
         return st.cycles;
     };
     let wanted = st.ppb_accesses_in_block;
@@ -1085,7 +1120,7 @@ fn watch_fault_handler(uc: &mut Unicorn<State>, addr: u32) {
     let touches_memory = uc
         .get_data()
         .blocks
-        .get(&addr)
+        .get(addr)
         .is_none_or(|b| b.touches_memory);
     if touches_memory {
         uc.get_data_mut().spin_watch = Some(Vec::new());
@@ -1204,7 +1239,7 @@ fn price_data_access(uc: &mut Unicorn<State>, region: usize, addr: u32, size: u3
 fn pipelined_load_stall(uc: &mut Unicorn<State>, region: usize) -> u64 {
     let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0) as u32;
     let st = uc.get_data_mut();
-    let Some(block) = st.blocks.get(&st.current_block) else {
+    let Some(block) = st.blocks.get(st.current_block) else {
         return 0;
     };
     let second_of = block.pipelined_loads.iter().any(|p| p.1 == pc);
