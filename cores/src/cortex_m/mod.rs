@@ -245,6 +245,13 @@ struct State {
     unarmed: Vec<(u32, u32, usize)>,
     /// The fault hook abandoned the first load from an unarmed region: install the data hooks and redo it.
     arm_requested: bool,
+    /// Mappings `(start, end_inclusive, region)` of writable memory that may hold code, mapped
+    /// without execute permission until code is first fetched there: Unicorn sends every store to
+    /// an executable page through its slow path (to find translated code it overwrites).
+    exec_on_fetch: Vec<(u32, u32, usize)>,
+    /// The fault hook refused the first fetch from one of those regions: make it executable and
+    /// resume there (nothing ran since).
+    exec_requested: Option<usize>,
     /// Emulation resumes at this address inside a block already charged: its block hook is skipped once.
     resume_in_block: Option<u32>,
     /// The debugger's breakpoint the run resumes from, which it passes once.
@@ -579,6 +586,8 @@ impl<'a> CortexM<'a> {
             trap_resume: None,
             unarmed: Vec::new(),
             arm_requested: false,
+            exec_on_fetch: Vec::new(),
+            exec_requested: None,
             resume_in_block: None,
             breakpoint_resume: None,
             spin_watch: None,
@@ -599,7 +608,7 @@ impl<'a> CortexM<'a> {
             return_ends_run: false,
             debug: debug::DebugHooks::default(),
         };
-        core.map_memory(board)?;
+        core.map_memory(board, code.is_some())?;
         match code {
             Some((ranges, count_all)) => core.install_hooks(ranges, count_all)?,
             None => core.install_bare_semihosting()?,
@@ -637,12 +646,18 @@ impl<'a> CortexM<'a> {
             .map_err(engine("bare run"))
     }
 
-    fn map_memory(&mut self, board: &Board) -> Result<(), CoreError> {
+    /// Map every region of `board`; with `exec_on_fetch`, writable memory that may hold code
+    /// becomes executable only at the first fetch from it (`State::exec_on_fetch`).
+    fn map_memory(&mut self, board: &Board, exec_on_fetch: bool) -> Result<(), CoreError> {
         let devices = device_pages(board);
-        for r in &board.regions {
+        for (index, r) in board.regions.iter().enumerate() {
             let size = page_align(r.size as u64);
+            let deferred = exec_on_fetch && r.access.write && r.access.execute;
             // Loading writes through Unicorn's API, which ignores protections.
-            let prot = prot_of(r.access);
+            let prot = prot_of(Access {
+                execute: r.access.execute && !deferred,
+                ..r.access
+            });
             if r.kind == RegionKind::Mmio {
                 // Peripheral space: plain storage, except the pages of the board's peripheral
                 // blocks and its console UART. Not executable: the default memory map makes
@@ -681,6 +696,13 @@ impl<'a> CortexM<'a> {
                         source,
                     }
                 })?;
+                if deferred {
+                    let end = (base as u64 + size - 1) as u32;
+                    self.uc
+                        .get_data_mut()
+                        .exec_on_fetch
+                        .push((base, end, index));
+                }
             }
             self._backing.push(backing);
         }
@@ -833,6 +855,14 @@ impl<'a> CortexM<'a> {
                 0,
                 |uc, ty, addr, size, _| {
                     let addr = addr as u32;
+                    if ty == MemType::FETCH_PROT {
+                        let st = uc.get_data_mut();
+                        let deferred = st.exec_on_fetch.iter().find(|r| addr >= r.0 && addr <= r.1);
+                        if let Some(&(_, _, region)) = deferred {
+                            st.exec_requested = Some(region);
+                            return false;
+                        }
+                    }
                     let unarmed = uc
                         .get_data()
                         .unarmed
@@ -933,6 +963,23 @@ impl<'a> CortexM<'a> {
         self.uc
             .ctl_flush_tb()
             .map_err(engine("flushing translations"))
+    }
+
+    /// The first fetch from `region`, held back by `State::exec_on_fetch`: make all its mappings
+    /// executable.
+    fn grant_execute(&mut self, region: usize) -> Result<(), CoreError> {
+        let st = self.uc.get_data_mut();
+        let access = st.mem.regions[region].spec.access;
+        let (granted, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut st.exec_on_fetch)
+            .into_iter()
+            .partition(|r| r.2 == region);
+        st.exec_on_fetch = kept;
+        for (lo, hi, _) in granted {
+            self.uc
+                .mem_protect(lo as u64, (hi - lo) as u64 + 1, prot_of(access))
+                .map_err(engine("memory protection"))?;
+        }
+        Ok(())
     }
 
     /// Find divide and sleep instructions in the firmware's code and hook exactly those addresses:
@@ -1609,6 +1656,11 @@ impl CortexM<'_> {
                     self.uc.get_data_mut().resume_in_block = Some(pc);
                     result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, count);
                 }
+            }
+            if let Some(region) = self.uc.get_data_mut().exec_requested.take() {
+                // The refused fetch started a block before anything of it ran: run again from there.
+                self.grant_execute(region)?;
+                continue;
             }
             let pending = std::mem::replace(&mut self.uc.get_data_mut().pending, Pending::None);
             let pc = self.pc();
