@@ -68,6 +68,25 @@ impl Cache {
         self.access_at(addr, allocate, write, &mut slot)
     }
 
+    /// Whether entry `slot` holds the line of `addr` (a hint `access_at` would find it by).
+    #[inline(always)]
+    pub fn holds(&self, addr: u32, slot: u32) -> bool {
+        let key = (addr >> self.line_shift) + 1;
+        self.entries
+            .get(slot as usize)
+            .is_some_and(|&e| e & !DIRTY == key)
+    }
+
+    /// Count a hit on entry `slot` and make it the most recent.
+    #[inline(always)]
+    pub(crate) fn hit(&mut self, slot: u32) {
+        self.counters.hits += 1;
+        if self.spec.replacement == Replacement::Lru {
+            self.clock += 1;
+            self.stamps[slot as usize] = self.clock;
+        }
+    }
+
     /// As `access`, looking first in entry `slot` (where the line was found before, or `NO_SLOT`),
     /// which spares a wide set's search when the line is still there; leaves in `slot` the entry
     /// that holds the line afterwards, if any.
@@ -79,11 +98,7 @@ impl Cache {
         let set = (line & self.set_mask) as usize * ways;
         let dirty = if write { DIRTY } else { 0 };
         // A line lives in one set only, so a hinted entry that holds it is in the right set.
-        let hinted = self
-            .entries
-            .get(*slot as usize)
-            .is_some_and(|&e| e & !DIRTY == key);
-        let found = if hinted {
+        let found = if self.holds(addr, *slot) {
             Some(*slot as usize)
         } else {
             self.entries[set..set + ways]
@@ -92,12 +107,8 @@ impl Cache {
                 .map(|p| set + p)
         };
         if let Some(i) = found {
-            self.counters.hits += 1;
             self.entries[i] |= dirty;
-            if self.spec.replacement == Replacement::Lru {
-                self.clock += 1;
-                self.stamps[i] = self.clock;
-            }
+            self.hit(i as u32);
             *slot = i as u32;
             return Lookup::Hit;
         }
@@ -238,10 +249,13 @@ mod tests {
             for i in 0..200u32 {
                 let addr = (i * 7 % 11) << 4;
                 let unit = (addr >> 4) as usize % slots.len();
-                let slot = &mut slots[(unit + (i as usize % 3 == 0) as usize) % slots.len()];
+                // Every third access with the hint of the next unit, which is stale or foreign.
+                let skew = usize::from(i % 3 == 1);
+                let slot = &mut slots[(unit + skew) % slots.len()];
+                let write = i % 5 == 1;
                 assert_eq!(
-                    hinted.access_at(addr, true, i % 5 == 0, slot),
-                    plain.access(addr, true, i % 5 == 0)
+                    hinted.access_at(addr, true, write, slot),
+                    plain.access(addr, true, write)
                 );
             }
             assert_eq!(hinted.counters, plain.counters);

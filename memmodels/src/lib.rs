@@ -650,6 +650,32 @@ impl MemorySystem {
         stall
     }
 
+    /// Fetch `units` `(unit address, I-cache slot hint)` from `region` in order, when each is in
+    /// the I-cache entry its hint names: then every `fetch_at` of them is a hit, which moves no line,
+    /// and this does what they would, at once. Returns the stall of each (the cache's hit time), or
+    /// `None`, having done nothing, when one is not there (or `region` fetches through no I-cache).
+    pub fn fetch_hits(&mut self, region: usize, units: &[(u32, u32)]) -> Option<u32> {
+        let r = &mut self.regions[region];
+        let cache = &mut self.caches[r.spec.icache?];
+        let &(last, _) = units.last()?;
+        if !units.iter().all(|&(addr, slot)| cache.holds(addr, slot)) {
+            return None;
+        }
+        for &(_, slot) in units {
+            cache.hit(slot);
+        }
+        r.last_fetch_unit = Some(last & !(r.fetch_unit - 1));
+        let stall = cache.spec.hit_cycles;
+        let (n, total) = (units.len() as u64, units.len() as u64 * stall as u64);
+        cache.counters.stall_cycles += total;
+        count!(self, region, |c| {
+            c.fetches += n;
+            c.icache_hits += n;
+            c.stall_cycles += total;
+        });
+        Some(stall)
+    }
+
     /// Price the fetch of the unit holding `addr` from `region`. `cycles_in_previous_unit` is how long
     /// the core spent executing from the previous unit: a sequential prefetch buffer hides that much of
     /// the next read. Returns the stall cycles.

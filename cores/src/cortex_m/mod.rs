@@ -97,13 +97,13 @@ impl Blocks {
     }
 }
 
-/// An instruction-fetch unit of a block whose region prices fetch.
-struct FetchUnit {
-    addr: u32,
-    /// Cycles into the block when it is first needed.
-    offset: u32,
-    /// Where the I-cache held it when last fetched (`MemorySystem::fetch_at`).
-    slot: u32,
+/// The instruction-fetch units of a block whose region prices fetch.
+struct Fetch {
+    region: usize,
+    /// (unit address, the I-cache entry it was in when last fetched: `MemorySystem::fetch_at`).
+    units: Vec<(u32, u32)>,
+    /// Cycles into the block when each unit is first needed.
+    offsets: Vec<u32>,
 }
 
 /// How the previous block ended, for the dynamic terms of the next one.
@@ -128,8 +128,8 @@ struct Block {
     prefix: Vec<(u32, u32)>,
     end: BlockEnd,
     fallthrough: u32,
-    /// Region index and fetch units when fetch from this block's region can stall.
-    fetch: Option<(usize, Vec<FetchUnit>)>,
+    /// Its fetch units, when fetch from its region can stall.
+    fetch: Option<Fetch>,
     /// A single-instruction branch to itself: firmware idling or stuck.
     spins: bool,
     /// Address of its last instruction (the branch that leaves it).
@@ -375,17 +375,25 @@ impl State {
         self.prev_jumps = block.jumps;
         self.block_pipelines = !block.pipelined_loads.is_empty();
         self.pipe_pending = None;
-        if let Some((region, units)) = &mut block.fetch {
+        if let Some(f) = &mut block.fetch {
             let mut stall = 0u64;
-            for unit in units {
-                // Cycles since the previous unit arrived, across block boundaries, for the prefetcher.
-                let needed_at = self.block_start_cycles + unit.offset as u64 + stall;
-                let since = needed_at
-                    .saturating_sub(self.last_unit_arrival)
-                    .min(u32::MAX as u64) as u32;
-                let s = self.mem.fetch_at(*region, unit.addr, since, &mut unit.slot) as u64;
-                stall += s;
-                self.last_unit_arrival = needed_at + s;
+            if let Some(hit) = self.mem.fetch_hits(f.region, &f.units) {
+                // As the loop below: all hits, the last unit needed after the others' hit time.
+                let (n, last) = (f.units.len() as u64, f.offsets[f.units.len() - 1] as u64);
+                stall = n * hit as u64;
+                self.last_unit_arrival = self.block_start_cycles + last + stall;
+            } else {
+                for ((unit, slot), &offset) in f.units.iter_mut().zip(&f.offsets) {
+                    // Cycles since the previous unit arrived, across block boundaries, for the
+                    // prefetcher.
+                    let needed_at = self.block_start_cycles + offset as u64 + stall;
+                    let since = needed_at
+                        .saturating_sub(self.last_unit_arrival)
+                        .min(u32::MAX as u64) as u32;
+                    let s = self.mem.fetch_at(f.region, *unit, since, slot) as u64;
+                    stall += s;
+                    self.last_unit_arrival = needed_at + s;
+                }
             }
             self.cycles += stall;
             self.block_stalls += stall;
@@ -454,20 +462,21 @@ impl State {
             .find(|(lo, hi, _)| addr >= *lo && addr <= *hi)
             .map(|r| r.2)
             .filter(|&r| self.mem.regions[r].prices_fetch())
-            .map(|r| {
-                let unit = self.mem.regions[r].fetch_unit();
-                let mut units: Vec<FetchUnit> = Vec::new();
+            .map(|region| {
+                let unit = self.mem.regions[region].fetch_unit();
+                let mut f = Fetch {
+                    region,
+                    units: Vec::new(),
+                    offsets: Vec::new(),
+                };
                 for (d, &(_, before)) in decoded.iter().zip(&prefix) {
                     let u = d.addr & !(unit - 1);
-                    if units.last().map(|l| l.addr) != Some(u) {
-                        units.push(FetchUnit {
-                            addr: u,
-                            offset: before,
-                            slot: tigris_memmodels::NO_SLOT,
-                        });
+                    if f.units.last().map(|l| l.0) != Some(u) {
+                        f.units.push((u, tigris_memmodels::NO_SLOT));
+                        f.offsets.push(before);
                     }
                 }
-                (r, units)
+                f
             });
         let size = code.len() as u32;
         let memory_insns = decoded
