@@ -46,6 +46,18 @@ pub trait ExecObserver {
     fn memory_owner(&self) -> usize {
         0
     }
+    /// `block`, then `quiet_jumps` and `memory_owner`: all a core asks of a reported block, in one
+    /// dynamic call (the two questions are then static calls into the implementation).
+    fn report_block(
+        &mut self,
+        pc: u32,
+        flow: Flow,
+        cycles: u64,
+        instructions: u64,
+    ) -> ((u32, u32), usize) {
+        self.block(pc, flow, cycles, instructions);
+        (self.quiet_jumps(), self.memory_owner())
+    }
 }
 
 /// A core of the chip besides the one the run's observer profiles.

@@ -33,18 +33,28 @@ pub struct Cache {
     pub counters: CacheCounters,
     line_shift: u32,
     set_mask: u32,
-    /// `ways` entries per set in replacement order: the next victim last. LRU moves a hit to the front;
-    /// FIFO leaves the order to the fills.
+    /// `ways` entries per set, in no particular order.
     entries: Vec<u32>,
+    /// When each entry was last used (LRU) or filled (FIFO), by `clock`; 0 for an empty entry. The
+    /// victim is the set's entry with the oldest stamp: empty ones first, as no line is ever moved
+    /// (a wide set, the 64 ways of an STM32 ART, made moving lines the cost of every fetch).
+    stamps: Vec<u64>,
+    clock: u64,
 }
+
+/// A `slot` hint for `Cache::access_at` that names no entry.
+pub const NO_SLOT: u32 = u32::MAX;
 
 impl Cache {
     pub fn new(spec: CacheSpec) -> Self {
         let sets = spec.sets();
+        let n = (sets * spec.ways) as usize;
         Cache {
             line_shift: spec.line_bytes.trailing_zeros(),
             set_mask: sets - 1,
-            entries: vec![EMPTY; (sets * spec.ways) as usize],
+            entries: vec![EMPTY; n],
+            stamps: vec![0; n],
+            clock: 0,
             counters: CacheCounters::default(),
             spec,
         }
@@ -52,30 +62,71 @@ impl Cache {
 
     /// Look up `addr`; on a miss allocate its line when `allocate`. A store (`write`) that hits or
     /// allocates marks the line dirty. Counts the hit or miss.
+    #[inline]
     pub fn access(&mut self, addr: u32, allocate: bool, write: bool) -> Lookup {
+        let mut slot = NO_SLOT;
+        self.access_at(addr, allocate, write, &mut slot)
+    }
+
+    /// Whether entry `slot` holds the line of `addr` (a hint `access_at` would find it by).
+    #[inline(always)]
+    pub fn holds(&self, addr: u32, slot: u32) -> bool {
+        let key = (addr >> self.line_shift) + 1;
+        self.entries
+            .get(slot as usize)
+            .is_some_and(|&e| e & !DIRTY == key)
+    }
+
+    /// Count a hit on entry `slot` and make it the most recent.
+    #[inline(always)]
+    pub(crate) fn hit(&mut self, slot: u32) {
+        self.counters.hits += 1;
+        if self.spec.replacement == Replacement::Lru {
+            self.clock += 1;
+            self.stamps[slot as usize] = self.clock;
+        }
+    }
+
+    /// As `access`, looking first in entry `slot` (where the line was found before, or `NO_SLOT`),
+    /// which spares a wide set's search when the line is still there; leaves in `slot` the entry
+    /// that holds the line afterwards, if any.
+    #[inline]
+    pub fn access_at(&mut self, addr: u32, allocate: bool, write: bool, slot: &mut u32) -> Lookup {
         let line = addr >> self.line_shift;
         let key = line + 1;
         let ways = self.spec.ways as usize;
-        let set = (line & self.set_mask) as usize;
-        let entries = &mut self.entries[set * ways..(set + 1) * ways];
+        let set = (line & self.set_mask) as usize * ways;
         let dirty = if write { DIRTY } else { 0 };
-        if let Some(pos) = entries.iter().position(|&e| e & !DIRTY == key) {
-            self.counters.hits += 1;
-            entries[pos] |= dirty;
-            if self.spec.replacement == Replacement::Lru {
-                entries[..=pos].rotate_right(1);
-            }
+        // A line lives in one set only, so a hinted entry that holds it is in the right set.
+        let found = if self.holds(addr, *slot) {
+            Some(*slot as usize)
+        } else {
+            self.entries[set..set + ways]
+                .iter()
+                .position(|&e| e & !DIRTY == key)
+                .map(|p| set + p)
+        };
+        if let Some(i) = found {
+            self.entries[i] |= dirty;
+            self.hit(i as u32);
+            *slot = i as u32;
             return Lookup::Hit;
         }
         self.counters.misses += 1;
         if !allocate {
+            *slot = NO_SLOT;
             return Lookup::Miss {
                 evicted_dirty: None,
             };
         }
-        let victim = entries[ways - 1];
-        entries.rotate_right(1);
-        entries[0] = key | dirty;
+        let stamps = &self.stamps[set..set + ways];
+        let oldest = (0..ways).min_by_key(|&w| stamps[w]).unwrap_or(0);
+        let i = set + oldest;
+        let victim = self.entries[i];
+        self.clock += 1;
+        self.entries[i] = key | dirty;
+        self.stamps[i] = self.clock;
+        *slot = i as u32;
         let evicted_dirty =
             (victim & DIRTY != 0).then(|| ((victim & !DIRTY) - 1) << self.line_shift);
         if evicted_dirty.is_some() {
@@ -186,6 +237,29 @@ mod tests {
             },
             "still absent"
         );
+    }
+
+    /// A hint only spares the search: stale hints, hints into other sets and none give the same
+    /// lookups, replacement included.
+    #[test]
+    fn slot_hints_change_no_lookup() {
+        for replacement in [Replacement::Lru, Replacement::Fifo] {
+            let (mut plain, mut hinted) = (cache(64, 2, replacement), cache(64, 2, replacement));
+            let mut slots = [NO_SLOT; 8];
+            for i in 0..200u32 {
+                let addr = (i * 7 % 11) << 4;
+                let unit = (addr >> 4) as usize % slots.len();
+                // Every third access with the hint of the next unit, which is stale or foreign.
+                let skew = usize::from(i % 3 == 1);
+                let slot = &mut slots[(unit + skew) % slots.len()];
+                let write = i % 5 == 1;
+                assert_eq!(
+                    hinted.access_at(addr, true, write, slot),
+                    plain.access(addr, true, write)
+                );
+            }
+            assert_eq!(hinted.counters, plain.counters);
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod cache;
 pub mod periph;
 mod sha;
 
-pub use cache::{Cache, CacheCounters, Lookup};
+pub use cache::{Cache, CacheCounters, Lookup, NO_SLOT};
 use tigris_targets::{Board, Region, RegionKind, WritePolicy};
 
 /// Traffic and stall counters of one region (and, per owner, of one function's use of it).
@@ -670,10 +670,51 @@ impl MemorySystem {
         stall
     }
 
+    /// Fetch `units` `(unit address, I-cache slot hint)` from `region` in order, when each is in
+    /// the I-cache entry its hint names: then every `fetch_at` of them is a hit, which moves no line,
+    /// and this does what they would, at once. Returns the stall of each (the cache's hit time), or
+    /// `None`, having done nothing, when one is not there (or `region` fetches through no I-cache).
+    pub fn fetch_hits(&mut self, region: usize, units: &[(u32, u32)]) -> Option<u32> {
+        let r = &mut self.regions[region];
+        let cache = &mut self.caches[r.spec.icache?];
+        let &(last, _) = units.last()?;
+        if !units.iter().all(|&(addr, slot)| cache.holds(addr, slot)) {
+            return None;
+        }
+        for &(_, slot) in units {
+            cache.hit(slot);
+        }
+        r.last_fetch_unit = Some(last & !(r.fetch_unit - 1));
+        let stall = cache.spec.hit_cycles;
+        let (n, total) = (units.len() as u64, units.len() as u64 * stall as u64);
+        cache.counters.stall_cycles += total;
+        count!(self, region, |c| {
+            c.fetches += n;
+            c.icache_hits += n;
+            c.stall_cycles += total;
+        });
+        Some(stall)
+    }
+
     /// Price the fetch of the unit holding `addr` from `region`. `cycles_in_previous_unit` is how long
     /// the core spent executing from the previous unit: a sequential prefetch buffer hides that much of
     /// the next read. Returns the stall cycles.
+    #[inline]
     pub fn fetch(&mut self, region: usize, addr: u32, cycles_in_previous_unit: u32) -> u32 {
+        let mut slot = NO_SLOT;
+        self.fetch_at(region, addr, cycles_in_previous_unit, &mut slot)
+    }
+
+    /// As `fetch`, with the I-cache entry where the unit was found before (`Cache::access_at`):
+    /// a core that fetches the same units again and again keeps one hint per unit.
+    #[inline]
+    pub fn fetch_at(
+        &mut self,
+        region: usize,
+        addr: u32,
+        cycles_in_previous_unit: u32,
+        slot: &mut u32,
+    ) -> u32 {
         let r = &mut self.regions[region];
         let unit = addr & !(r.fetch_unit - 1);
         let sequential = r.last_fetch_unit.map(|u| u.wrapping_add(r.fetch_unit)) == Some(unit);
@@ -682,7 +723,7 @@ impl MemorySystem {
         let mut hit = None;
         if let Some(c) = r.spec.icache {
             let cache = &mut self.caches[c];
-            hit = Some(cache.access(addr, true, false) == Lookup::Hit);
+            hit = Some(cache.access_at(addr, true, false, slot) == Lookup::Hit);
             if hit == Some(true) {
                 let stall = cache.spec.hit_cycles;
                 cache.counters.stall_cycles += stall as u64;

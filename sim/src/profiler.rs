@@ -3,7 +3,7 @@
 //! and self figures per call path (flame graphs).
 
 use crate::elf::SymbolMap;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use tigris_cores::{ExecObserver, Flow};
 
 /// Call paths deeper than this are cut: deeper frames count towards the path of their ancestor at
@@ -23,7 +23,7 @@ struct PathNode {
 struct CallPaths {
     /// Index 0 is the empty path (code run before the first block).
     nodes: Vec<PathNode>,
-    index: HashMap<(u32, usize), u32>,
+    index: FxHashMap<(u32, usize), u32>,
     cycles: Vec<u64>,
     instructions: Vec<u64>,
 }
@@ -36,7 +36,7 @@ impl CallPaths {
                 function: unknown,
                 depth: 0,
             }],
-            index: HashMap::new(),
+            index: FxHashMap::default(),
             cycles: vec![0],
             instructions: vec![0],
         }
@@ -113,7 +113,7 @@ pub struct Profiler<'s> {
     paths: CallPaths,
     /// With `count_segments`: the straight-line runs of code between block events, by (first PC,
     /// instructions), with their cycles and how often they ran — what a per-line profile is made of.
-    segments: Option<HashMap<(u32, u32), (u64, u64)>>,
+    segments: Option<FxHashMap<(u32, u32), (u64, u64)>>,
     /// Where the run since the last block event started.
     segment_pc: u32,
 }
@@ -137,7 +137,7 @@ impl<'s> Profiler<'s> {
 
     /// Count every straight-line run of code (slower: every block is then reported).
     pub fn count_segments(&mut self) {
-        self.segments = Some(HashMap::new());
+        self.segments = Some(FxHashMap::default());
     }
 
     /// The straight-line runs counted: (first PC, instructions, cycles, times run), in address order.

@@ -19,6 +19,7 @@ use capstone::Capstone;
 use debug::StopPlace;
 use exceptions::ActiveException;
 use ppb::Ppb;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
 use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::MemorySystem;
@@ -53,26 +54,57 @@ const SPIN_WATCH_STATES: usize = 64;
 /// The firmware's executable ranges and whether to count every memory access (see `CortexM::new`).
 type CodeToHook<'c> = (&'c [(u32, Vec<u8>)], bool);
 
-/// Hasher for block start addresses: one multiply (Fibonacci hashing) instead of SipHash, since the
-/// block table is looked up once per executed block.
-#[derive(Default)]
-struct AddressHasher(u64);
+/// Slots of `Blocks::recent`: a power of two; ample for the hot loops of firmware.
+const RECENT_BLOCKS: usize = 4096;
 
-impl std::hash::Hasher for AddressHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+/// Blocks by start address, with a direct-mapped table of the recently run ones in front of the
+/// map: the block hook finds its block there with one compare, and the map is searched on a miss.
+struct Blocks {
+    all: Vec<Block>,
+    index: FxHashMap<u32, u32>,
+    /// (start address, index into `all`); an odd address, which no Thumb block starts at, when empty.
+    recent: Box<[(u32, u32)]>,
+}
+
+impl Blocks {
+    fn new() -> Self {
+        Blocks {
+            all: Vec::new(),
+            index: FxHashMap::default(),
+            recent: vec![(1, 0); RECENT_BLOCKS].into_boxed_slice(),
         }
     }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+
+    /// Index of the block at `addr`, remembered in the recent table.
+    #[inline(always)]
+    fn find(&mut self, addr: u32) -> Option<usize> {
+        let slot = &mut self.recent[(addr as usize >> 1) & (RECENT_BLOCKS - 1)];
+        if slot.0 == addr {
+            return Some(slot.1 as usize);
+        }
+        let i = *self.index.get(&addr)?;
+        *slot = (addr, i);
+        Some(i as usize)
     }
-    fn finish(&self) -> u64 {
-        self.0 >> 16
+
+    fn get(&self, addr: u32) -> Option<&Block> {
+        self.index.get(&addr).map(|&i| &self.all[i as usize])
+    }
+
+    fn insert(&mut self, addr: u32, block: Block) {
+        self.index.insert(addr, self.all.len() as u32);
+        self.all.push(block);
     }
 }
 
-type BlockMap = HashMap<u32, Block, std::hash::BuildHasherDefault<AddressHasher>>;
+/// The instruction-fetch units of a block whose region prices fetch.
+struct Fetch {
+    region: usize,
+    /// (unit address, the I-cache entry it was in when last fetched: `MemorySystem::fetch_at`).
+    units: Vec<(u32, u32)>,
+    /// Cycles into the block when each unit is first needed.
+    offsets: Vec<u32>,
+}
 
 /// How the previous block ended, for the dynamic terms of the next one.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -96,9 +128,8 @@ struct Block {
     prefix: Vec<(u32, u32)>,
     end: BlockEnd,
     fallthrough: u32,
-    /// Region index and fetch units `(unit address, cycles into the block when it is first needed)`
-    /// when fetch from this block's region can stall.
-    fetch: Option<(usize, Vec<(u32, u32)>)>,
+    /// Its fetch units, when fetch from its region can stall.
+    fetch: Option<Fetch>,
     /// A single-instruction branch to itself: firmware idling or stuck.
     spins: bool,
     /// Address of its last instruction (the branch that leaves it).
@@ -167,7 +198,7 @@ struct State {
     prev_block_last: u32,
     deadline_cycles: u64,
     deadline_insns: u64,
-    blocks: BlockMap,
+    blocks: Blocks,
     prev_end: BlockEnd,
     prev_fallthrough: u32,
     /// The previous block ended with an instruction that always changes the PC.
@@ -202,18 +233,25 @@ struct State {
     /// Whether every instruction is hooked for the unaligned-access check (`align`), installed
     /// once the firmware sets CCR.UNALIGN_TRP; and each address's decoded load/store form.
     align_hooked: bool,
-    mem_ops: HashMap<u32, Option<align::MemOp>>,
+    mem_ops: FxHashMap<u32, Option<align::MemOp>>,
     /// Region index of each watched address range, for fetch pricing.
     fetch_regions: Vec<(u32, u32, usize)>,
     /// Addresses where execution stops with `Stop::Trap` (see `Core::set_traps`), and the trap just
     /// reported, which the resumed run passes once.
-    traps: HashSet<u32>,
+    traps: FxHashSet<u32>,
     trap_resume: Option<u32>,
     /// Ranges `(start, end_inclusive, region)` of the regions that price data accesses while their data
     /// hooks are not installed yet: mapped without read permission, so their first load faults.
     unarmed: Vec<(u32, u32, usize)>,
     /// The fault hook abandoned the first load from an unarmed region: install the data hooks and redo it.
     arm_requested: bool,
+    /// Mappings `(start, end_inclusive, region)` of writable memory that may hold code, mapped
+    /// without execute permission until code is first fetched there: Unicorn sends every store to
+    /// an executable page through its slow path (to find translated code it overwrites).
+    exec_on_fetch: Vec<(u32, u32, usize)>,
+    /// The fault hook refused the first fetch from one of those regions: make it executable and
+    /// resume there (nothing ran since).
+    exec_requested: Option<usize>,
     /// Emulation resumes at this address inside a block already charged: its block hook is skipped once.
     resume_in_block: Option<u32>,
     /// The debugger's breakpoint the run resumes from, which it passes once.
@@ -252,9 +290,10 @@ impl State {
     #[inline]
     /// `flags` is the APSR when the previous block ended with a branch to its own fall-through.
     fn on_block(&mut self, addr: u32, flags: Option<u32>) -> bool {
-        let Some(block) = self.blocks.get(&addr) else {
+        let Some(index) = self.blocks.find(addr) else {
             return false;
         };
+        let block = &mut self.blocks.all[index];
         // A stop requested here takes effect before the block runs (Unicorn checks for an exit
         // request right after the block hook), so decide it before charging anything: the block is
         // charged when emulation resumes and the hook runs again.
@@ -318,11 +357,10 @@ impl State {
         let quiet = flow == Flow::Jump && addr >= self.quiet.0 && addr < self.quiet.1;
         if let (Some(obs), false) = (self.observer, quiet) {
             // SAFETY: set by `run` for the duration of `emu_start` only; hooks run inside it.
-            unsafe {
-                (*obs).block(addr, flow, self.cycles, self.instructions);
-                self.quiet = (*obs).quiet_jumps();
-                self.mem.set_owner((*obs).memory_owner());
-            }
+            let (quiet, owner) =
+                unsafe { (*obs).report_block(addr, flow, self.cycles, self.instructions) };
+            self.quiet = quiet;
+            self.mem.set_owner(owner);
         }
         self.block_start_cycles = self.cycles;
         self.block_stalls = 0;
@@ -337,17 +375,25 @@ impl State {
         self.prev_jumps = block.jumps;
         self.block_pipelines = !block.pipelined_loads.is_empty();
         self.pipe_pending = None;
-        if let Some((region, units)) = &block.fetch {
+        if let Some(f) = &mut block.fetch {
             let mut stall = 0u64;
-            for &(unit, offset) in units {
-                // Cycles since the previous unit arrived, across block boundaries, for the prefetcher.
-                let needed_at = self.block_start_cycles + offset as u64 + stall;
-                let since = needed_at
-                    .saturating_sub(self.last_unit_arrival)
-                    .min(u32::MAX as u64) as u32;
-                let s = self.mem.fetch(*region, unit, since) as u64;
-                stall += s;
-                self.last_unit_arrival = needed_at + s;
+            if let Some(hit) = self.mem.fetch_hits(f.region, &f.units) {
+                // As the loop below: all hits, the last unit needed after the others' hit time.
+                let (n, last) = (f.units.len() as u64, f.offsets[f.units.len() - 1] as u64);
+                stall = n * hit as u64;
+                self.last_unit_arrival = self.block_start_cycles + last + stall;
+            } else {
+                for ((unit, slot), &offset) in f.units.iter_mut().zip(&f.offsets) {
+                    // Cycles since the previous unit arrived, across block boundaries, for the
+                    // prefetcher.
+                    let needed_at = self.block_start_cycles + offset as u64 + stall;
+                    let since = needed_at
+                        .saturating_sub(self.last_unit_arrival)
+                        .min(u32::MAX as u64) as u32;
+                    let s = self.mem.fetch_at(f.region, *unit, since, slot) as u64;
+                    stall += s;
+                    self.last_unit_arrival = needed_at + s;
+                }
             }
             self.cycles += stall;
             self.block_stalls += stall;
@@ -357,7 +403,7 @@ impl State {
 
     /// Cycle count at the instruction at `pc` inside the current block.
     fn cycles_at(&self, pc: u32) -> u64 {
-        let Some(block) = self.blocks.get(&self.current_block) else {
+        let Some(block) = self.blocks.get(self.current_block) else {
             return self.cycles;
         };
         let before = match block.prefix.binary_search_by_key(&pc, |p| p.0) {
@@ -416,16 +462,21 @@ impl State {
             .find(|(lo, hi, _)| addr >= *lo && addr <= *hi)
             .map(|r| r.2)
             .filter(|&r| self.mem.regions[r].prices_fetch())
-            .map(|r| {
-                let unit = self.mem.regions[r].fetch_unit();
-                let mut units: Vec<(u32, u32)> = Vec::new();
+            .map(|region| {
+                let unit = self.mem.regions[region].fetch_unit();
+                let mut f = Fetch {
+                    region,
+                    units: Vec::new(),
+                    offsets: Vec::new(),
+                };
                 for (d, &(_, before)) in decoded.iter().zip(&prefix) {
                     let u = d.addr & !(unit - 1);
-                    if units.last().map(|l| l.0) != Some(u) {
-                        units.push((u, before));
+                    if f.units.last().map(|l| l.0) != Some(u) {
+                        f.units.push((u, tigris_memmodels::NO_SLOT));
+                        f.offsets.push(before);
                     }
                 }
-                (r, units)
+                f
             });
         let size = code.len() as u32;
         let memory_insns = decoded
@@ -516,7 +567,7 @@ impl<'a> CortexM<'a> {
             prev_block_last: 0,
             deadline_cycles: u64::MAX,
             deadline_insns: u64::MAX,
-            blocks: BlockMap::default(),
+            blocks: Blocks::new(),
             prev_end: BlockEnd::Plain,
             prev_fallthrough: 0,
             prev_jumps: false,
@@ -537,13 +588,15 @@ impl<'a> CortexM<'a> {
             quiet: (1, 0),
             hooked: HashSet::new(),
             align_hooked: false,
-            mem_ops: HashMap::new(),
+            mem_ops: FxHashMap::default(),
             ppb_accesses_in_block: 0,
             fetch_regions,
-            traps: HashSet::new(),
+            traps: FxHashSet::default(),
             trap_resume: None,
             unarmed: Vec::new(),
             arm_requested: false,
+            exec_on_fetch: Vec::new(),
+            exec_requested: None,
             resume_in_block: None,
             breakpoint_resume: None,
             spin_watch: None,
@@ -564,7 +617,7 @@ impl<'a> CortexM<'a> {
             return_ends_run: false,
             debug: debug::DebugHooks::default(),
         };
-        core.map_memory(board)?;
+        core.map_memory(board, code.is_some())?;
         match code {
             Some((ranges, count_all)) => core.install_hooks(ranges, count_all)?,
             None => core.install_bare_semihosting()?,
@@ -602,12 +655,18 @@ impl<'a> CortexM<'a> {
             .map_err(engine("bare run"))
     }
 
-    fn map_memory(&mut self, board: &Board) -> Result<(), CoreError> {
+    /// Map every region of `board`; with `exec_on_fetch`, writable memory that may hold code
+    /// becomes executable only at the first fetch from it (`State::exec_on_fetch`).
+    fn map_memory(&mut self, board: &Board, exec_on_fetch: bool) -> Result<(), CoreError> {
         let devices = device_pages(board);
-        for r in &board.regions {
+        for (index, r) in board.regions.iter().enumerate() {
             let size = page_align(r.size as u64);
+            let deferred = exec_on_fetch && r.access.write && r.access.execute;
             // Loading writes through Unicorn's API, which ignores protections.
-            let prot = prot_of(r.access);
+            let prot = prot_of(Access {
+                execute: r.access.execute && !deferred,
+                ..r.access
+            });
             if r.kind == RegionKind::Mmio {
                 // Peripheral space: plain storage, except the pages of the board's peripheral
                 // blocks and its console UART. Not executable: the default memory map makes
@@ -646,6 +705,13 @@ impl<'a> CortexM<'a> {
                         source,
                     }
                 })?;
+                if deferred {
+                    let end = (base as u64 + size - 1) as u32;
+                    self.uc
+                        .get_data_mut()
+                        .exec_on_fetch
+                        .push((base, end, index));
+                }
             }
             self._backing.push(backing);
         }
@@ -798,6 +864,14 @@ impl<'a> CortexM<'a> {
                 0,
                 |uc, ty, addr, size, _| {
                     let addr = addr as u32;
+                    if ty == MemType::FETCH_PROT {
+                        let st = uc.get_data_mut();
+                        let deferred = st.exec_on_fetch.iter().find(|r| addr >= r.0 && addr <= r.1);
+                        if let Some(&(_, _, region)) = deferred {
+                            st.exec_requested = Some(region);
+                            return false;
+                        }
+                    }
                     let unarmed = uc
                         .get_data()
                         .unarmed
@@ -898,6 +972,23 @@ impl<'a> CortexM<'a> {
         self.uc
             .ctl_flush_tb()
             .map_err(engine("flushing translations"))
+    }
+
+    /// The first fetch from `region`, held back by `State::exec_on_fetch`: make all its mappings
+    /// executable.
+    fn grant_execute(&mut self, region: usize) -> Result<(), CoreError> {
+        let st = self.uc.get_data_mut();
+        let access = st.mem.regions[region].spec.access;
+        let (granted, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut st.exec_on_fetch)
+            .into_iter()
+            .partition(|r| r.2 == region);
+        st.exec_on_fetch = kept;
+        for (lo, hi, _) in granted {
+            self.uc
+                .mem_protect(lo as u64, (hi - lo) as u64 + 1, prot_of(access))
+                .map_err(engine("memory protection"))?;
+        }
+        Ok(())
     }
 
     /// Find divide and sleep instructions in the firmware's code and hook exactly those addresses:
@@ -1032,7 +1123,7 @@ impl<'a> CortexM<'a> {
 /// (a basic block runs straight through). When none matches, the end of the block is used.
 fn ppb_access_cycles(uc: &mut Unicorn<State>) -> u64 {
     let st = uc.get_data();
-    let Some(block) = st.blocks.get(&st.current_block) else {
+    let Some(block) = st.blocks.get(st.current_block) else {
         return st.cycles;
     };
     let wanted = st.ppb_accesses_in_block;
@@ -1085,7 +1176,7 @@ fn watch_fault_handler(uc: &mut Unicorn<State>, addr: u32) {
     let touches_memory = uc
         .get_data()
         .blocks
-        .get(&addr)
+        .get(addr)
         .is_none_or(|b| b.touches_memory);
     if touches_memory {
         uc.get_data_mut().spin_watch = Some(Vec::new());
@@ -1204,7 +1295,7 @@ fn price_data_access(uc: &mut Unicorn<State>, region: usize, addr: u32, size: u3
 fn pipelined_load_stall(uc: &mut Unicorn<State>, region: usize) -> u64 {
     let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0) as u32;
     let st = uc.get_data_mut();
-    let Some(block) = st.blocks.get(&st.current_block) else {
+    let Some(block) = st.blocks.get(st.current_block) else {
         return 0;
     };
     let second_of = block.pipelined_loads.iter().any(|p| p.1 == pc);
@@ -1574,6 +1665,11 @@ impl CortexM<'_> {
                     self.uc.get_data_mut().resume_in_block = Some(pc);
                     result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, count);
                 }
+            }
+            if let Some(region) = self.uc.get_data_mut().exec_requested.take() {
+                // The refused fetch started a block before anything of it ran: run again from there.
+                self.grant_execute(region)?;
+                continue;
             }
             let pending = std::mem::replace(&mut self.uc.get_data_mut().pending, Pending::None);
             let pc = self.pc();
