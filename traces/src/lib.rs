@@ -720,6 +720,43 @@ pub enum ReportError {
     Malformed(#[source] serde_json::Error),
 }
 
+/// A view's tiles summed over every axis but its two heatmap axes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatmapCells {
+    pub row_axis: String,
+    pub column_axis: String,
+    pub rows: usize,
+    pub columns: usize,
+    /// Bytes read and written per cell, row-major.
+    pub read_bytes: Vec<u64>,
+    pub write_bytes: Vec<u64>,
+}
+
+impl TensorViewProfile {
+    /// The view's traffic over its heatmap axes (none for a view of fewer than two axes).
+    pub fn heatmap_cells(&self) -> Option<HeatmapCells> {
+        let [row_axis, column_axis] = self.heatmap.clone()?;
+        let position = |axis: &str| self.order.iter().position(|a| a == axis);
+        let (r, c) = (position(&row_axis)?, position(&column_axis)?);
+        let (rows, columns) = (*self.grid.get(r)? as usize, *self.grid.get(c)? as usize);
+        let mut read_bytes = vec![0u64; rows * columns];
+        let mut write_bytes = vec![0u64; rows * columns];
+        for tile in &self.tiles {
+            let cell = tile.tile[r] as usize * columns + tile.tile[c] as usize;
+            read_bytes[cell] += tile.read_bytes;
+            write_bytes[cell] += tile.write_bytes;
+        }
+        Some(HeatmapCells {
+            row_axis,
+            column_axis,
+            rows,
+            columns,
+            read_bytes,
+            write_bytes,
+        })
+    }
+}
+
 impl Report {
     /// Where each function's code is (`file:line`, from DWARF), by name, for the functions that
     /// have it.

@@ -990,25 +990,22 @@ fn draw_tensor_view(
             thousands(v.stall_cycles)
         )),
     ];
-    let moved = |t: &tigris_traces::ViewTile| t.read_bytes + t.write_bytes;
-    let axes = v.heatmap.as_ref().and_then(|[r, c]| {
-        let at = |a: &String| v.order.iter().position(|o| o == a);
-        Some((at(r)?, at(c)?))
-    });
-    match axes {
-        Some((r, c)) => {
-            let (rows, columns) = (v.grid[r] as usize, v.grid[c] as usize);
-            let mut cells = vec![0u64; rows * columns];
-            for t in &v.tiles {
-                cells[t.tile[r] as usize * columns + t.tile[c] as usize] += moved(t);
-            }
+    match v.heatmap_cells() {
+        Some(h) => {
+            let (rows, columns) = (h.rows, h.columns);
+            let cells: Vec<u64> = h
+                .read_bytes
+                .iter()
+                .zip(&h.write_bytes)
+                .map(|(r, w)| r + w)
+                .collect();
             let most = cells.iter().copied().max().unwrap_or(0).max(1);
             let label = format!("{:>4} ", "");
             lines.push(Line::styled(
                 format!(
                     "{label}{} tiles across, {} down; {} busiest",
-                    v.order[c],
-                    v.order[r],
+                    h.column_axis,
+                    h.row_axis,
                     bytes(most)
                 ),
                 DIM,

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::style::{self, Chart, DrawResult, Figure, Panel, CHAR_WIDTH, MARGIN, MARGIN_RIGHT};
 use super::units::{label, Scale};
-use crate::{Report, TensorViewProfile};
+use crate::{HeatmapCells, Report, TensorViewProfile};
 
 /// Bytes per cell of a (rows × columns) tile grid, row-major.
 pub struct Heatmap {
@@ -47,17 +47,14 @@ fn file_name(view: &str) -> String {
 }
 
 fn figure(report: &Report, v: &TensorViewProfile) -> Option<Figure> {
-    let [row_axis, column_axis] = v.heatmap.clone()?;
-    let position = |axis: &str| v.order.iter().position(|a| a == axis);
-    let (r, c) = (position(&row_axis)?, position(&column_axis)?);
-    let (rows, columns) = (*v.grid.get(r)? as usize, *v.grid.get(c)? as usize);
-    let mut read = vec![0u64; rows * columns];
-    let mut written = vec![0u64; rows * columns];
-    for tile in &v.tiles {
-        let cell = tile.tile[r] as usize * columns + tile.tile[c] as usize;
-        read[cell] += tile.read_bytes;
-        written[cell] += tile.write_bytes;
-    }
+    let HeatmapCells {
+        row_axis,
+        column_axis,
+        rows,
+        columns,
+        read_bytes,
+        write_bytes,
+    } = v.heatmap_cells()?;
     let panel = |what: &str, cells: Vec<u64>, color: usize| Panel {
         weight: 1,
         chart: Chart::Heatmap(Heatmap {
@@ -85,7 +82,10 @@ fn figure(report: &Report, v: &TensorViewProfile) -> Option<Figure> {
             label(&v.region, 16)
         ),
         subtitle: style::run_summary(report),
-        panels: vec![panel("read", read, 0), panel("written", written, 1)],
+        panels: vec![
+            panel("read", read_bytes, 0),
+            panel("written", write_bytes, 1),
+        ],
     })
 }
 
