@@ -193,6 +193,10 @@ for b in "${BOARDS[@]}"; do
         job "$b $p" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/$p.elf" startup.o "$FW_DIR/programs/$p.c"
     done
 done
+for b in "${BOARDS[@]}"; do
+    job "$b bench_long" link_elf "$b" "$BUILD/obj/$b" "$BUILD/$b/bench_long.elf" startup.o \
+        "$FW_DIR/programs/bench_long.c"
+done
 for b in "${TIMING_BOARDS[@]}"; do
     srcs=("$FW_DIR/timing/timing.c" "$FW_DIR/timing/bench.S")
     [[ $b == rp2040 ]] || srcs+=("$FW_DIR/timing/bench_div.S" "$FW_DIR/timing/bench_pipe.S")
@@ -374,7 +378,7 @@ XT_DIR="$FW_DIR/xtensa"
 XT_BOARDS=(esp32s3 esp32 esp8266)
 XT_WINDOWED_BOARDS=(esp32s3 esp32)
 XT_MEMBENCH_BOARDS=(esp32s3 esp32 esp8266)
-XT_PROGRAMS=(sort crc32 recursion demo exit_code matmul strings_float)
+XT_PROGRAMS=(sort crc32 recursion demo exit_code matmul strings_float bench_long)
 XT_CHECKS=(softfloat_check)
 XT_FAULTS=(fault_illegal fault_bad_address fault_deep)
 # Device programs built for every Xtensa board like the programs (the others need their board's

@@ -3,8 +3,8 @@
 //! no serial timing), so the difference is the price of the models alone. SRAM-only code must run as
 //! fast in both; memory-heavy code pays for its cache lookups.
 
+use crate::bench::{cpu_seconds, Series, CLOCK};
 use anyhow::Result;
-use std::time::Instant;
 
 use crate::elf::SymbolMap;
 use crate::machine::Machine;
@@ -52,24 +52,22 @@ pub fn flat(board: &Board) -> Board {
 }
 
 /// Fastest of `repeat` profiled runs: (MIPS, simulated cycles).
-fn fastest(path: &str, board: &Board, repeat: u32) -> Result<(f64, u64)> {
-    let mut best = (0.0f64, 0);
-    for _ in 0..repeat.max(1) {
-        let mut m = Machine::load(path, board.clone(), &Default::default())?;
-        let symbols = SymbolMap::new(&m.firmware.symbols);
-        let mut profiler = Profiler::new(&symbols);
-        let start = Instant::now();
-        m.run_raw(u64::MAX, &mut profiler)?;
-        let mips = m.core.instructions() as f64 / start.elapsed().as_secs_f64() / 1e6;
-        if mips > best.0 {
-            best = (mips, m.core.cycles());
-        }
-    }
-    Ok(best)
+/// One run under the profiler: its CPU seconds, instructions and cycles.
+fn timed(path: &str, board: &Board) -> Result<(f64, u64, u64)> {
+    let mut m = Machine::load(path, board.clone(), &Default::default())?;
+    let symbols = SymbolMap::new(&m.firmware.symbols);
+    let mut profiler = Profiler::new(&symbols);
+    let start = cpu_seconds(false);
+    m.run_raw(u64::MAX, &mut profiler)?;
+    Ok((
+        cpu_seconds(false) - start,
+        m.core.instructions(),
+        m.core.cycles(),
+    ))
 }
 
 pub fn run(repeat: u32) -> Result<()> {
-    println!("memory models: MIPS with the board's models and with every region flat, fastest of {repeat} runs each");
+    println!("memory models: MIPS with the board's models and with every region flat, {repeat} runs each taking turns; {CLOCK}, median");
     for &(board_name, relative, what) in CASES {
         let Ok(path) = crate::bench::shipped_example(relative) else {
             println!("  {board_name:<11} {relative}: not built (bash firmware/build.sh)");
@@ -77,8 +75,19 @@ pub fn run(repeat: u32) -> Result<()> {
         };
         let path = path.as_str();
         let board = tigris_targets::load(board_name)?;
-        let (modelled, cycles) = fastest(path, &board, repeat)?;
-        let (plain, flat_cycles) = fastest(path, &flat(&board), repeat)?;
+        let flat_board = flat(&board);
+        let (mut modelled, mut plain) = (Series::default(), Series::default());
+        let (mut instructions, mut cycles, mut flat_cycles) = (0, 0, 0);
+        for _ in 0..repeat.max(1) {
+            let (t, n, c) = timed(path, &board)?;
+            modelled.push(t);
+            (instructions, cycles) = (n, c);
+            let (t, _, c) = timed(path, &flat_board)?;
+            plain.push(t);
+            flat_cycles = c;
+        }
+        let mips = |s: &Series| instructions as f64 / s.summary().0 / 1e6;
+        let (modelled, plain) = (mips(&modelled), mips(&plain));
         println!("  {board_name:<11} {path}\n      {what}");
         println!(
             "      modelled {modelled:>7.1} MIPS ({cycles} cycles), flat {plain:>7.1} MIPS ({flat_cycles} cycles): ratio {:.2}",

@@ -74,9 +74,12 @@ enum Command {
         elf: Option<String>,
         #[arg(long, default_value = tigris_targets::DEFAULT_BOARD)]
         board: String,
-        /// Complete runs of the firmware per measurement (the fastest counts).
-        #[arg(long, default_value_t = 15)]
+        /// Complete runs of the firmware per engine, taking turns (the median counts).
+        #[arg(long, default_value_t = 5)]
         repeat: u32,
+        /// Print the figures as JSON on stdout (`{"runs": [...]}`, see docs/bench.md); the text goes to stderr.
+        #[arg(long, conflicts_with = "memory")]
+        json: bool,
         /// Instead: the memory models' cost, each program with its board's models and with flat memory.
         #[arg(long, conflicts_with_all = ["elf", "board"])]
         memory: bool,
@@ -366,9 +369,13 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench {
-            elf, board, repeat, ..
+            elf,
+            board,
+            repeat,
+            json,
+            ..
         } => {
-            bench::run(elf.as_deref(), &board, repeat)?;
+            bench::run(elf.as_deref(), &board, repeat, json)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Check(args) => check::run(args),

@@ -97,6 +97,22 @@ fn word(core: &dyn Core, addr: u32) -> Result<u32, CoreError> {
     Ok(u32::from_le_bytes(b))
 }
 
+/// The exit code an Arm semihosting exit call asks for, None for another operation: `SYS_EXIT`'s
+/// argument is the reason code itself (AArch32), `SYS_EXIT_EXTENDED`'s points to reason and code;
+/// a reason other than "application exit" is a failure (1).
+pub(crate) fn arm_exit_code(core: &dyn Core, op: u32, arg: u32) -> Result<Option<i32>, CoreError> {
+    let (reason, code) = match op {
+        SYS_EXIT => (arg, 0),
+        SYS_EXIT_EXTENDED => (word(core, arg)?, word(core, arg.wrapping_add(4))? as i32),
+        _ => return Ok(None),
+    };
+    Ok(Some(if reason == ADP_APPLICATION_EXIT {
+        code
+    } else {
+        1
+    }))
+}
+
 /// The most bytes one request moves: a longer write or read moves this many and answers with
 /// the count it moved (both calls allow short transfers), so no request allocates more.
 const MAX_TRANSFER: u32 = 1 << 20;
@@ -453,21 +469,9 @@ impl Semihosting {
                 core.write_memory(block, &[0u8; 16])?;
                 0
             }
-            SYS_EXIT => {
-                // AArch32: the argument is the reason code itself.
-                return Ok(Effect::Exit(if arg == ADP_APPLICATION_EXIT {
-                    0
-                } else {
-                    1
-                }));
-            }
-            SYS_EXIT_EXTENDED => {
-                let a = args(2)?;
-                return Ok(Effect::Exit(if a[0] == ADP_APPLICATION_EXIT {
-                    a[1] as i32
-                } else {
-                    1
-                }));
+            SYS_EXIT | SYS_EXIT_EXTENDED => {
+                let code = arm_exit_code(core, op, arg)?.unwrap_or(1);
+                return Ok(Effect::Exit(code));
             }
             other => {
                 self.note(format!(

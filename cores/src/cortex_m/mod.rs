@@ -261,6 +261,28 @@ struct State {
     spin_watch: Option<Vec<(u32, [u32; 17])>>,
 }
 
+/// How a `CortexM::run_bare` run ended.
+#[derive(Debug, Clone, Copy)]
+pub struct BareRun {
+    /// The semihosting exit call it stopped at: operation (R0) and argument (R1); None when it
+    /// stopped for another exception.
+    pub exit: Option<(u32, u32)>,
+    /// Instructions executed, when they were counted.
+    pub instructions: Option<u64>,
+}
+
+/// Instructions in a run of Thumb code: a first halfword 0b11101, 0b11110 or 0b11111 in its top
+/// five bits starts a 32-bit instruction (ARMv7-M ARM A5.1).
+fn thumb_instructions(code: &[u8]) -> u64 {
+    let (mut at, mut n) = (0, 0);
+    while at + 1 < code.len() {
+        let top = code[at + 1] >> 3;
+        at += if top >= 0b11101 { 4 } else { 2 };
+        n += 1;
+    }
+    n
+}
+
 pub struct CortexM<'a> {
     uc: Unicorn<'a, State>,
     kind: CoreKind,
@@ -618,24 +640,37 @@ impl<'a> CortexM<'a> {
             debug: debug::DebugHooks::default(),
         };
         core.map_memory(board, code.is_some())?;
-        match code {
-            Some((ranges, count_all)) => core.install_hooks(ranges, count_all)?,
-            None => core.install_bare_semihosting()?,
+        if let Some((ranges, count_all)) = code {
+            core.install_hooks(ranges, count_all)?;
         }
         Ok(core)
     }
 
-    /// The same machine with no cycle model, no profiling and no memory pricing: only an interrupt
-    /// hook that answers semihosting with success and stops at exit. The speed benchmark's reference.
+    /// The same machine with no cycle model, no profiling and no memory pricing: no hooks until
+    /// `run_bare` adds the one that answers semihosting. The speed benchmark's reference.
     pub fn bare(board: &Board) -> Result<Self, CoreError> {
         Self::build(board, None)
     }
 
-    fn install_bare_semihosting(&mut self) -> Result<(), CoreError> {
-        self.uc
-            .add_intr_hook(|uc, intno| {
+    /// Run a `bare` machine until the firmware exits or stops. Semihosting calls are answered with
+    /// success (nothing is printed) and the exit call stops the run. With `count`, a block hook
+    /// also counts the instructions executed (Thumb-2 widths from the first halfword, ARMv7-M ARM
+    /// A5.1), so a benchmark can check the reference ran what the simulator ran; timed runs go
+    /// without it.
+    pub fn run_bare(&mut self, count: bool) -> Result<BareRun, CoreError> {
+        use std::cell::{Cell, RefCell};
+        use std::rc::Rc;
+        let exit = Rc::new(Cell::new(None));
+        let exit_seen = exit.clone();
+        let mut hooks = vec![self
+            .uc
+            .add_intr_hook(move |uc, intno| {
                 let op = uc.reg_read(RegisterARM::R0).unwrap_or(0);
                 if intno != EXCP_BKPT || op == 0x18 || op == 0x20 {
+                    if intno == EXCP_BKPT {
+                        let argument = uc.reg_read(RegisterARM::R1).unwrap_or(0) as u32;
+                        exit_seen.set(Some((op as u32, argument)));
+                    }
                     let _ = uc.emu_stop();
                     return;
                 }
@@ -643,16 +678,37 @@ impl<'a> CortexM<'a> {
                 let _ = uc.reg_write(RegisterARM::R0, 0);
                 let _ = uc.reg_write(RegisterARM::PC, (pc + 2) | 1);
             })
-            .map_err(engine("interrupt hook"))?;
-        Ok(())
-    }
-
-    /// Run a `bare` machine until the firmware exits or stops.
-    pub fn run_bare(&mut self) -> Result<(), CoreError> {
+            .map_err(engine("interrupt hook"))?];
+        let executed = Rc::new(Cell::new(0u64));
+        if count {
+            let (total, widths) = (executed.clone(), RefCell::new(FxHashMap::default()));
+            hooks.push(
+                self.uc
+                    .add_block_hook(1, 0, move |uc, addr, size| {
+                        let mut widths = widths.borrow_mut();
+                        let n = *widths.entry((addr, size)).or_insert_with(|| {
+                            let mut code = vec![0u8; size as usize];
+                            let _ = uc.mem_read(addr, &mut code);
+                            thumb_instructions(&code)
+                        });
+                        total.set(total.get() + n);
+                    })
+                    .map_err(engine("block hook"))?,
+            );
+        }
         let pc = self.pc();
-        self.uc
+        let result = self
+            .uc
             .emu_start((pc | 1) as u64, NO_UNTIL, 0, 0)
-            .map_err(engine("bare run"))
+            .map_err(engine("bare run"));
+        for h in hooks {
+            let _ = self.uc.remove_hook(h);
+        }
+        result?;
+        Ok(BareRun {
+            exit: exit.get(),
+            instructions: count.then(|| executed.get()),
+        })
     }
 
     /// Map every region of `board`; with `exec_on_fetch`, writable memory that may hold code
