@@ -157,10 +157,10 @@ pub(crate) fn shipped_example(relative: &str) -> Result<String> {
     }
 }
 
-/// The default programs found for `board`, and a note for each one that is not built.
-fn default_programs(board: &str) -> (Vec<String>, Vec<String>) {
+/// The first `count` default programs found for `board`, and a note for each one that is not built.
+fn default_programs(board: &str, count: usize) -> (Vec<String>, Vec<String>) {
     let (mut found, mut missing) = (Vec::new(), Vec::new());
-    for program in DEFAULT_PROGRAMS {
+    for program in &DEFAULT_PROGRAMS[..count] {
         let builds = [
             format!("firmware/build/{board}/{program}-windowed.elf"),
             format!("firmware/build/{board}/{program}.elf"),
@@ -214,13 +214,13 @@ impl Out {
 }
 
 /// `elf`: the firmware given on the command line, if any; `repeat` paired runs per engine.
-pub fn run(elf: Option<&str>, board: &str, repeat: u32, json: bool) -> Result<()> {
+pub fn run(elf: Option<&str>, board: &str, repeat: u32, json: bool, short: bool) -> Result<()> {
     let repeat = repeat.max(1);
     let out = Out { json };
     let cortex_m = tigris_targets::load(board)?.core.kind.is_cortex_m();
     let (paths, missing) = match elf {
         Some(e) => (vec![e.to_string()], Vec::new()),
-        None => default_programs(board),
+        None => default_programs(board, if short { 1 } else { DEFAULT_PROGRAMS.len() }),
     };
     if paths.is_empty() {
         bail!(

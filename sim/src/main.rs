@@ -77,6 +77,9 @@ enum Command {
         /// Complete runs of the firmware per engine, taking turns (the median counts).
         #[arg(long, default_value_t = 5)]
         repeat: u32,
+        /// Without an ELF: only the demo, not the long workload (seconds per run).
+        #[arg(long, conflicts_with_all = ["elf", "memory"])]
+        short: bool,
         /// Print the figures as JSON on stdout (`{"runs": [...]}`, see docs/bench.md); the text goes to stderr.
         #[arg(long, conflicts_with = "memory")]
         json: bool,
@@ -373,9 +376,10 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             board,
             repeat,
             json,
+            short,
             ..
         } => {
-            bench::run(elf.as_deref(), &board, repeat, json)?;
+            bench::run(elf.as_deref(), &board, repeat, json, short)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Check(args) => check::run(args),
