@@ -518,7 +518,7 @@ impl Machine<'_> {
         let symbols = SymbolMap::of(&firmware);
         let mut entry = Self::find_entry(path, &firmware, &board, options.entry.as_deref())?;
         if let (Some(sp), false) = (rom_stack, board.core.kind.is_cortex_m()) {
-            entry.sp = sp;
+            entry.sp = sp.saturating_sub(board.boot_stack_used);
         }
         match (&mut tigris, options.what_if.is_empty()) {
             (_, true) => {}

@@ -332,6 +332,25 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
                     "second core: PRID 0x{:04X}, started by its clock bit {} of 0x{:08x}, reset bit {} of 0x{:08x}, stall bit {} of 0x{:08x}",
                     c.prid, c.clock.bit, c.clock.register, c.reset.bit, c.reset.register, c.stall.bit, c.stall.register
                 );
+                if !c.sw_stall.is_empty() {
+                    let fields: Vec<String> = c
+                        .sw_stall
+                        .iter()
+                        .map(|f| {
+                            format!(
+                                "bits {}-{} of 0x{:08x} = {:#x}",
+                                f.shift,
+                                f.shift + f.bits - 1,
+                                f.register,
+                                f.value
+                            )
+                        })
+                        .collect();
+                    println!(
+                        "second core: stalled by software while {}",
+                        fields.join(" and ")
+                    );
+                }
             }
             if let Some(m) = &b.mmu {
                 let windows: Vec<String> = m

@@ -396,23 +396,9 @@ fn esp_idf_apps_boot_from_a_flash_image_through_the_rom_and_the_bootloader() {
         let Some(elf) = inputs(elf, rom) else {
             continue;
         };
-        let image =
-            std::env::temp_dir().join(format!("tigris-flash-{board}-{}.bin", std::process::id()));
-        let made = std::process::Command::new("python3")
-            .arg(common::root().join("scripts/esp_flash_image.py"))
-            .args([board, &elf])
-            .arg(&image)
-            .output()
-            .expect("run python3");
-        if made.status.code() == Some(3) {
-            eprintln!("skipped: {}", String::from_utf8_lossy(&made.stderr).trim());
+        let Some(image) = common::flash_image(board, &elf) else {
             return;
-        }
-        assert!(
-            made.status.success(),
-            "{}",
-            String::from_utf8_lossy(&made.stderr)
-        );
+        };
         let boot = [
             banner,
             "2nd stage bootloader",

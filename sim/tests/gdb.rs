@@ -39,11 +39,15 @@ impl Simulation {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start tigris-sim");
-        // The first stderr line names the port picked.
+        // The first `gdb:` line on stderr names the port picked (warnings about the ELF may come
+        // before it).
         let mut line = String::new();
         let stderr = child.stderr.take().unwrap();
         let mut lines = BufReader::new(stderr);
-        lines.read_line(&mut line).unwrap();
+        while !line.starts_with("gdb:") {
+            line.clear();
+            assert_ne!(lines.read_line(&mut line).unwrap(), 0, "no gdb: line");
+        }
         // Keep reading stderr so the child never blocks on a full pipe.
         std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
         let port = line
@@ -483,4 +487,62 @@ fn the_second_core_of_a_dual_core_chip_is_thread_2() {
     let (code, debugged) = sim.finish();
     assert_eq!(code, 0);
     assert!(debugged == plain_report("esp32s3", &elf));
+}
+
+/// A direct ELF boot of an ESP-IDF app starts on the stack pointer the ESP-IDF bootloader hands
+/// over (`boot_stack_used` in the board file): a1 at `call_start_cpu0` is the same whether the app
+/// is loaded directly or boots from its flash image through the ROM and the bootloader.
+#[test]
+fn a_direct_esp_idf_boot_starts_on_the_stack_the_bootloader_hands_over() {
+    for (board, fixture, rom) in [
+        (
+            "esp32",
+            "esp32/idf-coredump-test.elf",
+            "esp32_rev300_rom.elf",
+        ),
+        (
+            "esp32s3",
+            "esp32s3/idf-coredump-test.elf",
+            "esp32s3_rev0_rom.elf",
+        ),
+    ] {
+        let Some(elf) = common::fixture(fixture) else {
+            return;
+        };
+        if !common::rom_available(rom) {
+            eprintln!(
+                "skipped {fixture}: the mask-ROM ELF {rom} was not found (see docs/esp-idf.md)"
+            );
+            return;
+        }
+        let Some(image) = common::flash_image(board, &elf) else {
+            return;
+        };
+        let entry = symbol(&elf, "call_start_cpu0");
+        // pc is register 0, a1 register 2 (ar1 counted from the current window).
+        let direct = {
+            let sim = Simulation::start(board, &elf);
+            let mut gdb = Client::connect(sim.port);
+            assert!(is_trap(&gdb.ask("?")));
+            assert_eq!(gdb.register(0), entry, "{board}: the direct boot's entry");
+            gdb.register(2)
+        };
+        let booted = {
+            let sim = Simulation::start_with(board, &image.to_string_lossy(), &["--symbols", &elf]);
+            let mut gdb = Client::connect(sim.port);
+            assert!(is_trap(&gdb.ask("?")));
+            assert_eq!(gdb.ask(&format!("Z0,{entry:x},3")), "OK");
+            assert!(
+                is_trap(&gdb.ask("c")),
+                "{board}: the bootloader calls the app"
+            );
+            assert_eq!(gdb.register(0), entry);
+            gdb.register(2)
+        };
+        let _ = std::fs::remove_file(&image);
+        assert_eq!(
+            direct, booted,
+            "{board}: a1 at call_start_cpu0, direct boot 0x{direct:08x}, through the bootloader 0x{booted:08x}"
+        );
+    }
 }

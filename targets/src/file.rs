@@ -17,6 +17,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "peripherals",
     "rom",
     "rom_init",
+    "boot_stack_used",
     "rom_tables",
     "rom_unpack_table",
     "unmapped_writes",
@@ -83,6 +84,9 @@ struct BoardFile {
     /// ROM functions the chip's boot code calls before it hands over: `name` or `name(arg)`.
     #[serde(default)]
     rom_init: Vec<String>,
+    /// Bytes of the ROM's boot stack the second-stage bootloader's frames hold when it calls the app.
+    #[serde(default)]
+    boot_stack_used: u32,
     /// Tables of the ROM's read-only data that its ELF lacks, built from the ELF's symbols.
     #[serde(default)]
     rom_tables: Vec<crate::RomTable>,
@@ -404,6 +408,37 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
                 ));
             }
         }
+        for f in &c.sw_stall {
+            if f.bits == 0
+                || f.shift + f.bits > 32
+                || u64::from(f.value) >> f.bits != 0
+                || !peripherals.iter().any(|p| p.contains(f.register))
+            {
+                let line = text.find("sw_stall").map(|o| line_of(text, o)).unwrap_or(1);
+                return Err(invalid(
+                    line,
+                    format!(
+                        "second_core.sw_stall: the field of {} bits from bit {} of 0x{:08x} holding {:#x} must lie in bits 0-31 of a peripheral block's register and its value fit it",
+                        f.bits, f.shift, f.register, f.value
+                    ),
+                ));
+            }
+        }
+    }
+    // The windowed ABI keeps the stack pointer 16-byte aligned (Xtensa ISA Reference Manual,
+    // windowed register calling convention); the ROM boot stacks are a few KiB.
+    if !file.boot_stack_used.is_multiple_of(16) || file.boot_stack_used > 0x1_0000 {
+        let line = text
+            .find("boot_stack_used")
+            .map(|o| line_of(text, o))
+            .unwrap_or(1);
+        return Err(invalid(
+            line,
+            format!(
+                "boot_stack_used: {} must be a multiple of 16 and at most 64K (bytes of the ROM's boot stack)",
+                file.boot_stack_used
+            ),
+        ));
     }
     let mmu = match &file.mmu {
         None => None,
@@ -474,6 +509,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         peripherals,
         rom: file.rom,
         rom_init: file.rom_init,
+        boot_stack_used: file.boot_stack_used,
         rom_tables: file.rom_tables,
         rom_unpack_table: file.rom_unpack_table,
         flash_boot: file.flash_boot,
@@ -752,6 +788,58 @@ mod tests {
             .contains("ascending"));
     }
 
+    /// The built-in ESP32 board with `edit` applied to its text: the parse error's message.
+    fn esp32_error(edit: impl Fn(&str) -> String) -> String {
+        let text = edit(include_str!("../boards/esp32.toml"));
+        match parse(&text, "edited esp32.toml") {
+            Ok(_) => panic!("the edited board was accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_boot_stack_and_the_software_stall_are_checked() {
+        let misaligned =
+            esp32_error(|t| t.replace("boot_stack_used = 400", "boot_stack_used = 404"));
+        assert!(
+            misaligned.contains("boot_stack_used: 404 must be a multiple of 16"),
+            "{misaligned}"
+        );
+        let too_deep =
+            esp32_error(|t| t.replace("boot_stack_used = 400", "boot_stack_used = 0x20000"));
+        assert!(too_deep.contains("at most 64K"), "{too_deep}");
+        let wide = esp32_error(|t| t.replace("shift = 20, bits = 6", "shift = 30, bits = 6"));
+        assert!(
+            wide.contains("second_core.sw_stall: the field of 6 bits from bit 30 of 0x3ff480ac"),
+            "{wide}"
+        );
+        let overflowing = esp32_error(|t| t.replace("bits = 2, value = 2", "bits = 2, value = 4"));
+        assert!(overflowing.contains("holding 0x4"), "{overflowing}");
+        let outside =
+            esp32_error(|t| t.replace("register = 0x3FF4_80AC", "register = 0x1000_0000"));
+        assert!(outside.contains("of 0x10000000"), "{outside}");
+    }
+
+    #[test]
+    fn a_register_field_holds_its_value_in_its_bits_only() {
+        let c1 = crate::RegisterField {
+            register: 0,
+            shift: 20,
+            bits: 6,
+            value: 0x21,
+        };
+        assert!(c1.holds(0x21 << 20));
+        assert!(c1.holds(0x21 << 20 | 0xFC0F_FFFF));
+        assert!(!c1.holds(0x20 << 20));
+        let whole = crate::RegisterField {
+            register: 0,
+            shift: 0,
+            bits: 32,
+            value: u32::MAX,
+        };
+        assert!(whole.holds(u32::MAX) && !whole.holds(0));
+    }
+
     /// The keys a table of type `T` accepts, as serde's `deny_unknown_fields` lists them when it
     /// refuses an unknown one: the parser's own list, not a copy.
     fn accepted_keys<T: serde::de::DeserializeOwned>() -> Vec<String> {
@@ -778,7 +866,7 @@ mod tests {
         let doc =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/boards.md"))
                 .unwrap();
-        let tables: [(&str, Vec<String>); 12] = [
+        let tables: [(&str, Vec<String>); 13] = [
             ("", accepted_keys::<BoardFile>()),
             ("core.", accepted_keys::<CoreFile>()),
             ("caches.", accepted_keys::<CacheFile>()),
@@ -791,6 +879,10 @@ mod tests {
             ),
             ("second_core.", accepted_keys::<crate::SecondCore>()),
             ("second_core.clock.", accepted_keys::<crate::RegisterBit>()),
+            (
+                "second_core.sw_stall.",
+                accepted_keys::<crate::RegisterField>(),
+            ),
             ("mmu.", accepted_keys::<MmuFile>()),
             ("mmu.windows.", accepted_keys::<crate::MmuWindow>()),
             ("flash_boot.", accepted_keys::<crate::FlashBoot>()),

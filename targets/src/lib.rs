@@ -421,6 +421,11 @@ pub struct Board {
     /// core when the ROM is loaded: `name` or `name(arg)`, the argument a number or `cpu_mhz`
     /// (the core clock in MHz).
     pub rom_init: Vec<String>,
+    /// Bytes of the ROM's boot stack (`__stack` in the ROM ELF) that the second-stage bootloader's
+    /// own frames hold when it calls the app: a direct-booted app starts this far below the top,
+    /// as on the chip, so that a second core the ROM starts on the top of that stack does not run
+    /// on the app's live frames.
+    pub boot_stack_used: u32,
     /// Tables of the mask ROM's read-only data that the ROM ELF does not contain, written when the
     /// ROM is loaded.
     pub rom_tables: Vec<RomTable>,
@@ -521,9 +526,29 @@ pub struct RomUnpackTable {
     pub end: u32,
 }
 
-/// A second core held in reset at power-on: it runs from its reset vector once its clock is on,
-/// its reset released and its stall off, each a bit of a peripheral register.
+/// A field of a peripheral register (by its address): `bits` bits from bit `shift`, and the value
+/// it must hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterField {
+    pub register: u32,
+    pub shift: u32,
+    pub bits: u32,
+    pub value: u32,
+}
+
+impl RegisterField {
+    /// Whether the register's value `word` holds the field's value.
+    pub fn holds(&self, word: u32) -> bool {
+        let mask = (u64::from(u32::MAX) >> (32 - self.bits)) as u32;
+        (word >> self.shift) & mask == self.value
+    }
+}
+
+/// A second core held in reset at power-on: it runs from its reset vector once its clock is on,
+/// its reset released and its stall off, each a bit of a peripheral register; a software stall
+/// (`sw_stall`) holds it too.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SecondCore {
     /// What the core's PRID special register reads (tells the firmware which core it runs on).
@@ -531,6 +556,10 @@ pub struct SecondCore {
     pub clock: RegisterBit,
     pub reset: RegisterBit,
     pub stall: RegisterBit,
+    /// Register fields that stall the core while every one holds its value (the ESP chips' RTC
+    /// software stall, a code split over two registers); empty: none.
+    #[serde(default)]
+    pub sw_stall: Vec<RegisterField>,
 }
 
 /// What a store to an address that no region covers does.

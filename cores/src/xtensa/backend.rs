@@ -1146,7 +1146,7 @@ impl XtensaBackend {
             iss
         };
         let iss = new_core();
-        let second = board.second_core.map(|spec| SecondCpu {
+        let second = board.second_core.clone().map(|spec| SecondCpu {
             spec,
             iss: new_core(),
             running: false,
@@ -1175,21 +1175,27 @@ impl XtensaBackend {
         })
     }
 
-    /// Look at the second core's clock, reset and stall bits: a core that leaves reset starts at
-    /// its reset vector with its own PRID.
     /// The second core's instruction-set simulator, on a dual-core chip.
     pub(super) fn second_cpu(&self) -> Option<&Xtensa> {
         self.second.as_ref().map(|s| &s.iss)
     }
 
+    /// Look at the second core's clock, reset and stall bits and its software stall: a core that
+    /// leaves reset starts at its reset vector with its own PRID.
     fn watch_second_core(&mut self) {
         let Some(s) = self.second.as_mut() else {
             return;
         };
-        let bit = |b: tigris_targets::RegisterBit| {
-            self.bus.periph.peek(b.register).unwrap_or(0) & (1 << b.bit) != 0
-        };
-        let (clock, reset, stall) = (bit(s.spec.clock), bit(s.spec.reset), bit(s.spec.stall));
+        let word = |register: u32| self.bus.periph.peek(register).unwrap_or(0);
+        let bit = |b: tigris_targets::RegisterBit| word(b.register) & (1 << b.bit) != 0;
+        let sw_stall = &s.spec.sw_stall;
+        let stalled_by_software =
+            !sw_stall.is_empty() && sw_stall.iter().all(|f| f.holds(word(f.register)));
+        let (clock, reset, stall) = (
+            bit(s.spec.clock),
+            bit(s.spec.reset),
+            bit(s.spec.stall) || stalled_by_software,
+        );
         if reset {
             s.in_reset = true;
         }

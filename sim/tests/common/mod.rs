@@ -112,6 +112,31 @@ pub fn fixture(path: &str) -> Option<String> {
     None
 }
 
+#[allow(dead_code)]
+/// A flash image of the ESP app `elf` for `board`, made as an ESP-IDF project flashes it
+/// (`scripts/esp_flash_image.py`: the bootloader the `espflash` crate ships, ESP-IDF's default
+/// partition table, `esptool elf2image`); None (said) when esptool or the bootloader is absent.
+/// The caller removes the file.
+pub fn flash_image(board: &str, elf: &str) -> Option<PathBuf> {
+    let image = temp_path(&format!("flash-{board}.bin"));
+    let made = Command::new("python3")
+        .arg(root().join("scripts/esp_flash_image.py"))
+        .args([board, elf])
+        .arg(&image)
+        .output()
+        .expect("run python3");
+    if made.status.code() == Some(3) {
+        eprintln!("skipped: {}", String::from_utf8_lossy(&made.stderr).trim());
+        return None;
+    }
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    Some(image)
+}
+
 /// The tasks of the ESP-IDF UART core dump in `console`, as `scripts/esp_coredump_tasks.py` lists
 /// them after the PyPI `esp-coredump` loader accepted the dump against `elf`; `None` (said) when
 /// that package is not installed. A dump the loader refuses fails the test.
