@@ -18,8 +18,10 @@
 #              A suite whose folder (or cross compiler) is absent is skipped, and the script says so.
 #   --sim      the tigris-sim binary (default: target/release/tigris-sim)
 #   --only     run one suite: embench-2.0 | embench-2.0-gcc13 | embench-1.0 | esp-dsp-esp32 |
-#              esp-dsp-esp32s3 | coremark-rp2040-sram | coremark-f405-flash-armcc-O3 |
-#              coremark-h735-flash-iar | coremark-teensy4-itcm
+#              esp-dsp-esp32s3 | coremark-rp2040-sram | coremark-rp2040-copy-to-ram |
+#              coremark-rp2040-xip-flash | coremark-f405-flash-armcc-O3 |
+#              coremark-f446-flash-gcc-Og | coremark-f427-flash-gcc-Og | coremark-h735-flash-iar |
+#              coremark-teensy4-itcm
 #   -j N       parallel builds and runs (default: number of CPUs)
 #
 # Builds go to target/accuracy/ (never committed). The table goes to stdout, progress to stderr; the
@@ -277,6 +279,16 @@ COREMARK_SUITES=(
     # KafCoppelia/pico-coremark README.md: Pico (RP2040) at 125 MHz, GCC 11.2.1, pico-sdk Release
     # (-O3), pico_set_binary_type(no_flash): code and data in SRAM; 3000 iterations.
     "coremark-rp2040-sram|rp2040|calibration/rp2040_sram.ld|-mcpu=cortex-m0plus -mthumb -O3 -DNDEBUG -ffunction-sections -fdata-sections -DCOREMARK_SYSTICK|3000|125000000||236.653082|125000000|0xcc42"
+    # manitou48's comment on protik09/CoreMark-RP2040 issue #1 (2021-04-06): 249.807440 it/s single-core
+    # "in RAM, UART and no USB"; his fork manitou48/CoreMark-RP2040 CMakeLists.txt (18bc95d):
+    # pico_set_binary_type(copy_to_ram), stdio on UART, the SDK's default build (Release, -O3) and
+    # clock (125 MHz: ASSUMPTION, the comment does not state it); compiler not stated.
+    "coremark-rp2040-copy-to-ram|rp2040|calibration/rp2040_sram.ld|-mcpu=cortex-m0plus -mthumb -O3 -DNDEBUG -ffunction-sections -fdata-sections -DCOREMARK_SYSTICK|3000|125000000||249.807440|125000000|0xcc42"
+    # PaulStoffregen/CoreMark pull request #15 (ferret-guy, 2021-12-10): Raspberry Pi Pico, arduino-pico,
+    # 125 MHz, -Os (the core's standard setting), GCC 10.3.0, 3000 iterations: 227.96 it/s. arduino-pico
+    # runs code from the QSPI flash through the XIP cache (its default memory map), boot2 at SCK =
+    # clk_sys / 2: the rp2040 board's defaults (firmware/boards/rp2040.ld, code in XIP flash).
+    "coremark-rp2040-xip-flash|rp2040|boards/rp2040.ld|-mcpu=cortex-m0plus -mthumb -Os -ffunction-sections -fdata-sections -DCOREMARK_SYSTICK|3000|125000000||227.96|125000000|0xcc42"
     # XIVN1987/MCUCode coremark/README.md (STM32F405 at 168 MHz, code in flash, 6000 iterations) and
     # coremark/STM32F405/STM32F405.uvprojx: Keil MDK ARMCC 5.06u7, -O3 -Otime (Optim 4, oTime 1), data
     # and stack in SRAM1. (The README's second run, "-O2", is not a cell: ARMCC's -O2 optimises for
@@ -284,6 +296,15 @@ COREMARK_SUITES=(
     # at 168 MHz: 5 wait states, prefetch and both ART caches on (ST's system_stm32f4xx.c
     # SetSysClock; RM0090 §3.5.1 Table 10): the board's defaults.
     "coremark-f405-flash-armcc-O3|stm32f407vg|boards/stm32f407vg.ld|-mcpu=cortex-m4 -mthumb -mfloat-abi=soft -O3|6000|168000000||436.681223|168000000|0xa14c"
+    # hacklabos/CoremarkPlatform MCUs/STM32F446RE: README.md 261.551874 it/s, 3000 iterations, GCC 8.2.1;
+    # Makefile: -mcpu=cortex-m4 -mthumb -Og (no FPU flags: soft float), newlib; core_portme.c
+    # SystemClock_Config: HSE 8 MHz / 4 x 180 / 2 = 180 MHz, FLASH_LATENCY_5; HAL_Init sets prefetch
+    # and both ART caches (STM32Cube HAL defaults): the stm32f446re board's defaults. Stack in SRAM.
+    "coremark-f446-flash-gcc-Og|stm32f446re|boards/stm32f446re.ld|-mcpu=cortex-m4 -mthumb -mfloat-abi=soft -Og -ffunction-sections -fdata-sections|3000|180000000||261.551874|180000000|0xcc42"
+    # The same repository's MCUs/STM32F427VI: README.md 258.331181 it/s, 3000 iterations, GCC 5.4.1,
+    # the same Makefile flags (-Og); 180 MHz in the repository's README table. The F427 (RM0090) has
+    # the F446's ART and 5 wait states at 180 MHz: simulated on the stm32f446re.
+    "coremark-f427-flash-gcc-Og|stm32f446re|boards/stm32f446re.ld|-mcpu=cortex-m4 -mthumb -mfloat-abi=soft -Og -ffunction-sections -fdata-sections|3000|180000000||258.331181|180000000|0xcc42"
     # STM32CubeH7 STM32H735G-DK demonstration readme (CoreMark sub-demo): ~2777 at 550 MHz, code in
     # flash bank 1 behind the L1 caches, RW data in DTCM, IAR EWARM 7.80 (binary only, flags not
     # given). Simulated on the stm32h753 at its 480 MHz with its flash wait states: cache-warm
@@ -368,6 +389,14 @@ SOURCES = {
                              "125 MHz; code and data in SRAM (no_flash); 3000 iterations"),
     "coremark-f405-flash-armcc-O3": ("XIVN1987/MCUCode coremark/README.md (commit 723c17d), STM32F405: 436.681223 it/s, Keil ARMCC 5.06u7 -O3 -Otime",
                                      "168 MHz, 5 WS, prefetch and ART on; code in flash, data in SRAM; 6000 iterations"),
+    "coremark-rp2040-copy-to-ram": ("protik09/CoreMark-RP2040 issue #1, manitou48's comment (2021-04-06): 249.807440 it/s; build manitou48/CoreMark-RP2040 CMakeLists.txt (commit 18bc95d)",
+                                    "125 MHz (SDK default, assumed); code and data in SRAM (copy_to_ram); UART stdio"),
+    "coremark-rp2040-xip-flash": ("PaulStoffregen/CoreMark pull request #15 (2021-12-10): 227.96 it/s, arduino-pico, GCC 10.3.0 -Os",
+                                  "125 MHz; code in QSPI flash through the 16 KiB XIP cache, data in SRAM; 3000 iterations"),
+    "coremark-f446-flash-gcc-Og": ("hacklabos/CoremarkPlatform MCUs/STM32F446RE/README.md (commit d4b3f98): 261.551874 it/s, GCC 8.2.1 -Og",
+                                   "180 MHz, 5 WS, prefetch and ART on; code in flash, data in SRAM; 3000 iterations"),
+    "coremark-f427-flash-gcc-Og": ("hacklabos/CoremarkPlatform MCUs/STM32F427VI/README.md (commit 776128b): 258.331181 it/s, GCC 5.4.1 -Og",
+                                   "180 MHz, 5 WS, prefetch and ART on; code in flash, data in SRAM; 3000 iterations"),
     "coremark-h735-flash-iar": ("STM32CubeH7 Projects/STM32H735G-DK Demonstrations readme (CoreMark): ~2777 at 550 MHz, IAR EWARM 7.80",
                                 "code in flash behind the L1 caches, data in DTCM; simulated at 480 MHz, 2000 iterations"),
     "coremark-teensy4-itcm": ("FrankBoesing/CoreMark README.md (commit 0cc0f98), Teensy 4: 2400.19 at 600 MHz, GCC -O2",
