@@ -21,7 +21,7 @@
 #              esp-dsp-esp32s3 | coremark-rp2040-sram | coremark-rp2040-copy-to-ram |
 #              coremark-rp2040-xip-flash | coremark-f405-flash-armcc-O3 |
 #              coremark-f446-flash-gcc-Og | coremark-f427-flash-gcc-Og | coremark-h735-flash-iar |
-#              coremark-teensy4-itcm
+#              coremark-teensy4-itcm | coremark-esp32-flash
 #   -j N       parallel builds and runs (default: number of CPUs)
 #
 # Builds go to target/accuracy/ (never committed). The table goes to stdout, progress to stderr; the
@@ -374,6 +374,65 @@ coremark_suite() {
 
 coremark_suite
 
+# CoreMark on the ESP32 with its code in flash. pfeerick/CoreMark Results/esp32-240mhz.md: an ESP32
+# module at 240 MHz, Arduino (arduino-esp32, GCC 5.2.0, flags not printed: arduino-esp32 builds
+# sketches with -Os, ASSUMPTION), 350.12 it/s over 6000 iterations. Arduino keeps code (and the L32R
+# literals beside it) in flash, read through the cache, read-only data in flash (DROM), the stack in
+# DRAM. Built here with Debian's LX106 GCC in the windowed ABI through the LX6 prelude (as the ESP-DSP
+# harness), CoreMark's code and literals renamed into .flash.text and its constants into
+# .flash.rodata (firmware/xtensa/esp32.ld maps them to the IROM and DROM windows).
+CM_ESP32="coremark-esp32-flash|2000|240000000|350.12|0x4983"
+coremark_esp32_cell() {
+    local label iters clock score crc
+    IFS='|' read -r label iters clock score crc <<<"$CM_ESP32"
+    want "$label" || return 0
+    [[ -f $SRC/coremark/core_main.c ]] || { echo "skipped $label: no $SRC/coremark/core_main.c" >&2; return 0; }
+    command -v xtensa-lx106-elf-gcc >/dev/null ||
+        { echo "skipped $label: no xtensa-lx106-elf-gcc (apt install gcc-xtensa-lx106)" >&2; return 0; }
+    echo "building and running $label" >&2
+    local dir=$OUT/coremark/$label xt=$FW/xtensa cal=$FW/calibration xcc=xtensa-lx106-elf-gcc f
+    rm -rf "$dir" && mkdir -p "$dir/lib"
+    local cflags=(-g -std=gnu11 -ffreestanding -fno-builtin -mtext-section-literals -isystem "$xt/libc/include")
+    local asflags=("-Wa,-I$cal" "-Wa,-I$xt" "-Wa,--text-section-literals")
+    local cm=(-Os -I "$cal/coremark" -I "$SRC/coremark" "-DITERATIONS=$iters" "-DCLOCK_HZ=${clock}u" -DCOREMARK_CCOUNT)
+    wobj() { # <C source> <object> <flags...>: GCC's windowed-ABI assembly through the prelude
+        "$xcc" "${cflags[@]}" "${@:3}" -mabi=windowed -S -o "$2.s" "$1" &&
+        { echo '.include "xtensa_lx6_prelude.S"'; cat "$2.s"; } >"$2.S" &&
+        "$xcc" -c "${asflags[@]}" -o "$2" "$2.S"
+    }
+    (
+        for f in libc softfloat decimal math; do wobj "$xt/libc/$f.c" "$dir/lib/$f.o" -O2 || exit 1; done
+        xtensa-lx106-elf-ar rcs "$dir/lib/libtg.a" "$dir"/lib/*.o &&
+        "$xcc" -c "-Wa,-I$xt" -o "$dir/start.o" "$xt/start_windowed.S" &&
+        wobj "$cal/coremark/core_portme.c" "$dir/core_portme.o" "${cm[@]}" || exit 1
+        for f in core_list_join core_main core_matrix core_state core_util; do
+            wobj "$SRC/coremark/$f.c" "$dir/$f.o" "${cm[@]}" &&
+            xtensa-lx106-elf-objcopy --rename-section .text=.flash.text \
+                --rename-section .rodata=.flash.rodata "$dir/$f.o" || exit 1
+        done
+        "$xcc" -nostdlib -L "$xt" -T "$xt/esp32.ld" -Wl,--gc-sections "$dir/start.o" "$dir"/core_*.o \
+            -L "$dir/lib" -ltg -o "$dir/coremark.elf"
+    ) >"$dir/build.log" 2>&1 || { echo "$label: build failed ($dir/build.log)" >&2; FAILED=1; return 0; }
+    local rc=0
+    "$SIM" run "$dir/coremark.elf" --board esp32 --set "core.clock_hz=$clock" --summary none \
+        >"$dir/run.log" 2>&1 || rc=$?
+    ((rc == 0)) || { echo "$label: exit code $rc ($dir/run.log)" >&2; FAILED=1; return 0; }
+    if grep '^ERROR!' "$dir/run.log" | grep -vq 'Must execute for at least 10 secs' ||
+        ! grep -qi "crcfinal *: *$crc\$" "$dir/run.log"; then
+        echo "$label: CoreMark's result check failed (want crcfinal $crc; $dir/run.log)" >&2; FAILED=1; return 0
+    fi
+    local cycles
+    cycles=$(sed -n 's/^coremark cycles \([0-9]*\) iterations .*$/\1/p' "$dir/run.log")
+    [[ -n $cycles ]] || { echo "$label: no cycle figure ($dir/run.log)" >&2; FAILED=1; return 0; }
+    python3 - "$label" "$score" "$clock" "$cycles" "$iters" "$("$xcc" --version | head -1)" >>"$CELLS" <<'PY'
+import sys
+label, score, clock, cycles, iters, tool = sys.argv[1:]
+print(f"{label}\tcoremark (cycles per iteration)\tesp32\t{round(int(clock) / float(score))}\t{round(int(cycles) / int(iters))}\t{tool} (windowed, prelude)")
+PY
+}
+
+coremark_esp32_cell
+
 # ------------------------------------------------------------------ the table
 python3 - "$CELLS" <<'EOF'
 import re, statistics, sys
@@ -389,6 +448,8 @@ SOURCES = {
                              "125 MHz; code and data in SRAM (no_flash); 3000 iterations"),
     "coremark-f405-flash-armcc-O3": ("XIVN1987/MCUCode coremark/README.md (commit 723c17d), STM32F405: 436.681223 it/s, Keil ARMCC 5.06u7 -O3 -Otime",
                                      "168 MHz, 5 WS, prefetch and ART on; code in flash, data in SRAM; 6000 iterations"),
+    "coremark-esp32-flash": ("pfeerick/CoreMark Results/esp32-240mhz.md (commit baa3d35): 350.12 it/s, Arduino, GCC 5.2.0",
+                             "240 MHz; code and literals in flash through the cache, stack in DRAM; 2000 iterations"),
     "coremark-rp2040-copy-to-ram": ("protik09/CoreMark-RP2040 issue #1, manitou48's comment (2021-04-06): 249.807440 it/s; build manitou48/CoreMark-RP2040 CMakeLists.txt (commit 18bc95d)",
                                     "125 MHz (SDK default, assumed); code and data in SRAM (copy_to_ram); UART stdio"),
     "coremark-rp2040-xip-flash": ("PaulStoffregen/CoreMark pull request #15 (2021-12-10): 227.96 it/s, arduino-pico, GCC 10.3.0 -Os",

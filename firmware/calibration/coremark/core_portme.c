@@ -9,7 +9,8 @@
  *     (Cortex-M7 TRM, CoreSight lock access);
  *   - ARMv6-M (Cortex-M0+, COREMARK_SYSTICK): it has no cycle counter, so SysTick (ARMv6-M ARM
  *     B3.3) counts core cycles down from 0xFFFFFF and its interrupt counts the wraps (one every
- *     16.8 M cycles; the published Pico run read the 1 MHz TIMER instead, an equivalent clock).
+ *     16.8 M cycles; the published Pico run read the 1 MHz TIMER instead, an equivalent clock);
+ *   - Xtensa (COREMARK_CCOUNT): CCOUNT (the published ESP32 runs read Arduino's millis()).
  * stop_time prints "coremark cycles N iterations I"; scripts/accuracy.sh divides.
  */
 #include <stdio.h>
@@ -57,6 +58,19 @@ static void counter_init(void)
     SYST_RVR = 0xFFFFFFu;
     SYST_CVR = 0;
     SYST_CSR = 7u;   /* ENABLE, TICKINT, CLKSOURCE = processor clock */
+}
+#elif defined(COREMARK_CCOUNT)
+/* Xtensa: CCOUNT counts core clocks (Xtensa ISA RM, special register 234); a run stays below 2^32
+ * cycles (scripts/accuracy.sh picks ITERATIONS). */
+static uint64_t cycles_now(void)
+{
+    uint32_t c;
+    __asm__ volatile("rsr %0, ccount" : "=a"(c));
+    return c;
+}
+
+static void counter_init(void)
+{
 }
 #else
 #define DEMCR REG(0xE000EDFCu)
