@@ -13,10 +13,15 @@
 #                SRC_DIR/esp-dsp            ESP-DSP (github.com/espressif/esp-dsp) at commit 972c4e9, the
 #                                           last to measure the ESP32 and ESP32-S3 rows of
 #                                           docs/esp_bm_results.csv
+#                SRC_DIR/coremark           EEMBC CoreMark (github.com/eembc/coremark, any 1.0 release: the
+#                                           benchmark's sources have not changed since; checked at d5fad6b)
 #              A suite whose folder (or cross compiler) is absent is skipped, and the script says so.
 #   --sim      the tigris-sim binary (default: target/release/tigris-sim)
 #   --only     run one suite: embench-2.0 | embench-2.0-gcc13 | embench-1.0 | esp-dsp-esp32 |
-#              esp-dsp-esp32s3
+#              esp-dsp-esp32s3 | coremark-rp2040-sram | coremark-rp2040-copy-to-ram |
+#              coremark-rp2040-xip-flash | coremark-f405-flash-armcc-O3 |
+#              coremark-f446-flash-gcc-Og | coremark-f427-flash-gcc-Og | coremark-h735-flash-iar |
+#              coremark-teensy4-itcm | coremark-esp32-flash
 #   -j N       parallel builds and runs (default: number of CPUs)
 #
 # Builds go to target/accuracy/ (never committed). The table goes to stdout, progress to stderr; the
@@ -35,7 +40,7 @@ while (($#)); do
         --sim) SIM=$2; shift ;;
         --only) ONLY=$2; shift ;;
         -j) JOBS=$2; shift ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         -*) die "unknown option '$1'" ;;
         *) [[ -z $SRC ]] || die "one SRC_DIR only (got '$SRC' and '$1')"; SRC=$1 ;;
     esac
@@ -260,6 +265,174 @@ esp_dsp_suites() {
 
 esp_dsp_suites
 
+# ------------------------------------------------------------------ CoreMark on the RP2040, STM32F4 and STM32H7
+# EEMBC CoreMark (github.com/eembc/coremark) prints Iterations/Sec; a published score at a stated
+# clock is clock / score cycles per iteration (every iteration does the same work: core_main.c
+# iterate() runs the same list, matrix and state calls each time). Our port
+# (firmware/calibration/coremark/core_portme.c) counts core cycles from start_time() to stop_time(),
+# the points where the published ports read their timer, and the run must print CoreMark's own
+# "Correct operation validated" and the crcfinal of its iteration count.
+# One row per published score: label | board | linker script | compiler flags | iterations | the
+# simulated clock | --set overrides | published Iterations/Sec | the clock it was measured at |
+# crcfinal CoreMark prints for that iteration count (a performance run's known CRCs).
+COREMARK_SUITES=(
+    # KafCoppelia/pico-coremark README.md: Pico (RP2040) at 125 MHz, GCC 11.2.1, pico-sdk Release
+    # (-O3), pico_set_binary_type(no_flash): code and data in SRAM; 3000 iterations.
+    "coremark-rp2040-sram|rp2040|calibration/rp2040_sram.ld|-mcpu=cortex-m0plus -mthumb -O3 -DNDEBUG -ffunction-sections -fdata-sections -DCOREMARK_SYSTICK|3000|125000000||236.653082|125000000|0xcc42"
+    # manitou48's comment on protik09/CoreMark-RP2040 issue #1 (2021-04-06): 249.807440 it/s single-core
+    # "in RAM, UART and no USB"; his fork manitou48/CoreMark-RP2040 CMakeLists.txt (18bc95d):
+    # pico_set_binary_type(copy_to_ram), stdio on UART, the SDK's default build (Release, -O3) and
+    # clock (125 MHz: ASSUMPTION, the comment does not state it); compiler not stated.
+    "coremark-rp2040-copy-to-ram|rp2040|calibration/rp2040_sram.ld|-mcpu=cortex-m0plus -mthumb -O3 -DNDEBUG -ffunction-sections -fdata-sections -DCOREMARK_SYSTICK|3000|125000000||249.807440|125000000|0xcc42"
+    # PaulStoffregen/CoreMark pull request #15 (ferret-guy, 2021-12-10): Raspberry Pi Pico, arduino-pico,
+    # 125 MHz, -Os (the core's standard setting), GCC 10.3.0, 3000 iterations: 227.96 it/s. arduino-pico
+    # runs code from the QSPI flash through the XIP cache (its default memory map), boot2 at SCK =
+    # clk_sys / 2: the rp2040 board's defaults (firmware/boards/rp2040.ld, code in XIP flash).
+    "coremark-rp2040-xip-flash|rp2040|boards/rp2040.ld|-mcpu=cortex-m0plus -mthumb -Os -ffunction-sections -fdata-sections -DCOREMARK_SYSTICK|3000|125000000||227.96|125000000|0xcc42"
+    # XIVN1987/MCUCode coremark/README.md (STM32F405 at 168 MHz, code in flash, 6000 iterations) and
+    # coremark/STM32F405/STM32F405.uvprojx: Keil MDK ARMCC 5.06u7, -O3 -Otime (Optim 4, oTime 1), data
+    # and stack in SRAM1. (The README's second run, "-O2", is not a cell: ARMCC's -O2 optimises for
+    # space unless -Otime is given, and the project file records only the -O3 -Otime setting.) Flash
+    # at 168 MHz: 5 wait states, prefetch and both ART caches on (ST's system_stm32f4xx.c
+    # SetSysClock; RM0090 §3.5.1 Table 10): the board's defaults.
+    "coremark-f405-flash-armcc-O3|stm32f407vg|boards/stm32f407vg.ld|-mcpu=cortex-m4 -mthumb -mfloat-abi=soft -O3|6000|168000000||436.681223|168000000|0xa14c"
+    # hacklabos/CoremarkPlatform MCUs/STM32F446RE: README.md 261.551874 it/s, 3000 iterations, GCC 8.2.1;
+    # Makefile: -mcpu=cortex-m4 -mthumb -Og (no FPU flags: soft float), newlib; core_portme.c
+    # SystemClock_Config: HSE 8 MHz / 4 x 180 / 2 = 180 MHz, FLASH_LATENCY_5; HAL_Init sets prefetch
+    # and both ART caches (STM32Cube HAL defaults): the stm32f446re board's defaults. Stack in SRAM.
+    "coremark-f446-flash-gcc-Og|stm32f446re|boards/stm32f446re.ld|-mcpu=cortex-m4 -mthumb -mfloat-abi=soft -Og -ffunction-sections -fdata-sections|3000|180000000||261.551874|180000000|0xcc42"
+    # The same repository's MCUs/STM32F427VI: README.md 258.331181 it/s, 3000 iterations, GCC 5.4.1,
+    # the same Makefile flags (-Og); 180 MHz in the repository's README table. The F427 (RM0090) has
+    # the F446's ART and 5 wait states at 180 MHz: simulated on the stm32f446re.
+    "coremark-f427-flash-gcc-Og|stm32f446re|boards/stm32f446re.ld|-mcpu=cortex-m4 -mthumb -mfloat-abi=soft -Og -ffunction-sections -fdata-sections|3000|180000000||258.331181|180000000|0xcc42"
+    # STM32CubeH7 STM32H735G-DK demonstration readme (CoreMark sub-demo): ~2777 at 550 MHz, code in
+    # flash bank 1 behind the L1 caches, RW data in DTCM, IAR EWARM 7.80 (binary only, flags not
+    # given). Simulated on the stm32h753 at its 480 MHz with its flash wait states: cache-warm
+    # CoreMark fits the 16 KiB L1 I-cache, so the cycles per iteration barely depend on either.
+    "coremark-h735-flash-iar|stm32h753|boards/stm32h753.ld|-mcpu=cortex-m7 -mthumb -mfloat-abi=soft -O3|2000|480000000||2777|550000000|0x4983"
+    # FrankBoesing/CoreMark README.md and platformio.ini [env:Teensy4]: Teensy 4.x (i.MX RT1062
+    # Cortex-M7) 2400.19 with -O2 (Teensyduino GCC); the Teensy 4 default clock, 600 MHz, and its
+    # linker script's placement, code in ITCM and data in DTCM (README does not restate them).
+    "coremark-teensy4-itcm|stm32h753|calibration/stm32h753_itcm.ld|-mcpu=cortex-m7 -mthumb -mfloat-abi=soft -O2|2000|480000000||2400.19|600000000|0x4983"
+)
+
+coremark_cell() {   # <label|board|ld|cflags|iterations|clock|sets|score|score clock|crcfinal>
+    local label board ld cflags iters clock sets score sclock crc
+    IFS='|' read -r label board ld cflags iters clock sets score sclock crc <<<"$1"
+    local root=$SRC/coremark dir=$OUT/coremark/$label cf set=()
+    read -r -a cf <<<"$cflags"
+    [[ -n $sets ]] && read -r -a set <<<"$sets"
+    mkdir -p "$dir"
+    local common=("${cf[@]}" -g -I "$FW/calibration/coremark" -I "$root" --specs=nano.specs
+                  "-DITERATIONS=$iters" "-DCLOCK_HZ=${clock}u")
+    {
+        arm-none-eabi-gcc "${cf[@]}" -c "$FW/common/startup.S" -o "$dir/startup.o" &&
+        arm-none-eabi-gcc "${common[@]}" -Wl,--gc-sections -nostartfiles -static -Wl,--no-warn-rwx-segments \
+            -T "$FW/$ld" -L "$FW/common" "$dir/startup.o" "$FW/common/syscalls.c" \
+            "$FW/calibration/coremark/core_portme.c" "$root"/core_{list_join,main,matrix,state,util}.c \
+            -o "$dir/coremark.elf"
+    } >"$dir/build.log" 2>&1 || { echo "$label: build failed ($dir/build.log)" >&2; return 1; }
+    local rc=0
+    "$SIM" run "$dir/coremark.elf" --board "$board" --set "core.clock_hz=$clock" "${set[@]}" --summary none \
+        --max-cycles 8000000000 >"$dir/run.log" 2>&1 || rc=$?
+    ((rc == 0)) || { echo "$label: exit code $rc ($dir/run.log)" >&2; return 1; }
+    # CoreMark's checks: the list, matrix and state CRCs of a performance run (an "ERROR!" line names
+    # any that differs) and crcfinal, which depends on the iteration count. Its one other error, "Must
+    # execute for at least 10 secs", is a rule for publishing a score: these runs are shorter.
+    if grep '^ERROR!' "$dir/run.log" | grep -vq 'Must execute for at least 10 secs' ||
+        ! grep -qi "crcfinal *: *$crc\$" "$dir/run.log"; then
+        echo "$label: CoreMark's result check failed (want crcfinal $crc; $dir/run.log)" >&2; return 1
+    fi
+    local cycles
+    cycles=$(sed -n 's/^coremark cycles \([0-9]*\) iterations .*$/\1/p' "$dir/run.log")
+    [[ -n $cycles ]] || { echo "$label: no cycle figure ($dir/run.log)" >&2; return 1; }
+    python3 - "$label" "$board" "$score" "$sclock" "$cycles" "$iters" "$(arm-none-eabi-gcc --version | head -1)" \
+        >>"$CELLS" <<'PY'
+import sys
+label, board, score, sclock, cycles, iters, tool = sys.argv[1:]
+published = round(int(sclock) / float(score))
+print(f"{label}\tcoremark (cycles per iteration)\t{board}\t{published}\t{round(int(cycles) / int(iters))}\t{tool}")
+PY
+}
+
+coremark_suite() {
+    local row wanted=0
+    for row in "${COREMARK_SUITES[@]}"; do want "${row%%|*}" && wanted=1; done
+    ((wanted)) || return 0
+    [[ -f $SRC/coremark/core_main.c ]] || { echo "skipped coremark: no $SRC/coremark/core_main.c" >&2; return 0; }
+    command -v arm-none-eabi-gcc >/dev/null ||
+        { echo "skipped coremark: no arm-none-eabi-gcc (apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)" >&2; return 0; }
+    echo "building and running coremark from $SRC/coremark" >&2
+    local running=0
+    for row in "${COREMARK_SUITES[@]}"; do
+        want "${row%%|*}" || continue
+        coremark_cell "$row" &
+        if ((++running >= JOBS)); then wait -n || FAILED=1; ((running--)); fi
+    done
+    while ((running-- > 0)); do wait -n || FAILED=1; done
+}
+
+coremark_suite
+
+# CoreMark on the ESP32 with its code in flash. pfeerick/CoreMark Results/esp32-240mhz.md: an ESP32
+# module at 240 MHz, Arduino (arduino-esp32, GCC 5.2.0, flags not printed: arduino-esp32 builds
+# sketches with -Os, ASSUMPTION), 350.12 it/s over 6000 iterations. Arduino keeps code (and the L32R
+# literals beside it) in flash, read through the cache, read-only data in flash (DROM), the stack in
+# DRAM. Built here with Debian's LX106 GCC in the windowed ABI through the LX6 prelude (as the ESP-DSP
+# harness), CoreMark's code and literals renamed into .flash.text and its constants into
+# .flash.rodata (firmware/xtensa/esp32.ld maps them to the IROM and DROM windows).
+CM_ESP32="coremark-esp32-flash|2000|240000000|350.12|0x4983"
+coremark_esp32_cell() {
+    local label iters clock score crc
+    IFS='|' read -r label iters clock score crc <<<"$CM_ESP32"
+    want "$label" || return 0
+    [[ -f $SRC/coremark/core_main.c ]] || { echo "skipped $label: no $SRC/coremark/core_main.c" >&2; return 0; }
+    command -v xtensa-lx106-elf-gcc >/dev/null ||
+        { echo "skipped $label: no xtensa-lx106-elf-gcc (apt install gcc-xtensa-lx106)" >&2; return 0; }
+    echo "building and running $label" >&2
+    local dir=$OUT/coremark/$label xt=$FW/xtensa cal=$FW/calibration xcc=xtensa-lx106-elf-gcc f
+    rm -rf "$dir" && mkdir -p "$dir/lib"
+    local cflags=(-g -std=gnu11 -ffreestanding -fno-builtin -mtext-section-literals -isystem "$xt/libc/include")
+    local asflags=("-Wa,-I$cal" "-Wa,-I$xt" "-Wa,--text-section-literals")
+    local cm=(-Os -I "$cal/coremark" -I "$SRC/coremark" "-DITERATIONS=$iters" "-DCLOCK_HZ=${clock}u" -DCOREMARK_CCOUNT)
+    wobj() { # <C source> <object> <flags...>: GCC's windowed-ABI assembly through the prelude
+        "$xcc" "${cflags[@]}" "${@:3}" -mabi=windowed -S -o "$2.s" "$1" &&
+        { echo '.include "xtensa_lx6_prelude.S"'; cat "$2.s"; } >"$2.S" &&
+        "$xcc" -c "${asflags[@]}" -o "$2" "$2.S"
+    }
+    (
+        for f in libc softfloat decimal math; do wobj "$xt/libc/$f.c" "$dir/lib/$f.o" -O2 || exit 1; done
+        xtensa-lx106-elf-ar rcs "$dir/lib/libtg.a" "$dir"/lib/*.o &&
+        "$xcc" -c "-Wa,-I$xt" -o "$dir/start.o" "$xt/start_windowed.S" &&
+        wobj "$cal/coremark/core_portme.c" "$dir/core_portme.o" "${cm[@]}" || exit 1
+        for f in core_list_join core_main core_matrix core_state core_util; do
+            wobj "$SRC/coremark/$f.c" "$dir/$f.o" "${cm[@]}" &&
+            xtensa-lx106-elf-objcopy --rename-section .text=.flash.text \
+                --rename-section .rodata=.flash.rodata "$dir/$f.o" || exit 1
+        done
+        "$xcc" -nostdlib -L "$xt" -T "$xt/esp32.ld" -Wl,--gc-sections "$dir/start.o" "$dir"/core_*.o \
+            -L "$dir/lib" -ltg -o "$dir/coremark.elf"
+    ) >"$dir/build.log" 2>&1 || { echo "$label: build failed ($dir/build.log)" >&2; FAILED=1; return 0; }
+    local rc=0
+    "$SIM" run "$dir/coremark.elf" --board esp32 --set "core.clock_hz=$clock" --summary none \
+        >"$dir/run.log" 2>&1 || rc=$?
+    ((rc == 0)) || { echo "$label: exit code $rc ($dir/run.log)" >&2; FAILED=1; return 0; }
+    if grep '^ERROR!' "$dir/run.log" | grep -vq 'Must execute for at least 10 secs' ||
+        ! grep -qi "crcfinal *: *$crc\$" "$dir/run.log"; then
+        echo "$label: CoreMark's result check failed (want crcfinal $crc; $dir/run.log)" >&2; FAILED=1; return 0
+    fi
+    local cycles
+    cycles=$(sed -n 's/^coremark cycles \([0-9]*\) iterations .*$/\1/p' "$dir/run.log")
+    [[ -n $cycles ]] || { echo "$label: no cycle figure ($dir/run.log)" >&2; FAILED=1; return 0; }
+    python3 - "$label" "$score" "$clock" "$cycles" "$iters" "$("$xcc" --version | head -1)" >>"$CELLS" <<'PY'
+import sys
+label, score, clock, cycles, iters, tool = sys.argv[1:]
+print(f"{label}\tcoremark (cycles per iteration)\tesp32\t{round(int(clock) / float(score))}\t{round(int(cycles) / int(iters))}\t{tool} (windowed, prelude)")
+PY
+}
+
+coremark_esp32_cell
+
 # ------------------------------------------------------------------ the table
 python3 - "$CELLS" <<'EOF'
 import re, statistics, sys
@@ -271,6 +444,24 @@ SOURCES = {
     "embench-1.0": ("Embench-IoT 1.0 baseline-data/speed.json (STM32F4-Discovery, GCC 9.2.0, newlib-nano 3.3.0)", EMBENCH),
     "esp-dsp-esp32": ("ESP-DSP docs/esp_bm_results.csv, Esp32 rows, compiler option 1 (commit 972c4e9)", ESP_DSP),
     "esp-dsp-esp32s3": ("ESP-DSP docs/esp_bm_results.csv, Esp32s3 rows of ae32 kernels, compiler option 1 (commit 972c4e9)", ESP_DSP),
+    "coremark-rp2040-sram": ("KafCoppelia/pico-coremark README.md (commit 62024ed): 236.653082 it/s, GCC 11.2.1 -O3",
+                             "125 MHz; code and data in SRAM (no_flash); 3000 iterations"),
+    "coremark-f405-flash-armcc-O3": ("XIVN1987/MCUCode coremark/README.md (commit 723c17d), STM32F405: 436.681223 it/s, Keil ARMCC 5.06u7 -O3 -Otime",
+                                     "168 MHz, 5 WS, prefetch and ART on; code in flash, data in SRAM; 6000 iterations"),
+    "coremark-esp32-flash": ("pfeerick/CoreMark Results/esp32-240mhz.md (commit baa3d35): 350.12 it/s, Arduino, GCC 5.2.0",
+                             "240 MHz; code and literals in flash through the cache, stack in DRAM; 2000 iterations"),
+    "coremark-rp2040-copy-to-ram": ("protik09/CoreMark-RP2040 issue #1, manitou48's comment (2021-04-06): 249.807440 it/s; build manitou48/CoreMark-RP2040 CMakeLists.txt (commit 18bc95d)",
+                                    "125 MHz (SDK default, assumed); code and data in SRAM (copy_to_ram); UART stdio"),
+    "coremark-rp2040-xip-flash": ("PaulStoffregen/CoreMark pull request #15 (2021-12-10): 227.96 it/s, arduino-pico, GCC 10.3.0 -Os",
+                                  "125 MHz; code in QSPI flash through the 16 KiB XIP cache, data in SRAM; 3000 iterations"),
+    "coremark-f446-flash-gcc-Og": ("hacklabos/CoremarkPlatform MCUs/STM32F446RE/README.md (commit d4b3f98): 261.551874 it/s, GCC 8.2.1 -Og",
+                                   "180 MHz, 5 WS, prefetch and ART on; code in flash, data in SRAM; 3000 iterations"),
+    "coremark-f427-flash-gcc-Og": ("hacklabos/CoremarkPlatform MCUs/STM32F427VI/README.md (commit 776128b): 258.331181 it/s, GCC 5.4.1 -Og",
+                                   "180 MHz, 5 WS, prefetch and ART on; code in flash, data in SRAM; 3000 iterations"),
+    "coremark-h735-flash-iar": ("STM32CubeH7 Projects/STM32H735G-DK Demonstrations readme (CoreMark): ~2777 at 550 MHz, IAR EWARM 7.80",
+                                "code in flash behind the L1 caches, data in DTCM; simulated at 480 MHz, 2000 iterations"),
+    "coremark-teensy4-itcm": ("FrankBoesing/CoreMark README.md (commit 0cc0f98), Teensy 4: 2400.19 at 600 MHz, GCC -O2",
+                              "code in ITCM, data in DTCM; simulated at 480 MHz, 2000 iterations"),
 }
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
 # Natural order within a suite: "dsps_fft2r_fc32 64" before "dsps_fft2r_fc32 128".
