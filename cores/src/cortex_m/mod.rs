@@ -48,6 +48,11 @@ const EXCP_UNALIGNED: u32 = 22;
 /// the run loop would restart it there forever.
 const NO_UNTIL: u64 = u64::MAX;
 
+/// Unicorn's buffer for translated code. QEMU reserves 1 GiB on a 64-bit host and keeps what a run
+/// filled resident; when this much is full, it drops every translation and translates again as code
+/// runs, which changes nothing the firmware or the hooks see.
+const TRANSLATION_BUFFER_BYTES: u32 = 32 << 20;
+
 /// Most machine states a fault handler's loop is compared against before the watch starts over.
 const SPIN_WATCH_STATES: usize = 64;
 
@@ -301,6 +306,15 @@ fn engine(what: &str) -> impl FnOnce(uc_error) -> CoreError + '_ {
         what: what.to_string(),
         source,
     }
+}
+
+/// Size Unicorn's translation-code buffer, before the engine is first used (which allocates it).
+/// The crate has no wrapper for this control (unicorn.h `uc_ctl_set_tcg_buffer_size`).
+fn set_translation_buffer(uc: &mut Unicorn<State>, bytes: u32) -> Result<(), uc_error> {
+    use unicorn_engine::ControlType;
+    let write = ControlType(ControlType::TCG_BUFFER_SIZE.0 | ControlType::IO_WRITE.0);
+    // SAFETY: a valid engine handle; TCG_BUFFER_SIZE takes one uint32_t argument.
+    unsafe { unicorn_engine::uc_ctl(uc.get_handle(), write, bytes) }.into()
 }
 
 fn page_align(size: u64) -> u64 {
@@ -630,6 +644,8 @@ impl<'a> CortexM<'a> {
             Unicorn::new_with_data(Arch::ARM, Mode::THUMB, state).map_err(engine("unicorn"))?;
         uc.ctl_set_cpu_model(model as i32)
             .map_err(engine("cpu model"))?;
+        set_translation_buffer(&mut uc, TRANSLATION_BUFFER_BYTES)
+            .map_err(engine("translation buffer size"))?;
         let mut core = CortexM {
             uc,
             kind,
