@@ -109,6 +109,8 @@ struct Fetch {
     units: Vec<(u32, u32)>,
     /// Cycles into the block when each unit is first needed.
     offsets: Vec<u32>,
+    /// `MemorySystem::fetch_hits`'s memo of when the units were last all in the I-cache.
+    resident: u64,
 }
 
 /// How the previous block ended, for the dynamic terms of the next one.
@@ -413,7 +415,7 @@ impl State {
         self.pipe_pending = None;
         if let Some(f) = &mut block.fetch {
             let mut stall = 0u64;
-            if let Some(hit) = self.mem.fetch_hits(f.region, &f.units) {
+            if let Some(hit) = self.mem.fetch_hits(f.region, &f.units, &mut f.resident) {
                 // As the loop below: all hits, the last unit needed after the others' hit time.
                 let (n, last) = (f.units.len() as u64, f.offsets[f.units.len() - 1] as u64);
                 stall = n * hit as u64;
@@ -504,6 +506,7 @@ impl State {
                     region,
                     units: Vec::new(),
                     offsets: Vec::new(),
+                    resident: tigris_memmodels::NOT_RESIDENT,
                 };
                 for (d, &(_, before)) in decoded.iter().zip(&prefix) {
                     let u = d.addr & !(unit - 1);
