@@ -1008,22 +1008,39 @@ impl<'a> CortexM<'a> {
         self.hook_special_instructions(code_ranges)
     }
 
-    /// Price every data access in `ranges` `(start, end_inclusive, region)`.
+    /// Price every data access in `ranges` `(start, end_inclusive, region)`. Each Unicorn data
+    /// hook costs every load and store of the run a step through Unicorn's list of them, so ranges
+    /// with only unmapped space between them share one hook: a load there faults before any read
+    /// hook runs, and a store, which meets the hook first, is left to fault as without it.
     fn hook_data_accesses(&mut self, ranges: &[(u32, u32, usize)]) -> Result<(), CoreError> {
-        for &(lo, hi, region) in ranges {
+        let mapped = self.uc.mem_regions().map_err(engine("memory map"))?;
+        let mut sorted = ranges.to_vec();
+        sorted.sort_unstable();
+        let mut groups: Vec<Vec<(u32, u32, usize)>> = Vec::new();
+        for range in sorted {
+            let joins = groups.last().is_some_and(|group| {
+                let gap = (group[group.len() - 1].1 as u64 + 1, range.0 as u64);
+                !mapped.iter().any(|m| m.begin < gap.1 && m.end >= gap.0)
+            });
+            match groups.last_mut() {
+                Some(group) if joins => group.push(range),
+                _ => groups.push(vec![range]),
+            }
+        }
+        for group in groups {
+            let (lo, hi) = (group[0].0, group[group.len() - 1].1);
             self.uc
                 .add_mem_hook(
                     HookType::MEM_READ | HookType::MEM_WRITE,
                     lo as u64,
                     hi as u64,
                     move |uc, ty, addr, size, _| {
-                        price_data_access(
-                            uc,
-                            region,
-                            addr as u32,
-                            size as u32,
-                            ty == MemType::WRITE,
-                        );
+                        let addr = addr as u32;
+                        if let Some(&(_, _, region)) =
+                            group.iter().find(|r| addr >= r.0 && addr <= r.1)
+                        {
+                            price_data_access(uc, region, addr, size as u32, ty == MemType::WRITE);
+                        }
                         true
                     },
                 )
