@@ -40,6 +40,9 @@ pub struct Cache {
     /// (a wide set, the 64 ways of an STM32 ART, made moving lines the cost of every fetch).
     stamps: Vec<u64>,
     clock: u64,
+    /// Lines allocated so far: entries change only when one is, so a line found in an entry stays
+    /// there until this count moves (`MemorySystem::fetch_hits` memoises on it).
+    fills: u64,
 }
 
 /// A `slot` hint for `Cache::access_at` that names no entry.
@@ -55,6 +58,7 @@ impl Cache {
             entries: vec![EMPTY; n],
             stamps: vec![0; n],
             clock: 0,
+            fills: 0,
             counters: CacheCounters::default(),
             spec,
         }
@@ -77,10 +81,31 @@ impl Cache {
             .is_some_and(|&e| e & !DIRTY == key)
     }
 
+    /// Lines allocated so far (see the field).
+    #[inline(always)]
+    pub fn fills(&self) -> u64 {
+        self.fills
+    }
+
     /// Count a hit on entry `slot` and make it the most recent.
     #[inline(always)]
     pub(crate) fn hit(&mut self, slot: u32) {
         self.counters.hits += 1;
+        self.touch(slot);
+    }
+
+    /// Hits on the entries `slots`, in order: `hit` on each.
+    #[inline(always)]
+    pub(crate) fn hit_all(&mut self, slots: impl ExactSizeIterator<Item = u32>) {
+        self.counters.hits += slots.len() as u64;
+        for slot in slots {
+            self.touch(slot);
+        }
+    }
+
+    /// Make entry `slot` the most recent, for LRU replacement.
+    #[inline(always)]
+    fn touch(&mut self, slot: u32) {
         if self.spec.replacement == Replacement::Lru {
             self.clock += 1;
             self.stamps[slot as usize] = self.clock;
@@ -123,6 +148,7 @@ impl Cache {
         let oldest = (0..ways).min_by_key(|&w| stamps[w]).unwrap_or(0);
         let i = set + oldest;
         let victim = self.entries[i];
+        self.fills += 1;
         self.clock += 1;
         self.entries[i] = key | dirty;
         self.stamps[i] = self.clock;

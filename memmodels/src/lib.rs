@@ -9,6 +9,9 @@ pub mod periph;
 mod sha;
 
 pub use cache::{Cache, CacheCounters, Lookup, NO_SLOT};
+
+/// A `resident` memo for `MemorySystem::fetch_hits` that names no fill count.
+pub const NOT_RESIDENT: u64 = u64::MAX;
 use tigris_targets::{Board, Region, RegionKind, WritePolicy};
 
 /// Traffic and stall counters of one region (and, per owner, of one function's use of it).
@@ -674,16 +677,26 @@ impl MemorySystem {
     /// the I-cache entry its hint names: then every `fetch_at` of them is a hit, which moves no line,
     /// and this does what they would, at once. Returns the stall of each (the cache's hit time), or
     /// `None`, having done nothing, when one is not there (or `region` fetches through no I-cache).
-    pub fn fetch_hits(&mut self, region: usize, units: &[(u32, u32)]) -> Option<u32> {
+    /// `resident` memoises the look: the I-cache's `Cache::fills` when the units were last all
+    /// found there, which holds as long as no line has been allocated since (`NOT_RESIDENT` at
+    /// first).
+    #[inline]
+    pub fn fetch_hits(
+        &mut self,
+        region: usize,
+        units: &[(u32, u32)],
+        resident: &mut u64,
+    ) -> Option<u32> {
         let r = &mut self.regions[region];
         let cache = &mut self.caches[r.spec.icache?];
         let &(last, _) = units.last()?;
-        if !units.iter().all(|&(addr, slot)| cache.holds(addr, slot)) {
-            return None;
+        if *resident != cache.fills() {
+            if !units.iter().all(|&(addr, slot)| cache.holds(addr, slot)) {
+                return None;
+            }
+            *resident = cache.fills();
         }
-        for &(_, slot) in units {
-            cache.hit(slot);
-        }
+        cache.hit_all(units.iter().map(|&(_, slot)| slot));
         r.last_fetch_unit = Some(last & !(r.fetch_unit - 1));
         let stall = cache.spec.hit_cycles;
         let (n, total) = (units.len() as u64, units.len() as u64 * stall as u64);

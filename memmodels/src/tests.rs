@@ -337,3 +337,41 @@ fn without_chip_select_time_and_controller_latency_an_octal_fill_is_its_phases()
     let p = region(&m, "psram");
     assert_eq!(m.regions[p].transfer_cycles(32, false), 84);
 }
+
+/// `fetch_hits` with its memo fetches as `fetch` of each unit does, however the lines moved in
+/// between: here three blocks whose lines share one set of the STM32H753's 2-way L1 I-cache
+/// (256 sets of 32 bytes: 8 KiB apart), so that each evicts another's.
+#[test]
+fn memoised_fetch_hits_fetch_as_unit_by_unit() {
+    let (mut memo, mut plain) = (system("stm32h753", &[]), system("stm32h753", &[]));
+    let f = region(&memo, "flash");
+    let blocks: [&[u32]; 3] = [
+        &[0x0800_0000, 0x0800_0020],
+        &[0x0800_2000],
+        &[0x0800_4000, 0x0800_4020],
+    ];
+    let mut units: Vec<Vec<(u32, u32)>> = blocks
+        .iter()
+        .map(|b| b.iter().map(|&u| (u, NO_SLOT)).collect())
+        .collect();
+    let mut resident = [NOT_RESIDENT; 3];
+    for (i, &b) in [0, 0, 1, 0, 2, 2, 0, 1, 1, 0, 0, 2]
+        .iter()
+        .cycle()
+        .take(60)
+        .enumerate()
+    {
+        let stalls: Vec<u32> = match memo.fetch_hits(f, &units[b], &mut resident[b]) {
+            Some(hit) => vec![hit; units[b].len()],
+            None => units[b]
+                .iter_mut()
+                .map(|(unit, slot)| memo.fetch_at(f, *unit, 0, slot))
+                .collect(),
+        };
+        let expected: Vec<u32> = blocks[b].iter().map(|&u| plain.fetch(f, u, 0)).collect();
+        assert_eq!(stalls, expected, "fetch {i}");
+    }
+    assert_eq!(memo.regions[f].counters, plain.regions[f].counters);
+    let counters = |m: &MemorySystem| m.caches.iter().map(|c| c.counters).collect::<Vec<_>>();
+    assert_eq!(counters(&memo), counters(&plain));
+}

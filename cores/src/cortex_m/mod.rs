@@ -48,6 +48,11 @@ const EXCP_UNALIGNED: u32 = 22;
 /// the run loop would restart it there forever.
 const NO_UNTIL: u64 = u64::MAX;
 
+/// Unicorn's buffer for translated code. QEMU reserves 1 GiB on a 64-bit host and keeps what a run
+/// filled resident; when this much is full, it drops every translation and translates again as code
+/// runs, which changes nothing the firmware or the hooks see.
+const TRANSLATION_BUFFER_BYTES: u32 = 32 << 20;
+
 /// Most machine states a fault handler's loop is compared against before the watch starts over.
 const SPIN_WATCH_STATES: usize = 64;
 
@@ -104,6 +109,8 @@ struct Fetch {
     units: Vec<(u32, u32)>,
     /// Cycles into the block when each unit is first needed.
     offsets: Vec<u32>,
+    /// `MemorySystem::fetch_hits`'s memo of when the units were last all in the I-cache.
+    resident: u64,
 }
 
 /// How the previous block ended, for the dynamic terms of the next one.
@@ -303,6 +310,15 @@ fn engine(what: &str) -> impl FnOnce(uc_error) -> CoreError + '_ {
     }
 }
 
+/// Size Unicorn's translation-code buffer, before the engine is first used (which allocates it).
+/// The crate has no wrapper for this control (unicorn.h `uc_ctl_set_tcg_buffer_size`).
+fn set_translation_buffer(uc: &mut Unicorn<State>, bytes: u32) -> Result<(), uc_error> {
+    use unicorn_engine::ControlType;
+    let write = ControlType(ControlType::TCG_BUFFER_SIZE.0 | ControlType::IO_WRITE.0);
+    // SAFETY: a valid engine handle; TCG_BUFFER_SIZE takes one uint32_t argument.
+    unsafe { unicorn_engine::uc_ctl(uc.get_handle(), write, bytes) }.into()
+}
+
 fn page_align(size: u64) -> u64 {
     size.div_ceil(0x1000) * 0x1000
 }
@@ -399,7 +415,7 @@ impl State {
         self.pipe_pending = None;
         if let Some(f) = &mut block.fetch {
             let mut stall = 0u64;
-            if let Some(hit) = self.mem.fetch_hits(f.region, &f.units) {
+            if let Some(hit) = self.mem.fetch_hits(f.region, &f.units, &mut f.resident) {
                 // As the loop below: all hits, the last unit needed after the others' hit time.
                 let (n, last) = (f.units.len() as u64, f.offsets[f.units.len() - 1] as u64);
                 stall = n * hit as u64;
@@ -490,6 +506,7 @@ impl State {
                     region,
                     units: Vec::new(),
                     offsets: Vec::new(),
+                    resident: tigris_memmodels::NOT_RESIDENT,
                 };
                 for (d, &(_, before)) in decoded.iter().zip(&prefix) {
                     let u = d.addr & !(unit - 1);
@@ -630,6 +647,8 @@ impl<'a> CortexM<'a> {
             Unicorn::new_with_data(Arch::ARM, Mode::THUMB, state).map_err(engine("unicorn"))?;
         uc.ctl_set_cpu_model(model as i32)
             .map_err(engine("cpu model"))?;
+        set_translation_buffer(&mut uc, TRANSLATION_BUFFER_BYTES)
+            .map_err(engine("translation buffer size"))?;
         let mut core = CortexM {
             uc,
             kind,
@@ -989,22 +1008,39 @@ impl<'a> CortexM<'a> {
         self.hook_special_instructions(code_ranges)
     }
 
-    /// Price every data access in `ranges` `(start, end_inclusive, region)`.
+    /// Price every data access in `ranges` `(start, end_inclusive, region)`. Each Unicorn data
+    /// hook costs every load and store of the run a step through Unicorn's list of them, so ranges
+    /// with only unmapped space between them share one hook: a load there faults before any read
+    /// hook runs, and a store, which meets the hook first, is left to fault as without it.
     fn hook_data_accesses(&mut self, ranges: &[(u32, u32, usize)]) -> Result<(), CoreError> {
-        for &(lo, hi, region) in ranges {
+        let mapped = self.uc.mem_regions().map_err(engine("memory map"))?;
+        let mut sorted = ranges.to_vec();
+        sorted.sort_unstable();
+        let mut groups: Vec<Vec<(u32, u32, usize)>> = Vec::new();
+        for range in sorted {
+            let joins = groups.last().is_some_and(|group| {
+                let gap = (group[group.len() - 1].1 as u64 + 1, range.0 as u64);
+                !mapped.iter().any(|m| m.begin < gap.1 && m.end >= gap.0)
+            });
+            match groups.last_mut() {
+                Some(group) if joins => group.push(range),
+                _ => groups.push(vec![range]),
+            }
+        }
+        for group in groups {
+            let (lo, hi) = (group[0].0, group[group.len() - 1].1);
             self.uc
                 .add_mem_hook(
                     HookType::MEM_READ | HookType::MEM_WRITE,
                     lo as u64,
                     hi as u64,
                     move |uc, ty, addr, size, _| {
-                        price_data_access(
-                            uc,
-                            region,
-                            addr as u32,
-                            size as u32,
-                            ty == MemType::WRITE,
-                        );
+                        let addr = addr as u32;
+                        if let Some(&(_, _, region)) =
+                            group.iter().find(|r| addr >= r.0 && addr <= r.1)
+                        {
+                            price_data_access(uc, region, addr, size as u32, ty == MemType::WRITE);
+                        }
                         true
                     },
                 )
