@@ -272,17 +272,22 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
         line,
         message,
     };
+    // An error at the line where `key` first appears (the first line when it does not).
+    let invalid_at = |key: &str, message: String| {
+        invalid(
+            text.find(key).map(|o| line_of(text, o)).unwrap_or(1),
+            message,
+        )
+    };
     if file.core.clock_hz == 0 {
-        let line = text.find("clock_hz").map(|o| line_of(text, o)).unwrap_or(1);
-        return Err(invalid(line, "core.clock_hz must be greater than 0".into()));
+        return Err(invalid_at(
+            "clock_hz",
+            "core.clock_hz must be greater than 0".into(),
+        ));
     }
     if let Some(bits) = file.core.priority_bits.filter(|b| !(1..=8).contains(b)) {
-        let line = text
-            .find("priority_bits")
-            .map(|o| line_of(text, o))
-            .unwrap_or(1);
-        return Err(invalid(
-            line,
+        return Err(invalid_at(
+            "priority_bits",
             format!("core.priority_bits is {bits}; an NVIC priority byte implements 1 to 8 bits"),
         ));
     }
@@ -395,12 +400,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
     if let Some(c) = &file.second_core {
         for (what, b) in [("clock", c.clock), ("reset", c.reset), ("stall", c.stall)] {
             if b.bit > 31 || !peripherals.iter().any(|p| p.contains(b.register)) {
-                let line = text
-                    .find("second_core")
-                    .map(|o| line_of(text, o))
-                    .unwrap_or(1);
-                return Err(invalid(
-                    line,
+                return Err(invalid_at(
+                    "second_core",
                     format!(
                         "second_core.{what}: bit {} of 0x{:08x} must be 0-31 in a peripheral block's register",
                         b.bit, b.register
@@ -414,9 +415,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
                 || u64::from(f.value) >> f.bits != 0
                 || !peripherals.iter().any(|p| p.contains(f.register))
             {
-                let line = text.find("sw_stall").map(|o| line_of(text, o)).unwrap_or(1);
-                return Err(invalid(
-                    line,
+                return Err(invalid_at(
+                    "sw_stall",
                     format!(
                         "second_core.sw_stall: the field of {} bits from bit {} of 0x{:08x} holding {:#x} must lie in bits 0-31 of a peripheral block's register and its value fit it",
                         f.bits, f.shift, f.register, f.value
@@ -428,12 +428,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Board, BoardError> {
     // The windowed ABI keeps the stack pointer 16-byte aligned (Xtensa ISA Reference Manual,
     // windowed register calling convention); the ROM boot stacks are a few KiB.
     if !file.boot_stack_used.is_multiple_of(16) || file.boot_stack_used > 0x1_0000 {
-        let line = text
-            .find("boot_stack_used")
-            .map(|o| line_of(text, o))
-            .unwrap_or(1);
-        return Err(invalid(
-            line,
+        return Err(invalid_at(
+            "boot_stack_used",
             format!(
                 "boot_stack_used: {} must be a multiple of 16 and at most 64K (bytes of the ROM's boot stack)",
                 file.boot_stack_used
