@@ -380,6 +380,12 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
                     f.bootloader, f.chip_id
                 );
             }
+            if b.boot_stack_used > 0 {
+                println!(
+                    "direct boot: the app starts {} bytes below the ROM's boot stack top, under the bootloader's frames",
+                    b.boot_stack_used
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench {

@@ -535,7 +535,9 @@ fn boards_lists_and_shows() {
             && text.contains(
                 "cache MMU: 512 entries of 64 KiB at 0x600c5000, windows 0x3c000000 (entries 0-511), 0x42000000 (entries 0-511); flash chip 16 MiB"
             )
-            && text.contains("boots flash images: the ROM loads the bootloader from flash offset 0x0 (chip ID 9)"),
+            && text.contains("boots flash images: the ROM loads the bootloader from flash offset 0x0 (chip ID 9)")
+            && text.contains("second core: stalled by software while bits 0-1 of 0x60008000 = 0x2 and bits 20-25 of 0x600080bc = 0x21")
+            && text.contains("direct boot: the app starts 992 bytes below the ROM's boot stack top"),
         "{text}"
     );
     let out = sim(&[
