@@ -147,15 +147,28 @@ DSP_KERNELS=(
     matrix/mul/float/dspm_mult_3x3x3_f32_ae32.S matrix/mul/float/dspm_mult_4x4x1_f32_ae32.S
     matrix/mul/float/dspm_mult_4x4x4_f32_ae32.S
 )
+# On the ESP32-S3 ESP-IDF maps most kernels to their PIE versions (*_aes3.S, with
+# CONFIG_IDF_TARGET_ESP32S3: the "#if ..._aes3_enabled" chains of the modules' include headers); six
+# stay ae32 there (dsps_dotprode_f32, dsps_dotprod_s16, dsps_biquad_f32 and the 3x3x1, 3x3x3, 4x4x1
+# products). The PIE kernels are assembled through firmware/calibration/xtensa_pie_prelude.S (raw
+# PIE words with the field layouts of cores/src/xtensa/pie.rs), with ESP-DSP's platform headers
+# reading an ESP32-S3 sdkconfig.h (firmware/calibration/esp_dsp_include_s3), and the harness is built
+# with -DESP_DSP_AES3 to call them (and the image dot products, PIE only).
+DSP_KERNELS_S3=(
+    dotprod/float/dsps_dotprod_f32_aes3.S fir/float/dsps_fir_f32_aes3.S fir/float/dsps_fird_f32_aes3.S
+    fft/float/dsps_fft2r_fc32_aes3_.S fft/float/dsps_fft4r_fc32_aes3_.S fft/fixed/dsps_fft2r_sc16_aes3.S
+    matrix/mul/float/dspm_mult_f32_aes3.S matrix/mul/fixed/dspm_mult_s16_aes3.S
+    dotprod/fixed/dspi_dotprod_s8_aes3.S dotprod/fixed/dspi_dotprod_off_s8_aes3.S
+    dotprod/fixed/dspi_dotprod_s16_aes3.S dotprod/fixed/dspi_dotprod_off_s16_aes3.S
+)
 # One row per chip: label, board (and its linker script), the CSV's section name and chip id, the
-# kernels whose published figure is ae32 code (empty: all). On the ESP32-S3 ESP-IDF maps most kernels
-# to their PIE versions (*_aes3.S); these six stay ae32 there (the "#if ..._ae32_enabled" chains of
-# modules/dotprod/include/dsps_dotprod.h, iir/include/dsps_biquad.h, matrix/mul/include/dspm_mult.h).
-# Both run at ESP-IDF's default CPU clock, 160 MHz (Kconfig CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ; the test
-# app does not change it); code and data are in internal SRAM, so the counts do not depend on it.
+# harness variant (ae32: bench.o with the ae32 kernels; aes3: bench_s3.o with the ae32 and aes3
+# kernels). Both run at ESP-IDF's default CPU clock, 160 MHz (Kconfig
+# CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ; the test app does not change it); code and data are in internal
+# SRAM, so the counts do not depend on it.
 DSP_SUITES=(
-    "esp-dsp-esp32|esp32|Esp32|1|"
-    "esp-dsp-esp32s3|esp32s3|Esp32s3|3|dsps_dotprode_f32 dsps_dotprod_s16 dsps_biquad_f32 dspm_mult_3x3x1_f32 dspm_mult_3x3x3_f32 dspm_mult_4x4x1_f32"
+    "esp-dsp-esp32|esp32|Esp32|1|ae32"
+    "esp-dsp-esp32s3|esp32s3|Esp32s3|3|aes3"
 )
 DSP_SET=(--set core.clock_hz=160000000)
 
@@ -165,8 +178,8 @@ esp_dsp_build() {   # <dir>: the prelude check and the harness as objects, the k
                   -ffunction-sections -fdata-sections -isystem "$xt/libc/include")
     local asflags=("-Wa,-I$cal" "-Wa,-I$xt")
     # GCC's windowed-ABI assembly through the prelude, as firmware/build.sh builds windowed programs.
-    windowed_obj() { # <C source> <object>
-        "$xcc" "${cflags[@]}" -mabi=windowed -S -o "$2.s" "$1" &&
+    windowed_obj() { # <C source> <object> [flags...]
+        "$xcc" "${cflags[@]}" "${@:3}" -mabi=windowed -S -o "$2.s" "$1" &&
         { echo '.include "xtensa_lx6_prelude.S"'; cat "$2.s"; } >"$2.S" &&
         "$xcc" -c "${asflags[@]}" -o "$2" "$2.S"
     }
@@ -182,25 +195,38 @@ for name in ("include_dirs", "priv_include_dirs"):
         print(d)
 PY
     )
-    rm -rf "$dir" && mkdir -p "$dir/lib" "$dir/kernels" || return 1
+    rm -rf "$dir" && mkdir -p "$dir/lib" "$dir/kernels" "$dir/kernels_s3" || return 1
     for f in libc softfloat decimal math; do windowed_obj "$xt/libc/$f.c" "$dir/lib/$f.o" || return 1; done
     xtensa-lx106-elf-ar rcs "$dir/lib/libtg.a" "$dir"/lib/*.o &&
     "$xcc" -c "-Wa,-I$xt" -o "$dir/start.o" "$xt/start_windowed.S" &&
     windowed_obj "$cal/lx6_prelude_check.c" "$dir/check.o" &&
     windowed_obj "$cal/esp_dsp_bench.c" "$dir/bench.o" &&
+    windowed_obj "$cal/esp_dsp_bench.c" "$dir/bench_s3.o" -DESP_DSP_AES3 &&
+    windowed_obj "$cal/pie_prelude_main.c" "$dir/pie_main.o" &&
+    "$xcc" -c "${asflags[@]}" -o "$dir/pie_check.o" "$cal/pie_prelude_check.S" &&
     "$xcc" -c "${asflags[@]}" -o "$dir/timer.o" "$cal/esp_dsp_timer.S" || return 1
     for f in "${DSP_KERNELS[@]}"; do
         b=$(basename "$f" .S)
         { echo '.include "xtensa_lx6_prelude.S"'; echo "#include \"$root/modules/$f\""; } >"$dir/kernels/$b.S"
         "$xcc" -c "${incs[@]}" "${asflags[@]}" -o "$dir/kernels/$b.o" "$dir/kernels/$b.S" || return 1
     done
+    # The PIE kernels, with the ESP32-S3 sdkconfig.h found first (it turns their #if on).
+    for f in "${DSP_KERNELS_S3[@]}"; do
+        b=$(basename "$f" .S)
+        { echo '.include "xtensa_pie_prelude.S"'; echo "#include \"$root/modules/$f\""; } >"$dir/kernels_s3/$b.S"
+        "$xcc" -c -I "$cal/esp_dsp_include_s3" "${incs[@]}" "${asflags[@]}" -o "$dir/kernels_s3/$b.o" \
+            "$dir/kernels_s3/$b.S" || return 1
+        # A kernel whose #if stayed off assembles to nothing: that is a build error here.
+        xtensa-lx106-elf-nm "$dir/kernels_s3/$b.o" | grep -q " T ${b%_}" ||
+            { echo "$b: no code (its _aes3_enabled switch is off)"; return 1; }
+    done
 }
 
-esp_dsp_cell_rows() {   # <label> <board> <chip> <chip id> <kernels> <run log>: cells.tsv rows
+esp_dsp_cell_rows() {   # <label> <board> <chip> <chip id> <variant> <run log>: cells.tsv rows
     python3 - "$SRC/esp-dsp/docs/esp_bm_results.csv" "$@" "$(xtensa-lx106-elf-as --version | head -1)" <<'PY'
 import re, sys
-csv, label, board, chip_name, chip_id, kernels, log, tool = sys.argv[1:]
-kernels = set(kernels.split())
+csv, label, board, chip_name, chip_id, variant, log, tool = sys.argv[1:]
+prelude = "xtensa_lx6_prelude.S" + (" and xtensa_pie_prelude.S" if variant == "aes3" else "")
 # The CSV: a chip name line opens a section; rows are "title, optimised, ANSI C, compiler option,
 # chip id". A row is named by its kernel (the title's first word) and size (its first number).
 published, chip = {}, None
@@ -214,24 +240,24 @@ for line in open(csv):
         continue
     title, optimised, _ansi, option, row_chip = fields
     if chip == chip_name and row_chip == chip_id and option == "1":
-        kernel = title.split()[0]
+        kernel = title.split()[0].rstrip("-")   # "dspi_dotprod_s8/u8- dotproduct ..."
         size = re.search(r"\d+", title[len(kernel):]).group(0)
         published[(kernel, size)] = int(optimised)
 simulated = {}
 for line in open(log):
     m = re.match(r"dsp (\S+) (\d+) (\d+)$", line.strip())
-    if m and (not kernels or m.group(1) in kernels):
+    if m:
         simulated[(m.group(1), m.group(2))] = int(m.group(3))
 missing = sorted(set(simulated) - set(published))
 if missing or not simulated:
     sys.exit(f"{label}: no published figure for {missing or 'any kernel'}")
 for (kernel, size), cycles in sorted(simulated.items()):
-    print(f"{label}\t{kernel} {size}\t{board}\t{published[(kernel, size)]}\t{cycles}\t{tool} + xtensa_lx6_prelude.S")
+    print(f"{label}\t{kernel} {size}\t{board}\t{published[(kernel, size)]}\t{cycles}\t{tool} + {prelude}")
 PY
 }
 
 esp_dsp_suites() {
-    local row label board chip chip_id kernels wanted=0
+    local row label board chip chip_id variant wanted=0
     for row in "${DSP_SUITES[@]}"; do want "${row%%|*}" && wanted=1; done
     ((wanted)) || return 0
     local csv=$SRC/esp-dsp/docs/esp_bm_results.csv dir=$OUT/esp-dsp xt=$FW/xtensa
@@ -243,23 +269,53 @@ esp_dsp_suites() {
     esp_dsp_build "$dir" >"$OUT/esp-dsp.build.log" 2>&1 ||
         { echo "esp-dsp: build failed ($OUT/esp-dsp.build.log)" >&2; FAILED=1; return 0; }
     for row in "${DSP_SUITES[@]}"; do
-        IFS='|' read -r label board chip chip_id kernels <<<"$row"
+        IFS='|' read -r label board chip chip_id variant <<<"$row"
         want "$label" || continue
         echo "running $label" >&2
         local out=$dir/$board link=(-nostdlib -L "$xt" -T "$xt/$board.ld" -Wl,--gc-sections "$dir/start.o")
+        local objs=("$dir/bench.o" "$dir/timer.o" "$dir"/kernels/*.o)
+        [[ $variant == aes3 ]] && objs=("$dir/bench_s3.o" "$dir/timer.o" "$dir"/kernels/*.o "$dir"/kernels_s3/*.o)
         mkdir -p "$out"
         {
             xtensa-lx106-elf-gcc "${link[@]}" "$dir/check.o" -L "$dir/lib" -ltg -o "$out/lx6_prelude_check.elf" &&
-            xtensa-lx106-elf-gcc "${link[@]}" -Wl,-Map="$out/esp_dsp_bench.map" "$dir/bench.o" "$dir/timer.o" \
-                "$dir"/kernels/*.o -L "$dir/lib" -ltg -o "$out/esp_dsp_bench.elf"
+            xtensa-lx106-elf-gcc "${link[@]}" -Wl,-Map="$out/esp_dsp_bench.map" "${objs[@]}" \
+                -L "$dir/lib" -ltg -o "$out/esp_dsp_bench.elf" &&
+            if [[ $variant == aes3 ]]; then
+                xtensa-lx106-elf-gcc "${link[@]}" "$dir/pie_main.o" "$dir/pie_check.o" -L "$dir/lib" -ltg \
+                    -o "$out/pie_prelude_check.elf"
+            fi
         } >"$out/link.log" 2>&1 || { echo "$label: link failed ($out/link.log)" >&2; FAILED=1; continue; }
         # Every macro of the prelude first, on this core: a wrong encoding must not reach the table.
         "$SIM" run "$out/lx6_prelude_check.elf" --board "$board" --summary none >"$out/check.log" 2>&1 ||
             { echo "$label: the prelude check failed ($out/check.log)" >&2; FAILED=1; continue; }
+        # The PIE prelude: every macro executed once; the ISS's disassembly of each word, in order,
+        # must be the text of the instance that emitted it (firmware/calibration/pie_prelude_check.S).
+        if [[ $variant == aes3 ]] && ! {
+            "$SIM" run "$out/pie_prelude_check.elf" --board "$board" --summary none --trace-instructions \
+                >"$out/pie_check.log" 2>"$out/pie_check.trace" &&
+            python3 - "$FW/calibration/pie_prelude_check.S" "$out/pie_check.trace" >>"$out/pie_check.log" <<'PY'
+import re, sys
+want = [m.group(1).strip() for m in re.finditer(r"PIE-CHECK: (.*?) \*/", open(sys.argv[1]).read())]
+got = []
+for line in open(sys.argv[2]):
+    m = re.match(r"insn\s+\d+\s+\S+\s+\S+\s+(.*?)\s+a0=", line)
+    if m and re.match(r"(ee\.|ld\.qr|st\.qr|mv\.qr|rur\.|wur\.|sext )", m.group(1)):
+        got.append(" ".join(m.group(1).split()))
+bad = [(w, g) for w, g in zip(want, got) if w != g]
+for w, g in bad:
+    print(f"FAILED {w}: the ISS decodes {g}")
+if len(got) != len(want):
+    print(f"FAILED {len(want)} instances, {len(got)} PIE words executed")
+print(f"pie prelude checks {len(want)} {'FAILED' if bad or len(got) != len(want) else 'ok'}")
+sys.exit(1 if bad or len(got) != len(want) else 0)
+PY
+        }; then
+            echo "$label: the PIE prelude check failed ($out/pie_check.log)" >&2; FAILED=1; continue
+        fi
         # The harness exits 1 when a kernel's result disagrees with C (wrong code is not timed).
         "$SIM" run "$out/esp_dsp_bench.elf" --board "$board" "${DSP_SET[@]}" --summary none \
             >"$out/run.log" 2>&1 || { echo "$label: the benchmark failed ($out/run.log)" >&2; FAILED=1; continue; }
-        esp_dsp_cell_rows "$label" "$board" "$chip" "$chip_id" "$kernels" "$out/run.log" >>"$CELLS" || FAILED=1
+        esp_dsp_cell_rows "$label" "$board" "$chip" "$chip_id" "$variant" "$out/run.log" >>"$CELLS" || FAILED=1
     done
 }
 
@@ -443,7 +499,7 @@ SOURCES = {
     "embench-2.0-gcc13": ("Embench-IoT commit 3ef636f baseline-data/speed.json (STM32F4-Discovery, GCC 13.2)", EMBENCH),
     "embench-1.0": ("Embench-IoT 1.0 baseline-data/speed.json (STM32F4-Discovery, GCC 9.2.0, newlib-nano 3.3.0)", EMBENCH),
     "esp-dsp-esp32": ("ESP-DSP docs/esp_bm_results.csv, Esp32 rows, compiler option 1 (commit 972c4e9)", ESP_DSP),
-    "esp-dsp-esp32s3": ("ESP-DSP docs/esp_bm_results.csv, Esp32s3 rows of ae32 kernels, compiler option 1 (commit 972c4e9)", ESP_DSP),
+    "esp-dsp-esp32s3": ("ESP-DSP docs/esp_bm_results.csv, Esp32s3 rows (PIE aes3 kernels and the six ae32 ones), compiler option 1 (commit 972c4e9)", ESP_DSP),
     "coremark-rp2040-sram": ("KafCoppelia/pico-coremark README.md (commit 62024ed): 236.653082 it/s, GCC 11.2.1 -O3",
                              "125 MHz; code and data in SRAM (no_flash); 3000 iterations"),
     "coremark-f405-flash-armcc-O3": ("XIVN1987/MCUCode coremark/README.md (commit 723c17d), STM32F405: 436.681223 it/s, Keil ARMCC 5.06u7 -O3 -Otime",

@@ -9,7 +9,13 @@
  * - each kernel called twice, then once more between two CCOUNT reads (test/report.inc
  *   REPORT_BENCHMARK_CSV), that last call printed.
  * Before the benchmark, each float kernel's result is checked against C on known inputs, so a
- * wrong encoding in xtensa_lx6_prelude.S fails the run (exit 1) instead of timing wrong code. */
+ * wrong encoding in xtensa_lx6_prelude.S fails the run (exit 1) instead of timing wrong code.
+ *
+ * Built with -DESP_DSP_AES3 for the ESP32-S3: every kernel ESP-IDF maps to its PIE version there
+ * (the "#if ..._aes3_enabled" chains of ESP-DSP's headers with CONFIG_IDF_TARGET_ESP32S3) is called
+ * in that version (*_aes3.S, assembled through xtensa_pie_prelude.S), the other six stay ae32; the
+ * image dot products (dspi_dotprod_*, PIE only) are added with the arguments of
+ * test/prepare_csv_benchmarks.c. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +31,52 @@ extern char dsps_dotprod_f32_ae32[], dsps_dotprode_f32_ae32[], dsps_dotprod_s16_
     dsps_fft2r_sc16_ae32_[], dsps_biquad_f32_ae32[], dspm_mult_f32_ae32[], dspm_mult_s16_ae32[],
     dspm_mult_3x3x1_f32_ae32[], dspm_mult_3x3x3_f32_ae32[], dspm_mult_4x4x1_f32_ae32[],
     dspm_mult_4x4x4_f32_ae32[];
+
+#ifdef ESP_DSP_AES3
+extern char dsps_dotprod_f32_aes3[], dsps_fir_f32_aes3[], dsps_fird_f32_aes3[], dsps_fft2r_fc32_aes3_[],
+    dsps_fft4r_fc32_aes3_[], dsps_fft2r_sc16_aes3_[], dspm_mult_f32_aes3[], dspm_mult_s16_aes3[],
+    dspi_dotprod_s8_aes3[], dspi_dotprod_off_s8_aes3[], dspi_dotprod_s16_aes3[], dspi_dotprod_off_s16_aes3[];
+#define K_DOTPROD_F32 dsps_dotprod_f32_aes3
+#define K_FIR_F32 dsps_fir_f32_aes3
+#define K_FIRD_F32 dsps_fird_f32_aes3
+#define K_FFT2R_FC32 dsps_fft2r_fc32_aes3_
+#define K_FFT4R_FC32 dsps_fft4r_fc32_aes3_
+#define K_FFT2R_SC16 dsps_fft2r_sc16_aes3_
+#define K_MULT_F32 dspm_mult_f32_aes3
+#define K_MULT_S16 dspm_mult_s16_aes3
+/* dspm_mult.h on the ESP32-S3: dspm_mult_4x4x4_f32(A,B,C) is dspm_mult_f32_aes3(A,B,C, 4, 4, 4). */
+#define K_MULT_4X4X4 dspm_mult_f32_aes3
+#define MNK_4X4X4 4
+
+/* What the aes3 kernels call from ESP-DSP's C code. dsps_fft2r_sc16_aes3_ checks its length with
+ * dsp_is_power_of_two (common/misc/dsps_pwroftwo.cpp, the same expression) and that the tables
+ * were initialised. The image dot products fall back to their ANSI C versions when the arguments
+ * do not suit the PIE code; the published arguments do, so the fallbacks here only record that
+ * they were reached, and the run fails. */
+int dsp_is_power_of_two(int x) { return (x != 0) && ((x & (x - 1)) == 0); }
+unsigned char dsps_fft2r_sc16_initialized = 1;
+static int fallbacks;
+int dspi_dotprod_s8_ansi(void) { fallbacks++; return 0; }
+int dspi_dotprod_s16_ansi(void) { fallbacks++; return 0; }
+int dspi_dotprod_off_s16_ansi(void) { fallbacks++; return 0; }
+
+/* image2d_t of modules/common/include/dsp_types.h. */
+typedef struct {
+    void *data;
+    int step_x, step_y, stride_x, stride_y, size_x, size_y;
+} image_t;
+#else
+#define K_DOTPROD_F32 dsps_dotprod_f32_ae32
+#define K_FIR_F32 dsps_fir_f32_ae32
+#define K_FIRD_F32 dsps_fird_f32_ae32
+#define K_FFT2R_FC32 dsps_fft2r_fc32_ae32_
+#define K_FFT4R_FC32 dsps_fft4r_fc32_ae32_
+#define K_FFT2R_SC16 dsps_fft2r_sc16_ae32_
+#define K_MULT_F32 dspm_mult_f32_ae32
+#define K_MULT_S16 dspm_mult_s16_ae32
+#define K_MULT_4X4X4 dspm_mult_4x4x4_f32_ae32
+#define MNK_4X4X4 0 /* the fixed-size kernel takes three arguments */
+#endif
 
 /* fir_f32_t of modules/fir/include/dsps_fir.h: the kernels read it by these offsets. */
 typedef struct {
@@ -118,7 +170,7 @@ static void check_kernels(void) {
     fill();
     want = 0;
     for (int i = 0; i < 256; i++) want += data1[i] * data2[i];
-    call(dsps_dotprod_f32_ae32, A(data1), A(data2), A(&out), 256, 0, 0, 0);
+    call(K_DOTPROD_F32, A(data1), A(data2), A(&out), 256, 0, 0, 0);
     check("dsps_dotprod_f32", near(out, want));
     want = 0;
     for (int i = 0; i < 64; i++) want += data1[3 * i] * data2[2 * i];
@@ -129,8 +181,8 @@ static void check_kernels(void) {
         {"dspm_mult_3x3x1_f32", dspm_mult_3x3x1_f32_ae32, 3, 3, 1},
         {"dspm_mult_3x3x3_f32", dspm_mult_3x3x3_f32_ae32, 3, 3, 3},
         {"dspm_mult_4x4x1_f32", dspm_mult_4x4x1_f32_ae32, 4, 4, 1},
-        {"dspm_mult_4x4x4_f32", dspm_mult_4x4x4_f32_ae32, 4, 4, 4},
-        {"dspm_mult_f32", dspm_mult_f32_ae32, 16, 16, 16},
+        {"dspm_mult_4x4x4_f32", K_MULT_4X4X4, 4, 4, 4},
+        {"dspm_mult_f32", K_MULT_F32, 16, 16, 16},
     };
     for (unsigned t = 0; t < sizeof mults / sizeof mults[0]; t++) {
         int m = mults[t].m, n = mults[t].n, k = mults[t].k, ok = 1;
@@ -156,7 +208,7 @@ static void check_kernels(void) {
     for (int i = 0; i < 256; i++) acc += (int32_t)s1[i] * s2[i];
     call(dsps_dotprod_s16_ae32, A(s1), A(s2), A(&got), 256, 0, 0, 0);
     check("dsps_dotprod_s16", got == (int16_t)(acc >> 15));
-    call(dspm_mult_s16_ae32, A(s1), A(s2), A(s3), 16, 16, 16, 0);
+    call(K_MULT_S16, A(s1), A(s2), A(s3), 16, 16, 16, 0);
     int ok = 1;
     for (int i = 0; i < 16; i++)
         for (int j = 0; j < 16; j++) {
@@ -170,7 +222,7 @@ static void check_kernels(void) {
      * 256 e^(-2 pi i k / 64), found at the bit-reversed index of k (within the stages' rounding). */
     memset(s1, 0, 128 * sizeof(int16_t));
     s1[2] = 16384;
-    call(dsps_fft2r_sc16_ae32_, A(s1), 64, A(w2r_sc16), 0, 0, 0, 0);
+    call(K_FFT2R_SC16, A(s1), 64, A(w2r_sc16), 0, 0, 0, 0);
     ok = 1;
     for (int i = 0; i < 64; i++) {
         int k = 0;
@@ -189,7 +241,7 @@ static void check_kernels(void) {
         fir_t fir = {data1, data3, 256, 0, decim, 0};
         memset(data3, 0, 260 * sizeof(float));
         float y[8];
-        call(decim == 1 ? (void *)dsps_fir_f32_ae32 : (void *)dsps_fird_f32_ae32, A(&fir), A(data2),
+        call(decim == 1 ? (void *)K_FIR_F32 : (void *)K_FIRD_F32, A(&fir), A(data2),
              A(y), 8, 0, 0, 0);
         ok = 1;
         for (int i = 0; i < 8; i++) {
@@ -218,41 +270,126 @@ static void check_kernels(void) {
     for (int r = 0; r < 2; r++) {
         memset(data1, 0, 128 * sizeof(float));
         data1[2] = 1.0f;
-        if (r == 0) call(dsps_fft2r_fc32_ae32_, A(data1), 64, A(w2r_fc32), 0, 0, 0, 0);
-        else call(dsps_fft4r_fc32_ae32_, A(data1), 64, A(w4r_fc32), W4R_SIZE, 0, 0, 0);
+        if (r == 0) call(K_FFT2R_FC32, A(data1), 64, A(w2r_fc32), 0, 0, 0, 0);
+        else call(K_FFT4R_FC32, A(data1), 64, A(w4r_fc32), W4R_SIZE, 0, 0, 0);
         ok = 1;
         for (int i = 0; i < 64; i++) ok &= near(data1[2 * i] * data1[2 * i] + data1[2 * i + 1] * data1[2 * i + 1], 1.0f);
         check(r == 0 ? "dsps_fft2r_fc32" : "dsps_fft4r_fc32", ok);
     }
 }
 
+#ifdef ESP_DSP_AES3
+/* dspi_dotprod_{s8,s16}[_off]_ansi: sum over a count_x x count_y window of image x (filter +
+ * offset), rounded and shifted right, stored in the element type (values here keep it in range). */
+static int dspi_ref(const image_t *im, const image_t *f, int cx, int cy, int shift, int off, int s16) {
+    long long acc = 0;
+    for (int y = 0; y < cy; y++)
+        for (int x = 0; x < cx; x++) {
+            int i = y * im->stride_x * im->step_y + x * im->step_x, j = y * f->stride_x * f->step_y + x * f->step_x;
+            int a = s16 ? ((int16_t *)im->data)[i] : ((int8_t *)im->data)[i];
+            int b = s16 ? ((int16_t *)f->data)[j] : ((int8_t *)f->data)[j];
+            acc += (long long)a * (b + off);
+        }
+    acc += 1 << (shift - 1);
+    return (int)(acc >> shift);
+}
+
+/* The eight published image dot products: kernel, element size, image and filter strides, window. */
+static const struct {
+    const char *name;
+    void *fn;
+    int s16, istride, fstride, count, off;
+} dspis[] = {
+    {"dspi_dotprod_s8/u8", dspi_dotprod_s8_aes3, 0, 64, 16, 16, 0},
+    {"dspi_dotprod_off_s8/u8", dspi_dotprod_off_s8_aes3, 0, 64, 16, 16, 10},
+    {"dspi_dotprod_s8/u8", dspi_dotprod_s8_aes3, 0, 64, 64, 64, 0},
+    {"dspi_dotprod_off_s8/u8", dspi_dotprod_off_s8_aes3, 0, 64, 64, 64, 10},
+    {"dspi_dotprod_s16/u16", dspi_dotprod_s16_aes3, 1, 32, 8, 8, 0},
+    {"dspi_dotprod_off_s16/u16", dspi_dotprod_off_s16_aes3, 1, 32, 8, 8, 10},
+    {"dspi_dotprod_s16", dspi_dotprod_s16_aes3, 1, 32, 32, 32, 0},
+    {"dspi_dotprod_off_s16/u16", dspi_dotprod_off_s16_aes3, 1, 32, 32, 32, 10},
+};
+#define NDSPI (int)(sizeof dspis / sizeof dspis[0])
+
+static void check_dspi(void) {
+    int8_t *b1 = (int8_t *)data1, *b2 = (int8_t *)data2;
+    int16_t *h1 = (int16_t *)data1, *h2 = (int16_t *)data2;
+    for (int i = 0; i < 64 * 64; i++) {
+        b1[i] = (int8_t)(i % 13 - 6);
+        b2[i] = (int8_t)(i % 11 - 5);
+    }
+    for (int i = 0; i < 32 * 32; i++) {
+        h1[i + 2048] = (int16_t)((i * 37) % 601 - 300);
+        h2[i + 2048] = (int16_t)((i * 53) % 401 - 200);
+    }
+    for (int t = 0; t < NDSPI; t++) {
+        int s16 = dspis[t].s16, c = dspis[t].count, shift = s16 ? 12 : 8;
+        void *d1 = s16 ? (void *)(h1 + 2048) : (void *)b1, *d2 = s16 ? (void *)(h2 + 2048) : (void *)b2;
+        image_t im = {d1, 1, 1, dspis[t].istride, dspis[t].istride, dspis[t].istride, dspis[t].istride};
+        image_t f = {d2, 1, 1, dspis[t].fstride, dspis[t].fstride, dspis[t].fstride, dspis[t].fstride};
+        int16_t out = 0x5555;
+        call(dspis[t].fn, A(&im), A(&f), A(&out), c, c, shift, dspis[t].off);
+        int want = dspi_ref(&im, &f, c, c, shift, dspis[t].off, s16);
+        int got = s16 ? out : (int8_t)out;
+        if (got != (s16 ? (int16_t)want : (int8_t)want)) printf("check %s %d: got %d, want %d\n", dspis[t].name, c, got, want);
+        check(dspis[t].name, got == (s16 ? (int16_t)want : (int8_t)want));
+    }
+    check("dspi fallbacks to ANSI C", fallbacks == 0);
+}
+
+/* test/prepare_csv_benchmarks.c: images {data1, 1, 1, stride, stride, stride, stride} and the
+ * filter {data2, ...}, shift 1, offset 10, the result written over data2. */
+static void bench_dspi(void) {
+    for (int t = 0; t < NDSPI; t++) {
+        int is = dspis[t].istride, fs = dspis[t].fstride, c = dspis[t].count;
+        image_t im = {data1, 1, 1, is, is, is, is}, f = {data2, 1, 1, fs, fs, fs, fs};
+        bench(dspis[t].name, c, dspis[t].fn, A(&im), A(&f), A(data2), c, c, 1, dspis[t].off);
+    }
+    if (fallbacks) {
+        printf("check dspi fallbacks to ANSI C FAILED\n");
+        failures++;
+    }
+}
+#endif
+
 int main(void) {
+#ifdef ESP_DSP_AES3
+    __asm__ volatile("wsr %0, cpenable\n\trsync" ::"a"(9)); /* the FPU (coprocessor 0) and PIE (3) */
+#else
     __asm__ volatile("wsr %0, cpenable\n\trsync" ::"a"(1)); /* the FPU is coprocessor 0 */
+#endif
     tables();
     check_kernels();
+#ifdef ESP_DSP_AES3
+    check_dspi();
+#endif
     fill();
 
     fir_t fir1 = {data1, data2, 256, 0, 1, 0}; /* dsps_fir_init_f32(&fir1, data1, data2, 256) */
     fir_t fir2 = {data1, data2, 256, 0, 4, 0}; /* dsps_fird_init_f32(&fir2, data1, data2, 256, 4) */
     float coeffs[5] = {0.0675f, 0.1349f, 0.0675f, -1.1430f, 0.4128f}; /* a low-pass biquad */
 
-    bench("dsps_dotprod_f32", 256, dsps_dotprod_f32_ae32, A(data1), A(data2), A(data3), 256, 0, 0, 0);
+    bench("dsps_dotprod_f32", 256, K_DOTPROD_F32, A(data1), A(data2), A(data3), 256, 0, 0, 0);
     bench("dsps_dotprode_f32", 256, dsps_dotprode_f32_ae32, A(data1), A(data2), A(data3), 256, 1, 1, 0);
     bench("dsps_dotprod_s16", 256, dsps_dotprod_s16_ae32, A(data1), A(data2), A(data3), 256, 0, 0, 0);
-    bench("dsps_fir_f32", 1024, dsps_fir_f32_ae32, A(&fir1), A(data1), A(data2), 1024, 0, 0, 0);
-    bench("dsps_fird_f32", 1024, dsps_fird_f32_ae32, A(&fir2), A(data1), A(data2), 1024 / 4, 0, 0, 0);
+    bench("dsps_fir_f32", 1024, K_FIR_F32, A(&fir1), A(data1), A(data2), 1024, 0, 0, 0);
+    bench("dsps_fird_f32", 1024, K_FIRD_F32, A(&fir2), A(data1), A(data2), 1024 / 4, 0, 0, 0);
     for (int n = 64; n <= 1024; n *= 2)
-        bench("dsps_fft2r_fc32", n, dsps_fft2r_fc32_ae32_, A(data1), n, A(w2r_fc32), 0, 0, 0, 0);
+        bench("dsps_fft2r_fc32", n, K_FFT2R_FC32, A(data1), n, A(w2r_fc32), 0, 0, 0, 0);
     for (int n = 64; n <= 1024; n *= 4)
-        bench("dsps_fft4r_fc32", n, dsps_fft4r_fc32_ae32_, A(data1), n, A(w4r_fc32), W4R_SIZE, 0, 0, 0);
+        bench("dsps_fft4r_fc32", n, K_FFT4R_FC32, A(data1), n, A(w4r_fc32), W4R_SIZE, 0, 0, 0);
     for (int n = 64; n <= 1024; n *= 2)
-        bench("dsps_fft2r_sc16", n, dsps_fft2r_sc16_ae32_, A(data1), n, A(w2r_sc16), 0, 0, 0, 0);
+        bench("dsps_fft2r_sc16", n, K_FFT2R_SC16, A(data1), n, A(w2r_sc16), 0, 0, 0, 0);
     bench("dsps_biquad_f32", 1024, dsps_biquad_f32_ae32, A(data1), A(data2), 1024, A(coeffs), A(data3), 0, 0);
-    bench("dspm_mult_f32", 16, dspm_mult_f32_ae32, A(data1), A(data2), A(data3), 16, 16, 16, 0);
-    bench("dspm_mult_s16", 16, dspm_mult_s16_ae32, A(data1), A(data2), A(data3), 16, 16, 16, 0);
+    bench("dspm_mult_f32", 16, K_MULT_F32, A(data1), A(data2), A(data3), 16, 16, 16, 0);
+    bench("dspm_mult_s16", 16, K_MULT_S16, A(data1), A(data2), A(data3), 16, 16, 16, 0);
     bench("dspm_mult_3x3x1_f32", 3, dspm_mult_3x3x1_f32_ae32, A(data1), A(data2), A(data3), 0, 0, 0, 0);
     bench("dspm_mult_3x3x3_f32", 3, dspm_mult_3x3x3_f32_ae32, A(data1), A(data2), A(data3), 0, 0, 0, 0);
     bench("dspm_mult_4x4x1_f32", 4, dspm_mult_4x4x1_f32_ae32, A(data1), A(data2), A(data3), 0, 0, 0, 0);
-    bench("dspm_mult_4x4x4_f32", 4, dspm_mult_4x4x4_f32_ae32, A(data1), A(data2), A(data3), 0, 0, 0, 0);
+    bench("dspm_mult_4x4x4_f32", 4, K_MULT_4X4X4, A(data1), A(data2), A(data3), MNK_4X4X4, MNK_4X4X4,
+          MNK_4X4X4, 0);
+#ifdef ESP_DSP_AES3
+    bench_dspi();
+#endif
     return failures != 0;
 }
