@@ -505,6 +505,21 @@ xt_prelude_check() {   # <board>: build/<board>/lx6_prelude_check.elf, the check
     rm -rf "$tmp"
 }
 
+xt_pie_prelude_check() {   # build/esp32s3/pie_prelude_check.elf: one instance of every macro of the
+    # ESP-DSP PIE prelude (firmware/calibration/xtensa_pie_prelude.S), as scripts/accuracy.sh builds it
+    local cal="$FW_DIR/calibration" elf="$BUILD/esp32s3/pie_prelude_check.elf"
+    local tmp="${elf%.elf}.objs"
+    mkdir -p "$tmp"
+    "$XT_CC" "${XT_CFLAGS[@]}" -mabi=windowed -S -o "$tmp/main.s" "$cal/pie_prelude_main.c"
+    { echo '.include "xtensa_lx6_prelude.S"'; cat "$tmp/main.s"; } >"$tmp/main.S"
+    "$XT_CC" -c "-Wa,-I$cal" "-Wa,-I$XT_DIR" -o "$tmp/main.o" "$tmp/main.S"
+    "$XT_CC" -c "-Wa,-I$cal" "-Wa,-I$XT_DIR" -o "$tmp/check.o" "$cal/pie_prelude_check.S"
+    "$XT_CC" -c "-Wa,-I$XT_DIR" -o "$tmp/start.o" "$XT_DIR/start_windowed.S"
+    "$XT_CC" -nostdlib -L "$XT_DIR" -T "$XT_DIR/esp32s3.ld" "${XT_LDFLAGS[@]}" -Wl,--gc-sections \
+        "$tmp/start.o" "$tmp/main.o" "$tmp/check.o" -L "$XT_LIBDIR/windowed" -ltg -o "$elf"
+    rm -rf "$tmp"
+}
+
 if command -v "$XT_CC" >/dev/null 2>&1; then
     job "xtensa libc (call0)" xt_libc call0
     job "xtensa libc (windowed)" xt_libc windowed
@@ -525,6 +540,7 @@ if command -v "$XT_CC" >/dev/null 2>&1; then
         job "$b fault_window (windowed)" xt_windowed "$b" fault_window "$BUILD/$b/fault_window-windowed.elf" -DNO_VECBASE
         job "$b lx6_prelude_check (windowed)" xt_prelude_check "$b"
     done
+    job "esp32s3 pie_prelude_check (windowed)" xt_pie_prelude_check
     job "esp32s3 gemm_tiled (windowed)" xt_windowed esp32s3 gemm_tiled "$BUILD/esp32s3/gemm_tiled-windowed.elf"
     job "esp32s3 rom_printf (windowed)" xt_rom_printf "$BUILD/esp32s3/rom_printf-windowed.elf"
     for b in "${XT_WINDOWED_BOARDS[@]}"; do

@@ -5,7 +5,7 @@ encodings): one GNU as macro per PIE instruction the ESP-DSP aes3 kernels use, e
 word (match | each operand's field pieces), and one instance of every macro with distinct
 operands for the check (scripts/accuracy.sh compares the ISS's disassembly of each executed
 instance with the instance's own text). Run from the repository root:
-    python3 firmware/calibration/gen_pie_prelude.py
+    python3 firmware/calibration/gen_pie_prelude.py [OUT_DIR]
 """
 import re, sys, os
 
@@ -205,6 +205,9 @@ for i, ur in enumerate(USED_UR):
     check.append(f"    movi a{6 + i}, 0\n    wur.{ur} a{6 + i} /* PIE-CHECK: wur.{ur} a{6 + i} */\n"
                  f"    rur.{ur} a{9 + i} /* PIE-CHECK: rur.{ur} a{9 + i} */\n")
 check.append("    movi a2, 0\n    retw\n    .size pie_prelude_check, . - pie_prelude_check\n")
-open(os.path.join(ROOT, "firmware/calibration/xtensa_pie_prelude.S"), "w").write("\n".join(out))
-open(os.path.join(ROOT, "firmware/calibration/pie_prelude_check.S"), "w").write("\n".join(check))
+# The files go beside this script, or to the folder given (sim/tests/xtensa.rs checks that the
+# committed files are what the table generates).
+dest = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "firmware/calibration")
+open(os.path.join(dest, "xtensa_pie_prelude.S"), "w").write("\n".join(out))
+open(os.path.join(dest, "pie_prelude_check.S"), "w").write("\n".join(check))
 print(f"{len(USED)} PIE macros, sext and {2 * len(USED_UR)} rur/wur")

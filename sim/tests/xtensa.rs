@@ -299,3 +299,71 @@ fn the_esp_dsp_prelude_macros_agree_with_c_on_the_lx6_and_lx7() {
         );
     }
 }
+
+/// The ESP-DSP PIE prelude (firmware/calibration/xtensa_pie_prelude.S, which assembles the ESP32-S3
+/// kernels of scripts/accuracy.sh) is what gen_pie_prelude.py makes of cores/src/xtensa/pie.rs's
+/// opcode table, and each of its macros, executed once on the esp32s3 board, is decoded by the ISS
+/// as the instruction the macro's instance names (its `PIE-CHECK:` comment): a wrong field gives
+/// another mnemonic or operand. The kernels' results are checked against C by the suite itself.
+#[test]
+fn the_pie_prelude_is_generated_from_the_opcode_table_and_decodes_as_written() {
+    let cal = root().join("firmware/calibration");
+    let out = common::temp_path("pie-prelude");
+    std::fs::create_dir_all(&out).unwrap();
+    let made = std::process::Command::new("python3")
+        .arg(cal.join("gen_pie_prelude.py"))
+        .arg(&out)
+        .output()
+        .expect("run python3");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    for file in ["xtensa_pie_prelude.S", "pie_prelude_check.S"] {
+        assert!(
+            std::fs::read(out.join(file)).unwrap() == std::fs::read(cal.join(file)).unwrap(),
+            "{file} differs from what gen_pie_prelude.py generates"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    let check = std::fs::read_to_string(cal.join("pie_prelude_check.S")).unwrap();
+    let want: Vec<&str> = check
+        .split("PIE-CHECK: ")
+        .skip(1)
+        .map(|rest| rest.split(" */").next().unwrap().trim())
+        .collect();
+    let run = sim(&[
+        "run",
+        "--board",
+        "esp32s3",
+        "--summary",
+        "none",
+        "--trace-instructions",
+        &elf("esp32s3", "pie_prelude_check"),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    // Trace lines: `insn N PC location TEXT a0=...`; the prelude's own words are the PIE ones and
+    // the core instructions it adds (rur/wur of PIE's user registers, sext).
+    let trace = String::from_utf8_lossy(&run.stderr);
+    let got: Vec<String> = trace
+        .lines()
+        .filter_map(|l| l.strip_prefix("insn"))
+        .filter_map(|l| {
+            let fields: Vec<&str> = l.split_whitespace().collect();
+            let end = fields.iter().position(|f| f.starts_with("a0="))?;
+            Some(fields.get(3..end)?.join(" "))
+        })
+        .filter(|text| {
+            ["ee.", "ld.qr", "st.qr", "mv.qr", "rur.", "wur.", "sext "]
+                .iter()
+                .any(|p| text.starts_with(p))
+        })
+        .collect();
+    assert!(want.len() >= 60, "{} instances", want.len());
+    assert_eq!(got, want, "the ISS's decoding of the prelude's words");
+}
