@@ -154,11 +154,10 @@ for k, mn in enumerate(USED):
         elif kd == "a":
             r = next(ars)
             vals.append(f"a{r}")
-            if o["name"] in ("ad",):
+            # ad is a stride, au an output; the others point into the scratch buffer.
+            if o["name"] == "ad":
                 setup.append(f"    movi a{r}, 16")
-            elif o["name"] in ("au",):
-                pass
-            else:
+            elif o["name"] != "au":
                 setup.append(f"    mov a{r}, a2")
         else:
             bits, sc = o["width"], o["scale"]
