@@ -364,3 +364,37 @@ fn flash_literals_hit_the_cache_after_the_first_line_fill() {
         );
     }
 }
+
+/// The Cortex-M7 and M33 reach priced memory through device copies of it rather than data hooks
+/// (docs/memory-models.md, "Counters"); `--memory-stats` hooks every region instead. Both ways must
+/// charge the same cycles and count the same traffic in the priced regions: an M7 with flash behind
+/// its D-cache, an M33 with XIP flash behind its cache, both reading doubles (8-byte loads) there.
+#[test]
+fn redirected_data_accesses_are_priced_and_counted_as_hooked_ones() {
+    for (board, program) in [("stm32h753", "matmul"), ("rp2350", "strings_float")] {
+        let elf = elf(board, program);
+        let (code, redirected, _) = run(board, &elf, &[]);
+        let (hooked_code, hooked, _) = run(board, &elf, &["--memory-stats"]);
+        assert_eq!((code, hooked_code), (0, 0), "{board} {program}");
+        assert_eq!(redirected["totals"], hooked["totals"], "{board} {program}");
+        let priced: Vec<&Value> = redirected["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| !r["reads"].is_null())
+            .collect();
+        assert!(
+            priced.iter().any(|r| r["reads"].as_u64() > Some(0)),
+            "{board} {program}: no priced data read to compare"
+        );
+        for region in priced {
+            let same = hooked["regions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["name"] == region["name"])
+                .unwrap();
+            assert_eq!(region, same, "{board} {program}");
+        }
+    }
+}

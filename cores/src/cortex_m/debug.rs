@@ -56,6 +56,9 @@ impl CortexM<'_> {
                 .remove_hook(id)
                 .map_err(engine("removing a watchpoint"))?;
         }
+        if watches.iter().any(|w| w.len > 0) {
+            self.end_data_redirect()?;
+        }
         for w in watches.iter().filter(|w| w.len > 0) {
             let (kind, first, last) = (w.kind, w.addr as u64, w.addr as u64 + w.len as u64 - 1);
             let types = match kind {

@@ -25,7 +25,9 @@ use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::MemorySystem;
 use tigris_targets::{Access, Board, CoreKind, RegionKind};
 use timing::{Class, Decoded};
-use unicorn_engine::{uc_error, Arch, HookType, MemType, Mode, Prot, RegisterARM, Unicorn};
+use unicorn_engine::{
+    uc_error, Arch, HookType, MemType, Mode, Prot, RegisterARM, TlbEntry, TlbType, Unicorn,
+};
 
 /// EXC_RETURN values live at the top of the address space; a branch there ends a handler.
 const EXC_RETURN_MIN: u32 = 0xFFFF_FF00;
@@ -252,13 +254,9 @@ struct State {
     unarmed: Vec<(u32, u32, usize)>,
     /// The fault hook abandoned the first load from an unarmed region: install the data hooks and redo it.
     arm_requested: bool,
-    /// Mappings `(start, end_inclusive, region)` of writable memory that may hold code, mapped
-    /// without execute permission until code is first fetched there: Unicorn sends every store to
-    /// an executable page through its slow path (to find translated code it overwrites).
-    exec_on_fetch: Vec<(u32, u32, usize)>,
-    /// The fault hook refused the first fetch from one of those regions: make it executable and
-    /// resume there (nothing ran since).
-    exec_requested: Option<usize>,
+    /// Ranges `(start, end_inclusive, region)` of the regions that price data accesses, whose loads
+    /// and stores reach them through device callbacks at `DATA_ALIAS` (`CortexM::redirect_data_accesses`).
+    redirected: Vec<(u32, u32, usize)>,
     /// Emulation resumes at this address inside a block already charged: its block hook is skipped once.
     resume_in_block: Option<u32>,
     /// The debugger's breakpoint the run resumes from, which it passes once.
@@ -469,7 +467,7 @@ impl State {
                 0
             };
         }
-        let pipelined_loads = if matches!(self.kind, CoreKind::CortexM3 | CoreKind::CortexM4) {
+        let pipelined_loads = if pairs_loads(self.kind) {
             decoded
                 .windows(2)
                 .filter(|w| timing::m4_load_pipelines(&w[1], Some(&w[0])))
@@ -634,8 +632,7 @@ impl<'a> CortexM<'a> {
             trap_resume: None,
             unarmed: Vec::new(),
             arm_requested: false,
-            exec_on_fetch: Vec::new(),
-            exec_requested: None,
+            redirected: Vec::new(),
             resume_in_block: None,
             breakpoint_resume: None,
             spin_watch: None,
@@ -658,7 +655,7 @@ impl<'a> CortexM<'a> {
             return_ends_run: false,
             debug: debug::DebugHooks::default(),
         };
-        core.map_memory(board, code.is_some())?;
+        core.map_memory(board)?;
         if let Some((ranges, count_all)) = code {
             core.install_hooks(ranges, count_all)?;
         }
@@ -730,18 +727,13 @@ impl<'a> CortexM<'a> {
         })
     }
 
-    /// Map every region of `board`; with `exec_on_fetch`, writable memory that may hold code
-    /// becomes executable only at the first fetch from it (`State::exec_on_fetch`).
-    fn map_memory(&mut self, board: &Board, exec_on_fetch: bool) -> Result<(), CoreError> {
+    /// Map every region of `board`.
+    fn map_memory(&mut self, board: &Board) -> Result<(), CoreError> {
         let devices = device_pages(board);
-        for (index, r) in board.regions.iter().enumerate() {
+        for r in &board.regions {
             let size = page_align(r.size as u64);
-            let deferred = exec_on_fetch && r.access.write && r.access.execute;
             // Loading writes through Unicorn's API, which ignores protections.
-            let prot = prot_of(Access {
-                execute: r.access.execute && !deferred,
-                ..r.access
-            });
+            let prot = prot_of(r.access);
             if r.kind == RegionKind::Mmio {
                 // Peripheral space: plain storage, except the pages of the board's peripheral
                 // blocks and its console UART. Not executable: the default memory map makes
@@ -780,13 +772,6 @@ impl<'a> CortexM<'a> {
                         source,
                     }
                 })?;
-                if deferred {
-                    let end = (base as u64 + size - 1) as u32;
-                    self.uc
-                        .get_data_mut()
-                        .exec_on_fetch
-                        .push((base, end, index));
-                }
             }
             self._backing.push(backing);
         }
@@ -910,11 +895,23 @@ impl<'a> CortexM<'a> {
         // permission turns into a fault (`arm_data_hooks`). Only loads can be abandoned and redone
         // exactly (Unicorn carries on after a refused store inside an IT block), so a board with a
         // writable priced region hooks it from the start.
+        // Cores without paired-load pricing (which needs each load's PC) keep Unicorn's fast path
+        // altogether: priced ranges are reached through device callbacks instead of hooks.
         let lazy = !count_all_memory && {
             let mem = &self.uc.get_data().mem;
             ranges.iter().all(|r| !mem.regions[r.2].spec.access.write)
         };
-        if lazy {
+        self.uc
+            .add_tlb_hook(1, 0, |uc, page, ty| {
+                Some(tlb_entry(&uc.get_data().redirected, page, ty))
+            })
+            .map_err(engine("TLB hook"))?;
+        self.uc
+            .ctl_set_tlb_type(TlbType::VIRTUAL)
+            .map_err(engine("virtual TLB"))?;
+        if !count_all_memory && !pairs_loads(self.kind) {
+            self.redirect_data_accesses(&ranges)?;
+        } else if lazy {
             for &(lo, _, region) in &ranges {
                 let spec = &self.uc.get_data().mem.regions[region].spec;
                 let (size, access) = (
@@ -932,57 +929,25 @@ impl<'a> CortexM<'a> {
         } else {
             self.hook_data_accesses(&ranges)?;
         }
-        self.uc
-            .add_mem_hook(
-                HookType::MEM_UNMAPPED | HookType::MEM_PROT,
-                1,
-                0,
-                |uc, ty, addr, size, _| {
-                    let addr = addr as u32;
-                    if ty == MemType::FETCH_PROT {
-                        let st = uc.get_data_mut();
-                        let deferred = st.exec_on_fetch.iter().find(|r| addr >= r.0 && addr <= r.1);
-                        if let Some(&(_, _, region)) = deferred {
-                            st.exec_requested = Some(region);
-                            return false;
-                        }
-                    }
-                    let unarmed = uc
-                        .get_data()
-                        .unarmed
-                        .iter()
-                        .find(|r| addr >= r.0 && addr <= r.1)
-                        .map(|r| r.2);
-                    if let (Some(region), MemType::READ_PROT | MemType::WRITE_PROT) = (unarmed, ty)
-                    {
-                        if ty == MemType::READ_PROT
-                            && uc.get_data().mem.regions[region].spec.access.read
-                        {
-                            // Refused, Unicorn abandons the load before it has any effect and stops with the
-                            // PC on it: `run_slices` installs the hooks and runs it again.
-                            uc.get_data_mut().arm_requested = true;
-                            return false;
-                        }
-                        // A real fault, which the data hook would have priced first.
-                        price_data_access(uc, region, addr, size as u32, ty == MemType::WRITE_PROT);
-                    }
-                    let st = uc.get_data_mut();
-                    st.pending = match ty {
-                        MemType::FETCH_UNMAPPED | MemType::FETCH_PROT if addr >= EXC_RETURN_MIN => {
-                            Pending::ExceptionReturn
-                        }
-                        MemType::FETCH_UNMAPPED | MemType::FETCH_PROT => {
-                            Pending::Fault(FaultKind::BadFetch, addr)
-                        }
-                        MemType::READ_UNMAPPED | MemType::READ_PROT => {
-                            Pending::Fault(FaultKind::BadRead, addr)
-                        }
-                        _ => Pending::Fault(FaultKind::BadWrite, addr),
-                    };
-                    false
-                },
-            )
-            .map_err(engine("fault hook"))?;
+        // A memory hook anywhere on a page keeps Unicorn from ever clearing the page's "not dirty"
+        // mark, which sends every store there through its slow path: with data on the fast path,
+        // the fault hook leaves out the memory where no data access can fault.
+        let mapped = self.uc.mem_regions().map_err(engine("memory map"))?;
+        let faultless: Vec<_> = mapped
+            .iter()
+            .filter(|m| m.perms == Prot::ALL.0)
+            .map(|m| (m.begin, m.end))
+            .collect();
+        for (lo, hi) in gaps(faultless) {
+            self.uc
+                .add_mem_hook(
+                    HookType::MEM_UNMAPPED | HookType::MEM_PROT,
+                    lo,
+                    hi,
+                    on_bad_access,
+                )
+                .map_err(engine("fault hook"))?;
+        }
         self.uc
             .add_intr_hook(|uc, intno| {
                 let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0) as u32;
@@ -1049,6 +1014,56 @@ impl<'a> CortexM<'a> {
         Ok(())
     }
 
+    /// Send the loads and stores to the priced `ranges` `(start, end_inclusive, region)` to device
+    /// callbacks that price them, leaving every other access on Unicorn's fast path (a data hook
+    /// would send them all through its slow path). With the engine's software TLB in virtual mode
+    /// a page can map to different places for data and for code: data accesses to a priced range
+    /// go to its copy at `DATA_ALIAS` (a device), instruction fetches to the memory itself. A
+    /// device callback has no PC, which only paired-load pricing needs (`pairs_loads`).
+    fn redirect_data_accesses(&mut self, ranges: &[(u32, u32, usize)]) -> Result<(), CoreError> {
+        for &(lo, hi, region) in ranges {
+            let access = self.uc.get_data().mem.regions[region].spec.access;
+            let read = move |uc: &mut Unicorn<State>, offset: u64, size: usize| {
+                let addr = lo + offset as u32;
+                let mut bytes = [0u8; 8];
+                let _ = uc.mem_read(addr as u64, &mut bytes[..size]);
+                charge_data_access(uc.get_data_mut(), region, addr, size as u32, false, 0);
+                u64::from_le_bytes(bytes)
+            };
+            let write = move |uc: &mut Unicorn<State>, offset: u64, size: usize, value: u64| {
+                let addr = lo + offset as u32;
+                charge_data_access(uc.get_data_mut(), region, addr, size as u32, true, 0);
+                let _ = uc.mem_write(addr as u64, &value.to_le_bytes()[..size]);
+            };
+            self.uc
+                .mmio_map(
+                    DATA_ALIAS + lo as u64,
+                    page_align(hi as u64 - lo as u64 + 1),
+                    access.read.then_some(read),
+                    access.write.then_some(write),
+                )
+                .map_err(engine("mapping priced data"))?;
+        }
+        self.uc.get_data_mut().redirected = ranges.to_vec();
+        self.uc.ctl_flush_tlb().map_err(engine("flushing the TLB"))
+    }
+
+    /// Hook the priced ranges again instead of redirecting them (a watchpoint's data hook sees
+    /// addresses as the engine's TLB maps them, so redirected accesses would pass it unseen).
+    fn end_data_redirect(&mut self) -> Result<(), CoreError> {
+        let ranges = std::mem::take(&mut self.uc.get_data_mut().redirected);
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        self.uc
+            .ctl_flush_tlb()
+            .map_err(engine("flushing the TLB"))?;
+        self.hook_data_accesses(&ranges)?;
+        self.uc
+            .ctl_flush_tb()
+            .map_err(engine("flushing translations"))
+    }
+
     /// The first load from a priced region: give the regions their permissions back and hook them.
     fn arm_data_hooks(&mut self) -> Result<(), CoreError> {
         let ranges = std::mem::take(&mut self.uc.get_data_mut().unarmed);
@@ -1064,23 +1079,6 @@ impl<'a> CortexM<'a> {
         self.uc
             .ctl_flush_tb()
             .map_err(engine("flushing translations"))
-    }
-
-    /// The first fetch from `region`, held back by `State::exec_on_fetch`: make all its mappings
-    /// executable.
-    fn grant_execute(&mut self, region: usize) -> Result<(), CoreError> {
-        let st = self.uc.get_data_mut();
-        let access = st.mem.regions[region].spec.access;
-        let (granted, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut st.exec_on_fetch)
-            .into_iter()
-            .partition(|r| r.2 == region);
-        st.exec_on_fetch = kept;
-        for (lo, hi, _) in granted {
-            self.uc
-                .mem_protect(lo as u64, (hi - lo) as u64 + 1, prot_of(access))
-                .map_err(engine("memory protection"))?;
-        }
-        Ok(())
     }
 
     /// Find divide and sleep instructions in the firmware's code and hook exactly those addresses:
@@ -1207,6 +1205,45 @@ impl<'a> CortexM<'a> {
             detail,
         })
     }
+}
+
+/// A fetch, load or store that the memory map refuses (Unicorn's unmapped and protection hooks).
+fn on_bad_access(
+    uc: &mut Unicorn<State>,
+    ty: MemType,
+    addr: u64,
+    size: usize,
+    _value: i64,
+) -> bool {
+    let addr = addr as u32;
+    // A priced region whose accesses no data hook sees.
+    let st = uc.get_data();
+    let unhooked = st
+        .unarmed
+        .iter()
+        .chain(&st.redirected)
+        .find(|r| addr >= r.0 && addr <= r.1)
+        .map(|r| r.2);
+    if let (Some(region), MemType::READ_PROT | MemType::WRITE_PROT) = (unhooked, ty) {
+        if ty == MemType::READ_PROT && uc.get_data().mem.regions[region].spec.access.read {
+            // Refused, Unicorn abandons the load before it has any effect and stops with the
+            // PC on it: `run_slices` installs the hooks and runs it again.
+            uc.get_data_mut().arm_requested = true;
+            return false;
+        }
+        // A real fault, which the data hook would have priced first.
+        price_data_access(uc, region, addr, size as u32, ty == MemType::WRITE_PROT);
+    }
+    let st = uc.get_data_mut();
+    st.pending = match ty {
+        MemType::FETCH_UNMAPPED | MemType::FETCH_PROT if addr >= EXC_RETURN_MIN => {
+            Pending::ExceptionReturn
+        }
+        MemType::FETCH_UNMAPPED | MemType::FETCH_PROT => Pending::Fault(FaultKind::BadFetch, addr),
+        MemType::READ_UNMAPPED | MemType::READ_PROT => Pending::Fault(FaultKind::BadRead, addr),
+        _ => Pending::Fault(FaultKind::BadWrite, addr),
+    };
+    false
 }
 
 /// Cycle count at the system-register access now happening, exact to the instruction. Unicorn gives
@@ -1371,11 +1408,74 @@ fn price_data_access(uc: &mut Unicorn<State>, region: usize, addr: u32, size: u3
     } else {
         0
     };
-    let st = uc.get_data_mut();
-    st.mem.set_now(st.cycles);
-    let stall = st.mem.data_access(region, addr, size, write) as u64 + pipe;
+    charge_data_access(uc.get_data_mut(), region, addr, size, write, pipe);
+}
+
+/// Charge a data access to `region` at the current cycle, plus `pipe` cycles of load pairing. An
+/// 8-byte access (VLDR.64, VSTR.64) is charged as the two 4-byte accesses it makes on a 32-bit
+/// bus (the ARMv7-M and ARMv8-M buses are 32 bits wide; the engine also dispatches it to a device
+/// as two), so a redirected access (`CortexM::redirect_data_accesses`) counts as a hooked one.
+/// ASSUMPTION for the Cortex-M7, whose AXI master is 64 bits wide.
+fn charge_data_access(st: &mut State, region: usize, addr: u32, size: u32, write: bool, pipe: u64) {
+    let (unit, parts) = if size == 8 { (4, 2) } else { (size, 1) };
+    let mut stall = 0;
+    for part in 0..parts {
+        st.mem.set_now(st.cycles + stall);
+        stall += st.mem.data_access(region, addr + part * unit, unit, write) as u64;
+    }
+    stall += pipe;
     st.cycles += stall;
     st.block_stalls += stall;
+}
+
+/// Physical address of the device copy of a redirected range: `DATA_ALIAS + address`, above the
+/// 4 GiB a Cortex-M can address, so no guest address reaches it but through the TLB hook.
+const DATA_ALIAS: u64 = 1 << 32;
+
+/// The engine's TLB entry (virtual mode, set by `CortexM::install_hooks`) for an access of type
+/// `ty` to the page at `page`: loads from and stores to a redirected range go to its device
+/// copy (whose missing callbacks fault where the region refuses them, at an address that truncates
+/// to the guest's). Every other access maps the page to itself and leaves the permission checks to
+/// the engine's memory map. On a page with a redirected range the entry allows only the kind of
+/// access it was made for, so that the other kinds miss and come back here. Elsewhere an entry made
+/// for data is not executable: the engine then sends only a page's first store through its slow
+/// path (to find translated code), not every one; translating code there marks the page again.
+fn tlb_entry(redirected: &[(u32, u32, usize)], page: u64, ty: MemType) -> TlbEntry {
+    // Ranges start on a page boundary: the engine maps nothing else.
+    let here = page as u32;
+    let redirect = redirected.iter().any(|r| here >= r.0 && here <= r.1);
+    let (paddr, perms) = match (redirect, ty) {
+        (true, MemType::READ) => (DATA_ALIAS + page, Prot::READ),
+        (true, MemType::WRITE) => (DATA_ALIAS + page, Prot::WRITE),
+        (true, _) => (page, Prot::EXEC),
+        (false, MemType::READ | MemType::WRITE) => (page, Prot(Prot::READ.0 | Prot::WRITE.0)),
+        (false, _) => (page, Prot::ALL),
+    };
+    TlbEntry { paddr, perms }
+}
+
+/// The address ranges (inclusive) of the 64-bit address space outside `ranges` (inclusive).
+fn gaps(mut ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    ranges.sort_unstable();
+    let mut out = Vec::new();
+    let mut next = Some(0u64);
+    for (lo, hi) in ranges {
+        match next {
+            Some(from) if from < lo => out.push((from, lo - 1)),
+            _ => {}
+        }
+        next = next.max(hi.checked_add(1)).filter(|_| hi != u64::MAX);
+    }
+    if let Some(from) = next {
+        out.push((from, u64::MAX));
+    }
+    out
+}
+
+/// Whether the core prices pipelined load pairs, which needs the PC of each priced load
+/// (`pipelined_load_stall`).
+fn pairs_loads(kind: CoreKind) -> bool {
+    matches!(kind, CoreKind::CortexM3 | CoreKind::CortexM4)
 }
 
 /// M3/M4 loads pipeline only when both reach the same memory block (jnk0le/random "pipeline cycle
@@ -1758,11 +1858,6 @@ impl CortexM<'_> {
                     result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, count);
                 }
             }
-            if let Some(region) = self.uc.get_data_mut().exec_requested.take() {
-                // The refused fetch started a block before anything of it ran: run again from there.
-                self.grant_execute(region)?;
-                continue;
-            }
             let pending = std::mem::replace(&mut self.uc.get_data_mut().pending, Pending::None);
             let pc = self.pc();
             let stepped = self.debug.stepping && pending == Pending::None && result.is_ok();
@@ -2021,6 +2116,41 @@ mod tests {
     use super::*;
     use crate::{Budget, NoObserver};
     use tigris_memmodels::RegionCounters;
+
+    #[test]
+    fn gaps_cover_the_address_space_outside_the_ranges() {
+        assert_eq!(gaps(vec![]), vec![(0, u64::MAX)]);
+        assert_eq!(
+            gaps(vec![(0x2000_0000, 0x2000_FFFF), (0, 0xFFF)]),
+            vec![(0x1000, 0x1FFF_FFFF), (0x2001_0000, u64::MAX)]
+        );
+        assert_eq!(gaps(vec![(0x10, u64::MAX)]), vec![(0, 0xF)]);
+    }
+
+    #[test]
+    fn redirected_pages_send_data_to_the_device_copy_and_fetches_to_memory() {
+        let redirected = [(0x0800_0000, 0x0807_FFFF, 1)];
+        let entry = |page, ty| {
+            let e = tlb_entry(&redirected, page, ty);
+            (e.paddr, e.perms)
+        };
+        assert_eq!(
+            entry(0x0800_1000, MemType::READ),
+            (DATA_ALIAS + 0x0800_1000, Prot::READ)
+        );
+        assert_eq!(
+            entry(0x0800_1000, MemType::WRITE),
+            (DATA_ALIAS + 0x0800_1000, Prot::WRITE)
+        );
+        assert_eq!(
+            entry(0x0800_1000, MemType::FETCH),
+            (0x0800_1000, Prot::EXEC)
+        );
+        // Elsewhere: data entries never allow fetch, fetch entries allow everything.
+        let rw = Prot(Prot::READ.0 | Prot::WRITE.0);
+        assert_eq!(entry(0x2000_0000, MemType::WRITE), (0x2000_0000, rw));
+        assert_eq!(entry(0x0808_0000, MemType::FETCH), (0x0808_0000, Prot::ALL));
+    }
 
     /// A Unicorn failure keeps Unicorn's error code as the source (issue 16: one error style per
     /// layer, no source flattened into a string): here a second mapping over the flash.
