@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 use tigris_memmodels::periph::Peripherals;
 use tigris_memmodels::MemorySystem;
 use tigris_targets::{Access, Board, CoreKind, RegionKind};
-use timing::{Class, Decoded};
+use timing::{Class, DataRead, Decoded};
 use unicorn_engine::{
     uc_error, Arch, HookType, MemType, Mode, Prot, RegisterARM, TlbEntry, TlbType, Unicorn,
 };
@@ -150,6 +150,9 @@ struct Block {
     /// M3/M4: (first, second) addresses of neighbouring loads priced as pipelined, which they are
     /// only when both reach the same memory block (checked by the data hook).
     pipelined_loads: Vec<(u32, u32)>,
+    /// With pipelined loads: the block's instructions that read memory, in order, and what they
+    /// read (`reading_instruction`).
+    reads: Vec<(u32, DataRead)>,
     /// Its last instruction always changes the PC (branch, return, load or write to the PC).
     jumps: bool,
     /// M3/M4: it starts with a 32-bit instruction on an odd halfword, one more refill cycle when a
@@ -217,6 +220,12 @@ struct State {
     /// M3/M4: a pipelined pair's first load reached this region and the second load (at this
     /// address) has not been seen yet: the pair was charged its saved cycle until it is.
     pipe_pending: Option<(u32, usize)>,
+    /// M3/M4, data through device copies: the index in `Block::reads` from which the next device read
+    /// is looked for, and the bytes the last one found reads (`reading_instruction`).
+    read_cursor: usize,
+    last_read: (u32, u32),
+    /// Where the previous device read of the block ended.
+    read_end: u32,
     /// Flow to report with the next block (exception entry/return set it).
     next_flow: Option<Flow>,
     /// 2-bit branch predictor counters (M7).
@@ -249,11 +258,6 @@ struct State {
     /// reported, which the resumed run passes once.
     traps: FxHashSet<u32>,
     trap_resume: Option<u32>,
-    /// Ranges `(start, end_inclusive, region)` of the regions that price data accesses while their data
-    /// hooks are not installed yet: mapped without read permission, so their first load faults.
-    unarmed: Vec<(u32, u32, usize)>,
-    /// The fault hook abandoned the first load from an unarmed region: install the data hooks and redo it.
-    arm_requested: bool,
     /// Ranges `(start, end_inclusive, region)` of the regions that price data accesses, whose loads
     /// and stores reach them through device callbacks at `DATA_ALIAS` (`CortexM::redirect_data_accesses`).
     redirected: Vec<(u32, u32, usize)>,
@@ -411,6 +415,9 @@ impl State {
         self.prev_jumps = block.jumps;
         self.block_pipelines = !block.pipelined_loads.is_empty();
         self.pipe_pending = None;
+        self.read_cursor = 0;
+        self.last_read = (0, 0);
+        self.read_end = 0;
         if let Some(f) = &mut block.fetch {
             let mut stall = 0u64;
             if let Some(hit) = self.mem.fetch_hits(f.region, &f.units, &mut f.resident) {
@@ -545,6 +552,14 @@ impl State {
         Block {
             jumps: last.is_some_and(|d| d.writes_pc && d.class != Class::CondBranch),
             unaligned_wide_entry: timing::unaligned_wide_target(self.kind, decoded.first()),
+            reads: if pipelined_loads.is_empty() {
+                Vec::new()
+            } else {
+                decoded
+                    .iter()
+                    .filter_map(|d| Some((d.addr, d.data_read?)))
+                    .collect()
+            },
             pipelined_loads,
             touches_memory,
             last: decoded.last().map(|d| d.addr).unwrap_or(addr),
@@ -610,6 +625,9 @@ impl<'a> CortexM<'a> {
             prev_jumps: false,
             block_pipelines: false,
             pipe_pending: None,
+            read_cursor: 0,
+            last_read: (0, 0),
+            read_end: 0,
             next_flow: None,
             predictor: vec![1; 1024],
             mem,
@@ -630,8 +648,6 @@ impl<'a> CortexM<'a> {
             fetch_regions,
             traps: FxHashSet::default(),
             trap_resume: None,
-            unarmed: Vec::new(),
-            arm_requested: false,
             redirected: Vec::new(),
             resume_in_block: None,
             breakpoint_resume: None,
@@ -850,9 +866,7 @@ impl<'a> CortexM<'a> {
             .add_block_hook(1, 0, |uc, addr, size| {
                 let addr = addr as u32;
                 let st = uc.get_data();
-                if (st.resume_in_block.is_some() || !st.unarmed.is_empty())
-                    && !lazy_arming_block(uc, addr)
-                {
+                if st.resume_in_block.is_some() && resumes_in_block(uc, addr) {
                     return;
                 }
                 let flags = matches!(
@@ -890,17 +904,9 @@ impl<'a> CortexM<'a> {
                 .filter(|r| mem.regions[r.2].traffic_counted)
                 .collect()
         };
-        // And the slow path is global: one hooked region slows down code that never touches it. So the
-        // hooks wait for the first data access to a priced region, which the region's missing read
-        // permission turns into a fault (`arm_data_hooks`). Only loads can be abandoned and redone
-        // exactly (Unicorn carries on after a refused store inside an IT block), so a board with a
-        // writable priced region hooks it from the start.
-        // Cores without paired-load pricing (which needs each load's PC) keep Unicorn's fast path
-        // altogether: priced ranges are reached through device callbacks instead of hooks.
-        let lazy = !count_all_memory && {
-            let mem = &self.uc.get_data().mem;
-            ranges.iter().all(|r| !mem.regions[r.2].spec.access.write)
-        };
+        // And the slow path is global: one hooked region slows down code that never touches it. So
+        // unless every access is to be counted, the priced ranges are reached through device copies
+        // instead (`redirect_data_accesses`).
         self.uc
             .add_tlb_hook(1, 0, |uc, page, ty| {
                 Some(tlb_entry(&uc.get_data().redirected, page, ty))
@@ -909,23 +915,8 @@ impl<'a> CortexM<'a> {
         self.uc
             .ctl_set_tlb_type(TlbType::VIRTUAL)
             .map_err(engine("virtual TLB"))?;
-        if !count_all_memory && !pairs_loads(self.kind) {
+        if !count_all_memory {
             self.redirect_data_accesses(&ranges)?;
-        } else if lazy {
-            for &(lo, _, region) in &ranges {
-                let spec = &self.uc.get_data().mem.regions[region].spec;
-                let (size, access) = (
-                    page_align(spec.size as u64),
-                    Access {
-                        read: false,
-                        ..spec.access
-                    },
-                );
-                self.uc
-                    .mem_protect(lo as u64, size, prot_of(access))
-                    .map_err(engine("memory protection"))?;
-            }
-            self.uc.get_data_mut().unarmed = ranges;
         } else {
             self.hook_data_accesses(&ranges)?;
         }
@@ -1027,7 +1018,14 @@ impl<'a> CortexM<'a> {
                 let addr = lo + offset as u32;
                 let mut bytes = [0u8; 8];
                 let _ = uc.mem_read(addr as u64, &mut bytes[..size]);
-                charge_data_access(uc.get_data_mut(), region, addr, size as u32, false, 0);
+                let pipe = match uc.get_data().block_pipelines {
+                    true => match reading_instruction(uc, addr, size as u32) {
+                        Reader::Same => 0,
+                        Reader::At(pc) => pipelined_load_stall(uc.get_data_mut(), pc, region),
+                    },
+                    false => 0,
+                };
+                charge_data_access(uc.get_data_mut(), region, addr, size as u32, false, pipe);
                 u64::from_le_bytes(bytes)
             };
             let write = move |uc: &mut Unicorn<State>, offset: u64, size: usize, value: u64| {
@@ -1059,23 +1057,6 @@ impl<'a> CortexM<'a> {
             .ctl_flush_tlb()
             .map_err(engine("flushing the TLB"))?;
         self.hook_data_accesses(&ranges)?;
-        self.uc
-            .ctl_flush_tb()
-            .map_err(engine("flushing translations"))
-    }
-
-    /// The first load from a priced region: give the regions their permissions back and hook them.
-    fn arm_data_hooks(&mut self) -> Result<(), CoreError> {
-        let ranges = std::mem::take(&mut self.uc.get_data_mut().unarmed);
-        for &(lo, _, region) in &ranges {
-            let spec = &self.uc.get_data().mem.regions[region].spec;
-            let (size, prot) = (page_align(spec.size as u64), prot_of(spec.access));
-            self.uc
-                .mem_protect(lo as u64, size, prot)
-                .map_err(engine("memory protection"))?;
-        }
-        self.hook_data_accesses(&ranges)?;
-        // Blocks translated so far take the fast path for loads and stores, which calls no hook.
         self.uc
             .ctl_flush_tb()
             .map_err(engine("flushing translations"))
@@ -1216,22 +1197,14 @@ fn on_bad_access(
     _value: i64,
 ) -> bool {
     let addr = addr as u32;
-    // A priced region whose accesses no data hook sees.
-    let st = uc.get_data();
-    let unhooked = st
-        .unarmed
+    // A refused access to a redirected range (at its device copy or, for a store to read-only
+    // memory, at the memory itself: `tlb_entry`), priced as a data hook would have priced it.
+    let redirected = uc
+        .get_data()
+        .redirected
         .iter()
-        .chain(&st.redirected)
-        .find(|r| addr >= r.0 && addr <= r.1)
-        .map(|r| r.2);
-    if let (Some(region), MemType::READ_PROT | MemType::WRITE_PROT) = (unhooked, ty) {
-        if ty == MemType::READ_PROT && uc.get_data().mem.regions[region].spec.access.read {
-            // Refused, Unicorn abandons the load before it has any effect and stops with the
-            // PC on it: `run_slices` installs the hooks and runs it again.
-            uc.get_data_mut().arm_requested = true;
-            return false;
-        }
-        // A real fault, which the data hook would have priced first.
+        .find(|r| addr >= r.0 && addr <= r.1);
+    if let (Some(&(_, _, region)), MemType::READ_PROT | MemType::WRITE_PROT) = (redirected, ty) {
         price_data_access(uc, region, addr, size as u32, ty == MemType::WRITE_PROT);
     }
     let st = uc.get_data_mut();
@@ -1281,20 +1254,11 @@ fn clear_stale_it_state(uc: &mut Unicorn<State>) {
     let _ = uc.reg_write(RegisterARM::EPSR, 1 << 24);
 }
 
-/// The block hook's part in arming the data hooks lazily (see `install_hooks`), out of the hot path:
-/// false for the block emulation resumes in after arming, which is charged already.
+/// Whether emulation resumed at `addr` inside a block the debugger stopped in, which is charged
+/// already (its block hook is skipped once, `State::resume_in_block`).
 #[cold]
-fn lazy_arming_block(uc: &mut Unicorn<State>, addr: u32) -> bool {
-    let st = uc.get_data_mut();
-    if st.resume_in_block.take() == Some(addr) {
-        return false;
-    }
-    // Translating a block leaves its page in the TLB, where loads find it without a fault: drop it
-    // before a block from an unarmed region runs.
-    if st.unarmed.iter().any(|r| addr >= r.0 && addr <= r.1) {
-        let _ = uc.ctl_flush_tlb();
-    }
-    true
+fn resumes_in_block(uc: &mut Unicorn<State>, addr: u32) -> bool {
+    uc.get_data_mut().resume_in_block.take() == Some(addr)
 }
 
 /// A fault handler that loops without progress (`loop { nop() }` calls a function, so it is no
@@ -1404,7 +1368,8 @@ fn device_write(st: &mut State, addr: u32, size: u32, value: u32) {
 fn price_data_access(uc: &mut Unicorn<State>, region: usize, addr: u32, size: u32, write: bool) {
     clear_stale_it_state(uc);
     let pipe = if uc.get_data().block_pipelines && !write {
-        pipelined_load_stall(uc, region)
+        let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0) as u32;
+        pipelined_load_stall(uc.get_data_mut(), pc, region)
     } else {
         0
     };
@@ -1472,6 +1437,49 @@ fn gaps(mut ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
     out
 }
 
+/// Which instruction of the current block makes a device read of `size` bytes at `addr`.
+enum Reader {
+    /// The instruction at this address (`u32::MAX`: none that reads memory).
+    At(u32),
+    /// The instruction of the previous device read, read on where that one ended: a later part of
+    /// an access the engine split (misaligned, 8 bytes) or of a multiple load.
+    Same,
+}
+
+/// The instruction making the device read at `addr` now (`CortexM::redirect_data_accesses`), for the
+/// M3/M4 paired-load rule, which needs the PC that device callbacks are not given. The registers
+/// are current, though: the reading instruction's address recomputed from them is the one read
+/// (`DataRead::range`), and the instructions before it that read a device are behind the cursor.
+/// The first instruction from the cursor on whose range covers the read is taken: exact unless an
+/// earlier instruction read undevised memory and its address registers were then rewritten to point
+/// at this very read (ASSUMPTION: rare enough; it moves one paired-load cycle).
+fn reading_instruction(uc: &mut Unicorn<State>, addr: u32, size: u32) -> Reader {
+    let covers = |(start, end): (u32, u32)| addr < end && start < addr.wrapping_add(size);
+    let st = uc.get_data_mut();
+    let continues = addr == st.read_end && covers(st.last_read);
+    st.read_end = addr.wrapping_add(size);
+    if continues {
+        return Reader::Same;
+    }
+    let st = uc.get_data();
+    let Some(block) = st.blocks.get(st.current_block) else {
+        return Reader::At(u32::MAX);
+    };
+    let reads = block.reads[st.read_cursor.min(block.reads.len())..].to_vec();
+    let cursor = st.read_cursor;
+    let reg = |r: u8| uc.reg_read(gp_register(r as usize)).unwrap_or(0) as u32;
+    for (i, (pc, read)) in reads.iter().enumerate() {
+        let range = read.range(*pc, reg);
+        if covers(range) {
+            let st = uc.get_data_mut();
+            st.read_cursor = cursor + i + 1;
+            st.last_read = range;
+            return Reader::At(*pc);
+        }
+    }
+    Reader::At(u32::MAX)
+}
+
 /// Whether the core prices pipelined load pairs, which needs the PC of each priced load
 /// (`pipelined_load_stall`).
 fn pairs_loads(kind: CoreKind) -> bool {
@@ -1480,13 +1488,11 @@ fn pairs_loads(kind: CoreKind) -> bool {
 
 /// M3/M4 loads pipeline only when both reach the same memory block (jnk0le/random "pipeline cycle
 /// test" doc/cortex_m3m4.md, STM32F103 and STM32F407: not SRAM1 with SRAM2 or CCM). The block prices
-/// its pairs as pipelined; here a load from a priced region (PC synced by Unicorn) charges the cycle
-/// back for a pair whose other load went elsewhere. Every unpriced region counts as one block
-/// (ASSUMPTION: their loads are not seen). Returns the cycles to charge, or to take back (the
-/// second load found in the same region as the first, which charged it).
-fn pipelined_load_stall(uc: &mut Unicorn<State>, region: usize) -> u64 {
-    let pc = uc.reg_read(RegisterARM::PC).unwrap_or(0) as u32;
-    let st = uc.get_data_mut();
+/// its pairs as pipelined; here a load at `pc` from a priced region charges the cycle back for a
+/// pair whose other load went elsewhere. Every unpriced region counts as one block (ASSUMPTION:
+/// their loads are not seen). Returns the cycles to charge, or to take back (the second load found
+/// in the same region as the first, which charged it).
+fn pipelined_load_stall(st: &mut State, pc: u32, region: usize) -> u64 {
     let Some(block) = st.blocks.get(st.current_block) else {
         return 0;
     };
@@ -1847,17 +1853,7 @@ impl CortexM<'_> {
             st.pending = Pending::None;
             let pc = self.pc();
             let count = usize::from(self.debug.stepping);
-            let mut result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, count);
-            if std::mem::take(&mut self.uc.get_data_mut().arm_requested) {
-                self.arm_data_hooks()?;
-                // Redo the abandoned load, now hooked, as if the hooks had been there from the start:
-                // its block is charged already, and nothing else stopped emulation.
-                if self.uc.get_data().pending == Pending::None {
-                    let pc = self.pc();
-                    self.uc.get_data_mut().resume_in_block = Some(pc);
-                    result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, count);
-                }
-            }
+            let result = self.uc.emu_start((pc | 1) as u64, NO_UNTIL, 0, count);
             let pending = std::mem::replace(&mut self.uc.get_data_mut().pending, Pending::None);
             let pc = self.pc();
             let stepped = self.debug.stepping && pending == Pending::None && result.is_ok();
@@ -2214,13 +2210,13 @@ mod tests {
         )
     }
 
-    /// Hooks installed at the first load from flash price exactly what hooks from the start
-    /// (`count_all_memory` installs them at once) price.
+    /// Flash loads through its device copy price exactly what data hooks (`count_all_memory`)
+    /// price, the M4's paired loads included.
     #[test]
-    fn data_hooks_armed_at_the_first_priced_load_miss_nothing() {
+    fn device_copies_price_what_data_hooks_price() {
         // r1 = 0x2000_1000, r2 = 0x0800_0800, r0 = 3; loop: SRAM load and store, then, in the first
-        // iteration only, a flash load inside an IT block (the first one: abandoned and redone) and,
-        // in every iteration, one from the same page in the same block.
+        // iteration only, a flash load inside an IT block and, in every iteration, one from the
+        // same page in the same block (paired with it, or with the SRAM store's neighbour).
         //   ldr r1, [pc, #28]; mov.w r2, #0x08000800; movs r0, #3
         //   loop: ldr r3, [r1]; adds r3, #1; str r3, [r1]; cmp r0, #3; it eq; ldreq r6, [r2]
         //         ldr r7, [r2, #4]; str r3, [r1, #4]; subs r0, #1; bne loop
@@ -2230,14 +2226,36 @@ mod tests {
             0x03, 0x28, 0x08, 0xbf, 0x16, 0x68, 0x57, 0x68, 0x4b, 0x60, 0x01, 0x38, 0xf5, 0xd1,
             0x18, 0x20, 0xab, 0xbe, 0x00, 0x10, 0x00, 0x20,
         ];
-        let lazy = run(&code, 0x2000_0000, false);
-        assert_eq!(lazy, run(&code, 0x2000_0000, true));
-        assert_eq!(lazy.0, Stop::Semihosting);
-        assert_eq!(lazy.3.traffic.reads, 4);
-        assert_eq!((lazy.4, lazy.5), (0x0403_0201, 0x0807_0605));
+        let redirected = run(&code, 0x2000_0000, false);
+        assert_eq!(redirected, run(&code, 0x2000_0000, true));
+        assert_eq!(redirected.0, Stop::Semihosting);
+        assert_eq!(redirected.3.traffic.reads, 4);
+        assert_eq!((redirected.4, redirected.5), (0x0403_0201, 0x0807_0605));
     }
 
-    /// Literal loads from the page the block itself runs from fault too.
+    /// M4 load pairs across SRAM and flash cost their cycle, a pair within flash does not: the same
+    /// through the device copy, which has no PC to find the pairs by, as through data hooks.
+    #[test]
+    fn paired_loads_through_device_copies_cost_what_they_cost_through_hooks() {
+        //   ldr r1, [pc, #16]; mov.w r2, #0x08000800
+        //   ldr r3, [r1]; ldr r6, [r2]; ldr r7, [r2, #4]; ldr r4, [r1, #4]   (three pairs)
+        //   movs r0, #0x18; bkpt 0xab; nop; .word 0x20001000
+        let code = [
+            0x04, 0x49, 0x4f, 0xf0, 0x08, 0x22, 0x0b, 0x68, 0x16, 0x68, 0x57, 0x68, 0x4c, 0x68,
+            0x18, 0x20, 0xab, 0xbe, 0x00, 0xbf, 0x00, 0x10, 0x00, 0x20,
+        ];
+        let redirected = run(&code, 0x2000_0000, false);
+        assert_eq!(redirected, run(&code, 0x2000_0000, true));
+        assert_eq!(redirected.3.traffic.reads, 2);
+        assert_eq!((redirected.4, redirected.5), (0x0403_0201, 0x0807_0605));
+        // The same loads with the flash pair's loads apart: each flash load then pairs with SRAM.
+        let mut apart = code;
+        apart[8..12].copy_from_slice(&[0x00, 0xbf, 0x16, 0x68]);
+        let split = run(&apart, 0x2000_0000, false);
+        assert_eq!(split, run(&apart, 0x2000_0000, true));
+    }
+
+    /// Literal loads from the page the block itself runs from reach the device copy too.
     #[test]
     fn literal_loads_from_the_running_page_are_priced() {
         // movs r0, #0x18; ldr r6, [pc, #4]; ldr r7, [pc, #4]; bkpt 0xab; .word 0x11111111, 0x22222222
@@ -2245,29 +2263,29 @@ mod tests {
             0x18, 0x20, 0x01, 0x4e, 0x01, 0x4f, 0xab, 0xbe, 0x11, 0x11, 0x11, 0x11, 0x22, 0x22,
             0x22, 0x22,
         ];
-        let lazy = run(&code, 0x0800_0000, false);
-        assert_eq!(lazy, run(&code, 0x0800_0000, true));
-        assert_eq!(lazy.3.traffic.reads, 2);
-        assert_eq!((lazy.4, lazy.5), (0x1111_1111, 0x2222_2222));
+        let redirected = run(&code, 0x0800_0000, false);
+        assert_eq!(redirected, run(&code, 0x0800_0000, true));
+        assert_eq!(redirected.3.traffic.reads, 2);
+        assert_eq!((redirected.4, redirected.5), (0x1111_1111, 0x2222_2222));
     }
 
-    /// A store to flash before any load from it is a fault, priced as the data hook prices it.
+    /// A store to read-only flash is a fault, priced as the data hook prices it.
     #[test]
-    fn store_to_unarmed_read_only_flash_faults_as_with_hooks() {
+    fn store_to_read_only_flash_faults_as_with_hooks() {
         // mov.w r2, #0x08000800; movs r3, #1; str r3, [r2]; ldr r6, [r2]; bkpt 0xab
         let code = [
             0x4f, 0xf0, 0x08, 0x22, 0x01, 0x23, 0x13, 0x60, 0x16, 0x68, 0xab, 0xbe,
         ];
-        let lazy = run(&code, 0x2000_0000, false);
-        assert_eq!(lazy, run(&code, 0x2000_0000, true));
+        let redirected = run(&code, 0x2000_0000, false);
+        assert_eq!(redirected, run(&code, 0x2000_0000, true));
         assert!(matches!(
-            lazy.0,
+            redirected.0,
             Stop::Fault(Fault {
                 kind: FaultKind::BadWrite,
                 address: Some(0x0800_0800),
                 ..
             })
         ));
-        assert_eq!(lazy.3.traffic.writes, 1);
+        assert_eq!(redirected.3.traffic.writes, 1);
     }
 }

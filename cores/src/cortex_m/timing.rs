@@ -4,7 +4,7 @@
 //! measurements); where no source gives a figure the value is marked ASSUMPTION. docs/cycle-model.md
 //! explains the model.
 
-use capstone::arch::arm::{ArmOperandType, ArmReg};
+use capstone::arch::arm::{ArmOperandType, ArmReg, ArmShift};
 use capstone::arch::ArchOperand;
 use capstone::{Capstone, Insn, RegAccessType};
 use tigris_targets::CoreKind;
@@ -84,7 +84,53 @@ pub(crate) struct Decoded {
     pub offset: Option<i32>,
     /// Accumulator registers of a multiply-accumulate (Ra of MLA/SMLAxy, RdLo/RdHi of SMLAL).
     pub acc: u16,
+    /// The data an instruction that reads memory reads, recomputable from the registers before it
+    /// executes.
+    pub data_read: Option<DataRead>,
     pub text: String,
+}
+
+/// The bytes a load (LDR*, LDM/POP, VLDR/VLDM/VPOP, TBB/TBH) reads: `bytes` from its address, or
+/// below it for the decrementing forms (LDMDB, VLDMDB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DataRead {
+    pub base: u8,
+    /// Index register, left shift, subtracted.
+    pub index: Option<(u8, u8, bool)>,
+    pub disp: i32,
+    pub bytes: u32,
+    pub downward: bool,
+}
+
+impl DataRead {
+    /// The bytes `[start, end)` read, given the registers as they are before the instruction
+    /// executes (`reg(n)`), for the instruction at `pc` (the PC reads as its Thumb value).
+    pub fn range(&self, pc: u32, reg: impl Fn(u8) -> u32) -> (u32, u32) {
+        // The PC reads 4 ahead, word-aligned as a literal base (ARMv7-M ARM A5.1.2, A7.7.43), not
+        // as TBB/TBH's base (A7.7.182).
+        let base = match (self.base, self.index) {
+            (15, None) => (pc + 4) & !3,
+            (15, Some(_)) => pc + 4,
+            (r, _) => reg(r),
+        };
+        let offset = match self.index {
+            Some((r, shift, subtracted)) => {
+                let v = reg(r) << shift;
+                if subtracted {
+                    v.wrapping_neg()
+                } else {
+                    v
+                }
+            }
+            None => self.disp as u32,
+        };
+        let at = base.wrapping_add(offset);
+        if self.downward {
+            (at.wrapping_sub(self.bytes), at)
+        } else {
+            (at, at.wrapping_add(self.bytes))
+        }
+    }
 }
 
 /// The register number (0-15) of a capstone ARM register id, if it is one of R0-R12, SP, LR, PC.
@@ -273,6 +319,7 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
     let mut reg_offset = false;
     let mut offset = None;
     let mut base = None;
+    let mut index = None;
     let mut regs_in_order = Vec::new();
     if let Ok(detail) = cs.insn_detail(insn) {
         for r in detail.regs_write() {
@@ -308,6 +355,11 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
                     base = reg_index(m.base().0);
                     if m.index().0 != 0 {
                         reg_offset = true;
+                        let shift = match op.shift {
+                            ArmShift::Lsl(n) => n as u8,
+                            _ => 0,
+                        };
+                        index = reg_index(m.index().0).map(|r| (r, shift, op.subtracted));
                     } else {
                         offset = Some(m.disp());
                     }
@@ -340,6 +392,15 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
         Class::MulLong => reads & writes,
         _ => 0,
     };
+    let first_reg = regs_in_order.first().copied().flatten();
+    let data_read = data_read(
+        &name,
+        class,
+        base.or(first_reg),
+        index,
+        offset.unwrap_or(0),
+        narrow,
+    );
     let is_return = (name == "bx" && regs_in_order.first() == Some(&Some(14)))
         || (writes_pc
             && matches!(class, Class::Multiple(_))
@@ -360,8 +421,50 @@ pub(crate) fn decode(cs: &Capstone, insn: &Insn) -> Decoded {
         narrow,
         offset,
         acc,
+        data_read,
         text,
     }
+}
+
+/// What an instruction named `name` reads from memory (`Decoded::data_read`), `base` being its
+/// memory operand's base or else its first register (an LDM's); POP-style forms use SP.
+fn data_read(
+    name: &str,
+    class: Class,
+    base: Option<u8>,
+    index: Option<(u8, u8, bool)>,
+    disp: i32,
+    narrow: bool,
+) -> Option<DataRead> {
+    let (bytes, downward) = match class {
+        Class::Load if narrow => (if name.contains('h') { 2 } else { 1 }, false),
+        Class::Load => (4, false),
+        Class::LoadStoreDouble if name.starts_with("ldr") => (8, false),
+        // LDM names its base among its registers.
+        Class::Multiple(n) if name.starts_with("ldm") => (4 * (n as u32 - 1), name == "ldmdb"),
+        Class::Multiple(n) if name == "pop" => (4 * n as u32, false),
+        Class::FpLoad { double } if name == "vldr" => (if double { 8 } else { 4 }, false),
+        Class::FpMultiple { regs, double } if name.starts_with("vldm") || name == "vpop" => {
+            (regs as u32 * if double { 8 } else { 4 }, name == "vldmdb")
+        }
+        Class::TableBranch => (if name == "tbh" { 2 } else { 1 }, false),
+        _ => return None,
+    };
+    let base = match name {
+        "pop" | "vpop" => 13,
+        _ => base?,
+    };
+    let index = match (class, index) {
+        (Class::TableBranch, Some((r, _, _))) => Some((r, u8::from(name == "tbh"), false)),
+        _ => index,
+    };
+    Some(DataRead {
+        base,
+        index,
+        disp,
+        bytes,
+        downward,
+    })
 }
 
 /// Whether a branch mnemonic carries a condition code (`beq`, `bne.w`, ...).
