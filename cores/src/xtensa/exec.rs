@@ -41,11 +41,12 @@ use super::bus::{BusFault, XtensaBus};
 use super::config::XtensaConfig;
 use super::cpu::*;
 use super::decode::{decode, mac_fields, Insn, Op};
+use super::jit::{BlockFn, Compiler, JitEnv, JitSlot, JitState, COMPILE_AFTER};
 
 /// Longest decoded block.
 const MAX_BLOCK: usize = 64;
 /// The CCOUNT special register's number (S2 libisa special register table).
-const SR_CCOUNT: u32 = 234;
+pub(super) const SR_CCOUNT: u32 = 234;
 const FAST_SLOTS: usize = 4096;
 
 /// Descriptor of a decoded block; its instructions are `BlockCache::insns[start..start + n]`, followed
@@ -99,6 +100,13 @@ struct BlockCache {
     /// Direct-mapped by PC: the hot path needs no hashing and touches one cache line per lookup.
     fast: Box<[Block; FAST_SLOTS]>,
     generation: u64,
+    /// Compile hot blocks (`jit.rs`); off, every block is interpreted.
+    compiling: bool,
+    /// Compile state of each block of `blocks`, and of the block in each slot of `fast`.
+    jit: Vec<JitState>,
+    jit_slots: Box<[JitSlot; FAST_SLOTS]>,
+    /// Made when the first block is compiled; dropped, with all compiled code, by `flush`.
+    compiler: Option<Compiler>,
 }
 
 impl BlockCache {
@@ -109,6 +117,10 @@ impl BlockCache {
             insns: Vec::new(),
             fast: Box::new([EMPTY_SLOT; FAST_SLOTS]),
             generation: 0,
+            compiling: true,
+            jit: Vec::new(),
+            jit_slots: Box::new([JitSlot::EMPTY; FAST_SLOTS]),
+            compiler: None,
         };
         cache.flush();
         cache
@@ -122,6 +134,9 @@ impl BlockCache {
         self.blocks.clear();
         self.insns.clear();
         self.fast.fill(EMPTY_SLOT);
+        self.jit.clear();
+        self.jit_slots.fill(JitSlot::EMPTY);
+        self.compiler = None;
         let own = Self::slot(u32::MAX);
         debug_assert_ne!(Self::slot(u32::MAX - 1), own);
         self.fast[own].pc = u32::MAX - 1;
@@ -162,7 +177,50 @@ impl BlockCache {
             None => build_block(self, bps, cfg, bus, pc)?,
         };
         self.fast[slot] = self.blocks[i as usize];
+        self.jit_slots[slot] = JitSlot::of(i, self.jit[i as usize]);
         Ok(())
+    }
+
+    /// The compiled code of the block in fast-table slot `slot`, which the run loop is about to
+    /// run plainly: counts the run and compiles the block when it has become hot.
+    #[inline(always)]
+    fn compiled(&mut self, slot: usize, cpu: &Cpu) -> Option<BlockFn> {
+        let js = self.jit_slots[slot];
+        if js.interpreted {
+            return None;
+        }
+        js.code.or_else(|| self.warm(slot, cpu))
+    }
+
+    /// `compiled` for a block not compiled yet.
+    #[cold]
+    #[inline(never)]
+    fn warm(&mut self, slot: usize, cpu: &Cpu) -> Option<BlockFn> {
+        let i = self.jit_slots[slot].block as usize;
+        let state = match self.jit[i] {
+            JitState::Warming(n) if n + 1 < COMPILE_AFTER => JitState::Warming(n + 1),
+            JitState::Warming(_) => self.compile(i, cpu),
+            other => other,
+        };
+        self.jit[i] = state;
+        self.jit_slots[slot] = JitSlot::of(i as u32, state);
+        self.jit_slots[slot].code
+    }
+
+    /// Compile block `i`: its new compile state.
+    fn compile(&mut self, i: usize, cpu: &Cpu) -> JitState {
+        if self.compiler.is_none() {
+            // Without a back end for this host, every block is interpreted (with the same results).
+            self.compiler = Compiler::new(cpu).ok();
+        }
+        let blk = self.blocks[i];
+        let start = blk.start as usize;
+        let body = &self.insns[start..start + blk.n as usize];
+        let code = self
+            .compiler
+            .as_mut()
+            .and_then(|c| c.compile(blk.pc, body, blk.bytes as u32));
+        code.map_or(JitState::Interpreted, JitState::Compiled)
     }
 }
 
@@ -222,6 +280,13 @@ impl Xtensa {
         self.cpu.stop_on_double_exception = sode;
         self.cpu.break_stops = bs;
         self.cpu.bus_fault_exceptions = bfe;
+        self.cache.flush();
+    }
+
+    /// Compile hot blocks to host code (on by default; `jit.rs`), or interpret every block (the
+    /// reference: the results are the same either way).
+    pub fn set_block_compiler(&mut self, on: bool) {
+        self.cache.compiling = on;
         self.cache.flush();
     }
 
@@ -360,6 +425,19 @@ impl Xtensa {
                 if hooks.block_start(pc, cpu.cycles, cpu.insns) {
                     mem_owner = charge_owner(bus, hooks, mem_owner);
                 }
+                if let Some(code) = self.cache.compiled(slot, &self.cpu) {
+                    let generation = self.cache.generation;
+                    if JitEnv::run(code, &mut self.cpu, bus, hooks, run, generation) {
+                        return self
+                            .cpu
+                            .stop
+                            .take()
+                            .expect("a stopping block gives its reason");
+                    }
+                    continue;
+                }
+                let cpu = &mut self.cpu;
+                let blk = &self.cache.fast[slot];
                 let code = self.cache.plain_code(blk);
                 let lim = blk.limits(run, blk.bytes, cpu.cycle_stop, self.cache.generation);
                 match cpu.exec_block::<B, H, true, WIN, LOOPS>(
@@ -539,7 +617,7 @@ impl Cpu {
 
 /// The instruction budget of one `Xtensa::run`.
 #[derive(Clone, Copy)]
-struct RunBounds {
+pub(super) struct RunBounds {
     insn_end: u64,
     /// Below this count every block fits in the budget whole (the plain path needs no cut).
     plain_insn_end: u64,
@@ -718,6 +796,12 @@ fn build_block<B: XtensaBus>(
         flags,
         head_n,
         head_bytes,
+    });
+    // Only blocks that may run plainly can be compiled.
+    cache.jit.push(if cache.compiling && flags == 0 {
+        JitState::Warming(0)
+    } else {
+        JitState::Interpreted
     });
     cache.map.insert(pc, idx);
     Ok(idx)
@@ -904,7 +988,7 @@ fn f2i(x: f32, mode: u8) -> u32 {
 impl Cpu {
     /// Data load of `size` bytes at `addr`, or the fault it raises (`data_fault` dispatches it).
     #[inline(always)]
-    fn try_load<B: XtensaBus>(
+    pub(super) fn try_load<B: XtensaBus>(
         &mut self,
         bus: &mut B,
         addr: u32,
@@ -919,7 +1003,7 @@ impl Cpu {
 
     /// Data store of the low `size` bytes of `v` at `addr`, or the fault it raises.
     #[inline(always)]
-    fn try_store<B: XtensaBus>(
+    pub(super) fn try_store<B: XtensaBus>(
         &mut self,
         bus: &mut B,
         addr: u32,
@@ -966,7 +1050,7 @@ impl Cpu {
     /// LoadStoreError or a stop (see `bus_fault_exceptions`).
     #[cold]
     #[inline(never)]
-    fn data_fault<H: XtensaHooks>(
+    pub(super) fn data_fault<H: XtensaHooks>(
         &mut self,
         hooks: &mut H,
         fault: DataFault,
@@ -1029,15 +1113,41 @@ impl Cpu {
         taken: u64,
         next: u32,
     ) -> bool {
+        let cycles = insn.cum_cost as u64 + taken;
+        self.continues_plainly_at(
+            bus,
+            hooks,
+            lim.run,
+            lim.generation,
+            insn.idx as u64 + 1,
+            cycles,
+            next,
+        )
+    }
+
+    /// `runs_on_plainly` for a block found in cache generation `generation`, leaving after
+    /// `insns` instructions and `cycles` cycles of its own (also for compiled blocks, `jit.rs`).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn continues_plainly_at<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        run: RunBounds,
+        generation: u64,
+        insns: u64,
+        cycles: u64,
+        next: u32,
+    ) -> bool {
         self.cycles += bus.take_stall_cycles();
         // The counters as the run loop would see them (the block adds its own when it is left).
-        let insns = self.insns + insn.idx as u64 + 1;
-        let cycles = self.cycles + insn.cum_cost as u64 + taken;
-        let leave = (bus.code_generation() != lim.generation)
+        let insns = self.insns + insns;
+        let cycles = self.cycles + cycles;
+        let leave = (bus.code_generation() != generation)
             | (bus.interrupt_epoch() != self.external_epoch)
             | self.irq_check
             | self.waiting
-            | (insns >= lim.run.plain_insn_end)
+            | (insns >= run.plain_insn_end)
             | (cycles >= self.cycle_stop);
         !leave && hooks.skips_block_start(next)
     }
@@ -1061,7 +1171,11 @@ impl Cpu {
         }
         let slot = BlockCache::slot(target);
         let blk = &cache.fast[slot];
-        if blk.pc != target || !self.runs_plainly::<WIN, LOOPS>(blk) {
+        // Blocks that are or may be compiled are entered from the run loop, which counts and runs them.
+        if blk.pc != target
+            || !self.runs_plainly::<WIN, LOOPS>(blk)
+            || !cache.jit_slots[slot].interpreted
+        {
             return None;
         }
         self.insns += insn.idx as u64 + 1;
@@ -1830,7 +1944,7 @@ impl Cpu {
 
 /// Why a data access failed.
 #[derive(Clone, Copy)]
-enum DataFault {
+pub(super) enum DataFault {
     /// Not aligned to its size, on a core that raises the alignment exception.
     Misaligned {
         addr: u32,

@@ -66,6 +66,7 @@ mod debug;
 pub mod decode;
 pub mod disasm;
 pub mod exec;
+mod jit;
 pub mod pie;
 mod pipeline;
 
