@@ -219,7 +219,7 @@ impl BlockCache {
         let code = self
             .compiler
             .as_mut()
-            .and_then(|c| c.compile(blk.pc, body, blk.bytes as u32));
+            .and_then(|c| c.compile(blk.pc, body, blk.bytes as u32, blk.max_pane));
         code.map_or(JitState::Interpreted, JitState::Compiled)
     }
 }
@@ -1203,6 +1203,57 @@ impl Cpu {
         (self.litbase & 0xFFFF_F000).wrapping_add(offset)
     }
 
+    /// RETW/RETW.N at `pc` (S3 QEMU win_helper.c): the return address, the hooks told; or the
+    /// block is left after it for the reason given (an exception raised, or a stop).
+    #[inline(always)]
+    pub(super) fn retw<H: XtensaHooks>(
+        &mut self,
+        hooks: &mut H,
+        pc: u32,
+    ) -> Result<u32, Option<StopReason>> {
+        let a0 = self.ar[0];
+        let n = a0 >> 30;
+        if n == 0 {
+            return Err(self.raise_exception(hooks, cause::ILLEGAL, pc, None)); // [Q]
+        }
+        let caller = self.wb.wrapping_sub(n) & 15;
+        if self.ws & (1 << caller) == 0 {
+            self.window_underflow(hooks, pc, n);
+            return Err(None);
+        }
+        let tgt = (pc & 0xC000_0000) | (a0 & 0x3FFF_FFFF);
+        self.ws &= !(1 << self.wb);
+        self.set_wb(caller);
+        self.update_win_limit();
+        hooks.ret(pc, tgt);
+        Ok(tgt)
+    }
+
+    /// ENTRY a<s>, `frame` at `pc` (S3 QEMU win_helper.c): the window moved on; or the block is left
+    /// after it for the reason given (an exception raised, or a stop).
+    #[inline(always)]
+    pub(super) fn entry<H: XtensaHooks>(
+        &mut self,
+        hooks: &mut H,
+        s: u8,
+        frame: u32,
+        pc: u32,
+    ) -> Result<(), Option<StopReason>> {
+        if self.ps & PS_WOE == 0 || s > 3 {
+            return Err(self.raise_exception(hooks, cause::ILLEGAL, pc, None));
+        }
+        let callinc = (self.ps & PS_CALLINC) >> PS_CALLINC_SHIFT;
+        if callinc as u8 > self.win_limit {
+            self.window_overflow(hooks, pc);
+            return Err(None);
+        }
+        self.ar[(4 * callinc + (s as u32 & 3)) as usize] = self.ar[s as usize].wrapping_sub(frame);
+        self.set_wb(self.wb + callinc);
+        self.ws |= 1 << self.wb;
+        self.update_win_limit();
+        Ok(())
+    }
+
     /// At LEND on fall-through: whether the zero-overhead loop goes back (LCOUNT ≠ 0 outside an
     /// exception), decrementing LCOUNT when it does. Out of line: rare outside loop bodies.
     #[inline(never)]
@@ -1757,42 +1808,19 @@ impl Cpu {
                                     // Never decoded without the windowed-register option (keeps the code out).
                                     exc!(cause::ILLEGAL);
                                 }
-                                let a0 = a!(0);
-                                let n = a0 >> 30;
-                                if n == 0 {
-                                    exc!(cause::ILLEGAL); // [Q]
+                                match self.retw(hooks, pc!()) {
+                                    Ok(tgt) => jump!(tgt),
+                                    Err(stop) => exit!(stop),
                                 }
-                                let caller = self.wb.wrapping_sub(n) & 15;
-                                if self.ws & (1 << caller) == 0 {
-                                    self.window_underflow(hooks, pc!(), n);
-                                    exit!(None);
-                                }
-                                let tgt = (pc!() & 0xC000_0000) | (a0 & 0x3FFF_FFFF);
-                                self.ws &= !(1 << self.wb);
-                                self.set_wb(caller);
-                                self.update_win_limit();
-                                hooks.ret(pc!(), tgt);
-                                jump!(tgt);
                             }
                             Entry => {
                                 if !WIN {
                                     // Never decoded without the windowed-register option (keeps the code out).
                                     exc!(cause::ILLEGAL);
                                 }
-                                // ENTRY (S3 QEMU win_helper.c)
-                                if self.ps & PS_WOE == 0 || (insn.s as u32) > 3 {
-                                    exc!(cause::ILLEGAL);
+                                if let Err(stop) = self.entry(hooks, insn.s, insn.imm, pc!()) {
+                                    exit!(stop);
                                 }
-                                let callinc = (self.ps & PS_CALLINC) >> PS_CALLINC_SHIFT;
-                                if callinc as u8 > self.win_limit {
-                                    self.window_overflow(hooks, pc!());
-                                    exit!(None);
-                                }
-                                let v = a!(s).wrapping_sub(insn.imm);
-                                sa!(4 * callinc + ((insn.s as u32) & 3), v);
-                                self.set_wb(self.wb + callinc);
-                                self.ws |= 1 << self.wb;
-                                self.update_win_limit();
                                 // The block continues in the new window unless it names panes now out of reach.
                                 if !wchk && here!().max_pane > self.win_limit {
                                     self.pc = next!();

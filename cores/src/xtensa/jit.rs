@@ -32,7 +32,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 
 use super::bus::XtensaBus;
-use super::cpu::{Cpu, XtensaHooks, PS_CALLINC, PS_CALLINC_SHIFT};
+use super::cpu::{Cpu, StopReason, XtensaHooks, PS_CALLINC, PS_CALLINC_SHIFT};
 use super::decode::{Insn, Op, B4CONST, B4CONSTU};
 use super::exec::{DataFault, RunBounds, SR_CCOUNT};
 
@@ -60,6 +60,12 @@ pub(super) struct JitEnv {
     call: extern "C" fn(*mut JitEnv, u32, u32, u32, u32),
     /// `XtensaHooks::ret(from, to)`.
     ret: extern "C" fn(*mut JitEnv, u32, u32),
+    /// ENTRY a<s>, frame at a PC, in a block naming panes up to a limit (`Cpu::entry`, the
+    /// registers stored back): 0 to go on in the new window, else `LEAVE` or `LEAVE_AND_STOP`.
+    entry: extern "C" fn(*mut JitEnv, u32, u32, u32, u32) -> u32,
+    /// RETW at a PC (`Cpu::retw`, the registers stored back): the return address, or bit 32 set
+    /// and `LEAVE` or `LEAVE_AND_STOP` in the low bits.
+    retw: extern "C" fn(*mut JitEnv, u32) -> u64,
     cpu: *mut Cpu,
     bus: *mut (),
     hooks: *mut (),
@@ -87,6 +93,8 @@ impl JitEnv {
             goes_on: goes_on::<B, H>,
             call: call::<B, H>,
             ret: ret::<B, H>,
+            entry: entry::<B, H>,
+            retw: retw::<B, H>,
             cpu,
             bus: (bus as *mut B).cast(),
             hooks: (hooks as *mut H).cast(),
@@ -194,6 +202,50 @@ extern "C" fn ret<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, from: u32, to:
     hooks.ret(from, to);
 }
 
+/// A windowed call-out's answer: leave the block after the instruction (the run goes on at `Cpu::pc`).
+const LEAVE: u32 = 1;
+/// Leave the block after the instruction and stop the run for `Cpu::stop`.
+const LEAVE_AND_STOP: u32 = 2;
+
+/// `LEAVE` or `LEAVE_AND_STOP` for leaving the block with `stop`.
+fn leave_for(cpu: &mut Cpu, stop: Option<StopReason>) -> u32 {
+    if stop.is_some() {
+        cpu.stop = stop;
+        LEAVE_AND_STOP
+    } else {
+        LEAVE
+    }
+}
+
+extern "C" fn entry<B: XtensaBus, H: XtensaHooks>(
+    env: *mut JitEnv,
+    s: u32,
+    frame: u32,
+    pc: u32,
+    max_pane: u32,
+) -> u32 {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (_, cpu, _, hooks) = unsafe { parts::<B, H>(env) };
+    match cpu.entry(hooks, s as u8, frame, pc) {
+        // The block goes on in the new window unless it names panes now out of reach (`exec_block`).
+        Ok(()) if max_pane > cpu.win_limit as u32 => {
+            cpu.pc = pc.wrapping_add(3);
+            LEAVE
+        }
+        Ok(()) => 0,
+        Err(stop) => leave_for(cpu, stop),
+    }
+}
+
+extern "C" fn retw<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, pc: u32) -> u64 {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (_, cpu, _, hooks) = unsafe { parts::<B, H>(env) };
+    match cpu.retw(hooks, pc) {
+        Ok(target) => target as u64,
+        Err(stop) => (1 << 32) | leave_for(cpu, stop) as u64,
+    }
+}
+
 /// Cranelift and the code it made for one block cache generation (dropped with it: `Drop`).
 pub(super) struct Compiler {
     module: Option<JITModule>,
@@ -228,8 +280,15 @@ impl Compiler {
     }
 
     /// Compile the plain-path block at `pc0` (`code`: its instructions, without the end marker;
-    /// `bytes`: the code it covers), or `None` when it holds an instruction left to the interpreter.
-    pub(super) fn compile(&mut self, pc0: u32, code: &[Insn], bytes: u32) -> Option<BlockFn> {
+    /// `bytes`: the code it covers; `max_pane`: the highest pane it names), or `None` when it holds
+    /// an instruction left to the interpreter.
+    pub(super) fn compile(
+        &mut self,
+        pc0: u32,
+        code: &[Insn],
+        bytes: u32,
+        max_pane: u8,
+    ) -> Option<BlockFn> {
         if !code.iter().enumerate().all(|(k, i)| compiles(i, k, pc0)) {
             return None;
         }
@@ -257,6 +316,7 @@ impl Compiler {
                 regs: [None; 17],
                 dirty: 0,
                 pc0,
+                max_pane,
                 t_taken: self.t_taken,
                 litbase: self.litbase,
             };
@@ -316,8 +376,8 @@ fn compiles(insn: &Insn, k: usize, pc0: u32) -> bool {
         | S8i | S16i | S32i | S32iN | S32ri | S32e | S32nb | L32r | Beqz | BeqzN | Bnez | BnezN
         | Bltz | Bgez | Beqi | Bnei | Blti | Bgei | Bltui | Bgeui | Beq | Bne | Blt | Bge
         | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs | Bbci | Bbsi | Jx | Call0
-        | Callx0 | Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 | Ret | RetN | Isync
-        | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => true,
+        | Callx0 | Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 | Ret | RetN | Retw
+        | RetwN | Entry | Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => true,
         _ => false,
     }
 }
@@ -337,6 +397,8 @@ struct CalloutSigs<S> {
     goes_on: S,
     call: S,
     ret: S,
+    entry: S,
+    retw: S,
 }
 
 impl CalloutSigs<Signature> {
@@ -349,6 +411,8 @@ impl CalloutSigs<Signature> {
             goes_on: signature(conv, &[ptr, i32, i32, i32], Some(i32)),
             call: signature(conv, &[ptr, i32, i32, i32, i32], None),
             ret: signature(conv, &[ptr, i32, i32], None),
+            entry: signature(conv, &[ptr, i32, i32, i32, i32], Some(i32)),
+            retw: signature(conv, &[ptr, i32], Some(types::I64)),
         }
     }
 
@@ -360,6 +424,8 @@ impl CalloutSigs<Signature> {
             goes_on: b.import_signature(self.goes_on),
             call: b.import_signature(self.call),
             ret: b.import_signature(self.ret),
+            entry: b.import_signature(self.entry),
+            retw: b.import_signature(self.retw),
         }
     }
 }
@@ -386,6 +452,7 @@ struct Translator<'a> {
     /// Bit i: `regs[i]` was written (stored back at exits).
     dirty: u32,
     pc0: u32,
+    max_pane: u8,
     t_taken: u64,
     litbase: bool,
 }
@@ -454,6 +521,25 @@ impl Translator<'_> {
                 self.store_cpu(v, offset);
             }
         }
+    }
+
+    /// Store back what was written and forget a0..a15: a call-out is about to rotate the window.
+    fn spill(&mut self) {
+        self.store_back();
+        self.dirty = 0;
+        self.regs[..SAR].fill(None);
+    }
+
+    /// Leave the block after `insn`, whose call-out left `Cpu::pc` set and answered `answer`
+    /// (`LEAVE` or `LEAVE_AND_STOP`), with the registers stored back.
+    fn leave_after_callout(&mut self, insn: &Insn, answer: Value) {
+        self.count(insn.idx as u32 + 1, insn.cum_cost as u64);
+        let stops = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, answer, LEAVE_AND_STOP as i64);
+        let stops = self.b.ins().uextend(types::I32, stops);
+        self.b.ins().return_(&[stops]);
     }
 
     fn count(&mut self, insns: u32, cycles: u64) {
@@ -969,6 +1055,31 @@ impl Translator<'_> {
                 let (from, target) = (self.imm(pc), self.get(0));
                 self.callout(offset_of!(JitEnv, ret), self.sigs.ret, &[from, target]);
                 self.jump(insn, target);
+                return false;
+            }
+            Entry => {
+                self.spill();
+                let args = [
+                    self.imm(insn.s as u32),
+                    self.imm(insn.imm),
+                    self.imm(pc),
+                    self.imm(self.max_pane as u32),
+                ];
+                let answer = self
+                    .callout(offset_of!(JitEnv, entry), self.sigs.entry, &args)
+                    .expect("the ENTRY call-out returns");
+                self.side_exit(answer, |t| t.leave_after_callout(insn, answer));
+            }
+            Retw | RetwN => {
+                self.spill();
+                let from = self.imm(pc);
+                let answer = self
+                    .callout(offset_of!(JitEnv, retw), self.sigs.retw, &[from])
+                    .expect("the RETW call-out returns");
+                let left = ins!().ushr_imm_u(answer, 32);
+                let low = ins!().ireduce(types::I32, answer);
+                self.side_exit(left, |t| t.leave_after_callout(insn, low));
+                self.jump(insn, low);
                 return false;
             }
             Rsr => {
