@@ -192,6 +192,27 @@ impl BlockCache {
         js.code.or_else(|| self.warm(slot, cpu))
     }
 
+    /// After a compiled block, the compiled code of the block at `cpu.pc` when the run loop would
+    /// run it next, plainly, with nothing else to do (`Cpu::continues_plainly_at`): compiled blocks
+    /// go on into each other as the plain path does into the blocks it interprets.
+    #[inline(always)]
+    fn chained<B: XtensaBus, H: XtensaHooks, const WIN: bool, const LOOPS: bool>(
+        &self,
+        cpu: &mut Cpu,
+        bus: &mut B,
+        hooks: &mut H,
+        run: RunBounds,
+    ) -> Option<BlockFn> {
+        let pc = cpu.pc;
+        let slot = Self::slot(pc);
+        let code = self.jit_slots[slot].code?;
+        let blk = &self.fast[slot];
+        let go = blk.pc == pc
+            && cpu.runs_plainly::<WIN, LOOPS>(blk)
+            && cpu.continues_plainly_at(bus, hooks, run, self.generation, 0, 0, pc);
+        go.then_some(code)
+    }
+
     /// `compiled` for a block not compiled yet.
     #[cold]
     #[inline(never)]
@@ -355,7 +376,7 @@ impl Xtensa {
         let mut bp_skip = self.bp_resume.take();
         let mut mem_owner = hooks.memory_owner();
         bus.set_owner(mem_owner);
-        loop {
+        'blocks: loop {
             let cpu = &mut self.cpu;
             let mut near_insn_end = false;
             let g = bus.code_generation();
@@ -425,42 +446,45 @@ impl Xtensa {
                 if hooks.block_start(pc, cpu.cycles, cpu.insns) {
                     mem_owner = charge_owner(bus, hooks, mem_owner);
                 }
-                if let Some(code) = self.cache.compiled(slot, &self.cpu) {
+                if let Some(mut code) = self.cache.compiled(slot, &self.cpu) {
                     let generation = self.cache.generation;
-                    if JitEnv::run(code, &mut self.cpu, bus, hooks, run, generation) {
-                        return self
-                            .cpu
-                            .stop
-                            .take()
-                            .expect("a stopping block gives its reason");
+                    while !JitEnv::run(code, &mut self.cpu, bus, hooks, run, generation) {
+                        match self
+                            .cache
+                            .chained::<B, H, WIN, LOOPS>(&mut self.cpu, bus, hooks, run)
+                        {
+                            Some(next) => code = next,
+                            None => continue 'blocks,
+                        }
                     }
-                    continue;
-                }
-                let cpu = &mut self.cpu;
-                let blk = &self.cache.fast[slot];
-                let code = self.cache.plain_code(blk);
-                let lim = blk.limits(run, blk.bytes, cpu.cycle_stop, self.cache.generation);
-                match cpu.exec_block::<B, H, true, WIN, LOOPS>(
-                    bus,
-                    hooks,
-                    &self.cache,
-                    code,
-                    lim,
-                    Segments::PLAIN,
-                ) {
-                    BlockExit::Next => continue,
-                    BlockExit::Stop => cpu.stop.take(),
-                    BlockExit::Resume(at) => {
-                        let slot = BlockCache::slot(at.pc0);
-                        self.general_block::<B, H, WIN, LOOPS>(
-                            bus,
-                            hooks,
-                            slot,
-                            run,
-                            Some(at),
-                            &mut bp_skip,
-                            &mut mem_owner,
-                        )
+                    self.cpu.stop.take()
+                } else {
+                    let cpu = &mut self.cpu;
+                    let blk = &self.cache.fast[slot];
+                    let code = self.cache.plain_code(blk);
+                    let lim = blk.limits(run, blk.bytes, cpu.cycle_stop, self.cache.generation);
+                    match cpu.exec_block::<B, H, true, WIN, LOOPS>(
+                        bus,
+                        hooks,
+                        &self.cache,
+                        code,
+                        lim,
+                        Segments::PLAIN,
+                    ) {
+                        BlockExit::Next => continue,
+                        BlockExit::Stop => cpu.stop.take(),
+                        BlockExit::Resume(at) => {
+                            let slot = BlockCache::slot(at.pc0);
+                            self.general_block::<B, H, WIN, LOOPS>(
+                                bus,
+                                hooks,
+                                slot,
+                                run,
+                                Some(at),
+                                &mut bp_skip,
+                                &mut mem_owner,
+                            )
+                        }
                     }
                 }
             } else {

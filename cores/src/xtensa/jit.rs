@@ -43,14 +43,27 @@ pub(super) const COMPILE_AFTER: u32 = 50;
 /// Compiled code of a block: returns 1 when the run stops for `Cpu::stop`, else 0 (go on at `Cpu::pc`).
 pub(super) type BlockFn = unsafe extern "C" fn(cpu: *mut Cpu, env: *mut JitEnv) -> u32;
 
-/// What compiled code reaches outside `Cpu`: the call-outs, monomorphised for the bus and hooks of
-/// the run (`JitEnv::new`), and what they need.
+/// What compiled code reaches outside `Cpu`: the call-outs for the bus and hooks of the run, and
+/// what they need.
 #[repr(C)]
 pub(super) struct JitEnv {
-    /// Load of `size` bytes: the value, or bit 32 set when it faulted (the fault kept in `fault`).
-    load: extern "C" fn(*mut JitEnv, u32, u32) -> u64,
-    /// Store of the low `size` bytes of a value: 0, or 1 when it faulted (kept in `fault`).
-    store: extern "C" fn(*mut JitEnv, u32, u32, u32) -> u32,
+    callouts: &'static Callouts,
+    cpu: *mut Cpu,
+    bus: *mut (),
+    hooks: *mut (),
+    run: RunBounds,
+    generation: u64,
+    fault_seen: Option<DataFault>,
+}
+
+/// The call-outs of compiled code, monomorphised for a bus and hooks (`CalloutsFor`).
+#[repr(C)]
+struct Callouts {
+    /// Loads of 1, 2 and 4 bytes (one call-out per size, so the bus's code is specialised for
+    /// it): the value, or bit 32 set when it faulted (the fault kept in `fault_seen`).
+    load: [extern "C" fn(*mut JitEnv, u32) -> u64; 3],
+    /// Stores of the low 1, 2 and 4 bytes of a value: 0, or 1 when it faulted (kept in `fault_seen`).
+    store: [extern "C" fn(*mut JitEnv, u32, u32) -> u32; 3],
     /// Dispatch `fault` for the instruction at a PC (the registers stored back): 1 when the run stops.
     fault: extern "C" fn(*mut JitEnv, u32) -> u32,
     /// At an untaken branch with (instructions, cycles) of the block so far, whether the plain path
@@ -66,12 +79,23 @@ pub(super) struct JitEnv {
     /// RETW at a PC (`Cpu::retw`, the registers stored back): the return address, or bit 32 set
     /// and `LEAVE` or `LEAVE_AND_STOP` in the low bits.
     retw: extern "C" fn(*mut JitEnv, u32) -> u64,
-    cpu: *mut Cpu,
-    bus: *mut (),
-    hooks: *mut (),
-    run: RunBounds,
-    generation: u64,
-    fault_seen: Option<DataFault>,
+}
+
+/// The `Callouts` for bus `B` and hooks `H`, one static table per pair (a block's entry then
+/// stores no function pointers).
+struct CalloutsFor<B, H>(std::marker::PhantomData<(B, H)>);
+
+impl<B: XtensaBus, H: XtensaHooks> CalloutsFor<B, H> {
+    const TABLE: &'static Callouts = &Callouts {
+        load: [load::<B, H, 1>, load::<B, H, 2>, load::<B, H, 4>],
+        store: [store::<B, H, 1>, store::<B, H, 2>, store::<B, H, 4>],
+        fault: fault::<B, H>,
+        goes_on: goes_on::<B, H>,
+        call: call::<B, H>,
+        ret: ret::<B, H>,
+        entry: entry::<B, H>,
+        retw: retw::<B, H>,
+    };
 }
 
 impl JitEnv {
@@ -87,14 +111,7 @@ impl JitEnv {
     ) -> bool {
         let cpu: *mut Cpu = cpu;
         let mut env = JitEnv {
-            load: load::<B, H>,
-            store: store::<B, H>,
-            fault: fault::<B, H>,
-            goes_on: goes_on::<B, H>,
-            call: call::<B, H>,
-            ret: ret::<B, H>,
-            entry: entry::<B, H>,
-            retw: retw::<B, H>,
+            callouts: CalloutsFor::<B, H>::TABLE,
             cpu,
             bus: (bus as *mut B).cast(),
             hooks: (hooks as *mut H).cast(),
@@ -103,7 +120,7 @@ impl JitEnv {
             fault_seen: None,
         };
         // SAFETY: `code` was compiled by `Compiler::compile` for blocks of this core; it accesses
-        // `Cpu` within its fields and everything else through `env`'s call-outs, which were made for
+        // `Cpu` within its fields and everything else through `env`'s call-outs, which are those for
         // this `B` and `H`; `cpu`, `bus` and `hooks` are exclusive borrows not used during the call.
         unsafe { code(cpu, &mut env) != 0 }
     }
@@ -126,10 +143,13 @@ unsafe fn parts<'a, B, H>(env: *mut JitEnv) -> (&'a mut JitEnv, &'a mut Cpu, &'a
     }
 }
 
-extern "C" fn load<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, addr: u32, size: u32) -> u64 {
+extern "C" fn load<B: XtensaBus, H: XtensaHooks, const SIZE: u32>(
+    env: *mut JitEnv,
+    addr: u32,
+) -> u64 {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
     let (env, cpu, bus, _) = unsafe { parts::<B, H>(env) };
-    match cpu.try_load(bus, addr, size) {
+    match cpu.try_load(bus, addr, SIZE) {
         Ok(v) => v as u64,
         Err(f) => {
             env.fault_seen = Some(f);
@@ -138,15 +158,14 @@ extern "C" fn load<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, addr: u32, si
     }
 }
 
-extern "C" fn store<B: XtensaBus, H: XtensaHooks>(
+extern "C" fn store<B: XtensaBus, H: XtensaHooks, const SIZE: u32>(
     env: *mut JitEnv,
     addr: u32,
-    size: u32,
     value: u32,
 ) -> u32 {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
     let (env, cpu, bus, _) = unsafe { parts::<B, H>(env) };
-    match cpu.try_store(bus, addr, size, value) {
+    match cpu.try_store(bus, addr, SIZE, value) {
         Ok(()) => 0,
         Err(f) => {
             env.fault_seen = Some(f);
@@ -405,8 +424,8 @@ impl CalloutSigs<Signature> {
     fn new(conv: CallConv, ptr: types::Type) -> Self {
         let i32 = types::I32;
         CalloutSigs {
-            load: signature(conv, &[ptr, i32, i32], Some(types::I64)),
-            store: signature(conv, &[ptr, i32, i32, i32], Some(i32)),
+            load: signature(conv, &[ptr, i32], Some(types::I64)),
+            store: signature(conv, &[ptr, i32, i32], Some(i32)),
             fault: signature(conv, &[ptr, i32], Some(i32)),
             goes_on: signature(conv, &[ptr, i32, i32, i32], Some(i32)),
             call: signature(conv, &[ptr, i32, i32, i32, i32], None),
@@ -566,11 +585,18 @@ impl Translator<'_> {
         self.b.seal_block(on);
     }
 
+    /// Call the call-out at `offset` in `Callouts`.
     fn callout(&mut self, offset: usize, sig: SigRef, args: &[Value]) -> Option<Value> {
+        let table = self.b.ins().load(
+            self.ptr,
+            Self::flags(),
+            self.env,
+            offset_of!(JitEnv, callouts) as i32,
+        );
         let f = self
             .b
             .ins()
-            .load(self.ptr, Self::flags(), self.env, offset as i32);
+            .load(self.ptr, Self::flags(), table, offset as i32);
         let mut all = vec![self.env];
         all.extend_from_slice(args);
         let call = self.b.ins().call_indirect(sig, f, &all);
@@ -583,16 +609,21 @@ impl Translator<'_> {
         self.store_back();
         let pc = self.imm(pc);
         let stopped = self
-            .callout(offset_of!(JitEnv, fault), self.sigs.fault, &[pc])
+            .callout(offset_of!(Callouts, fault), self.sigs.fault, &[pc])
             .expect("the fault call-out returns");
         self.count(insn.idx as u32 + 1, insn.cum_cost as u64);
         self.b.ins().return_(&[stopped]);
     }
 
+    /// Offset in `JitEnv` of the call-out for accesses of `size` bytes among those at `field`.
+    fn sized(field: usize, size: u32) -> usize {
+        field + size.trailing_zeros() as usize * size_of::<extern "C" fn()>()
+    }
+
     fn load(&mut self, insn: &Insn, pc: u32, addr: Value, size: u32) -> Value {
-        let size = self.imm(size);
+        let callout = Self::sized(offset_of!(Callouts, load), size);
         let r = self
-            .callout(offset_of!(JitEnv, load), self.sigs.load, &[addr, size])
+            .callout(callout, self.sigs.load, &[addr])
             .expect("the load call-out returns");
         let failed = self.b.ins().ushr_imm_u(r, 32);
         self.side_exit(failed, |t| t.fault_exit(insn, pc));
@@ -600,9 +631,9 @@ impl Translator<'_> {
     }
 
     fn store(&mut self, insn: &Insn, pc: u32, addr: Value, size: u32, v: Value) {
-        let size = self.imm(size);
+        let callout = Self::sized(offset_of!(Callouts, store), size);
         let failed = self
-            .callout(offset_of!(JitEnv, store), self.sigs.store, &[addr, size, v])
+            .callout(callout, self.sigs.store, &[addr, v])
             .expect("the store call-out returns");
         self.side_exit(failed, |t| t.fault_exit(insn, pc));
     }
@@ -630,7 +661,7 @@ impl Translator<'_> {
         let (n, c, at) = (insn.idx as u32 + 1, insn.cum_cost as u32, next);
         let args = [self.imm(n), self.imm(c), self.imm(at)];
         let goes_on = self
-            .callout(offset_of!(JitEnv, goes_on), self.sigs.goes_on, &args)
+            .callout(offset_of!(Callouts, goes_on), self.sigs.goes_on, &args)
             .expect("the goes-on call-out returns");
         let stops = self.b.ins().icmp_imm_s(IntCC::Equal, goes_on, 0);
         self.side_exit(stops, |t| {
@@ -642,7 +673,7 @@ impl Translator<'_> {
     fn call_hook(&mut self, pc: u32, next: u32, target: Value, window: u32) {
         let (from, ret, window) = (self.imm(pc), self.imm(next), self.imm(window));
         self.callout(
-            offset_of!(JitEnv, call),
+            offset_of!(Callouts, call),
             self.sigs.call,
             &[from, ret, target, window],
         );
@@ -1053,7 +1084,7 @@ impl Translator<'_> {
             }
             Ret | RetN => {
                 let (from, target) = (self.imm(pc), self.get(0));
-                self.callout(offset_of!(JitEnv, ret), self.sigs.ret, &[from, target]);
+                self.callout(offset_of!(Callouts, ret), self.sigs.ret, &[from, target]);
                 self.jump(insn, target);
                 return false;
             }
@@ -1066,7 +1097,7 @@ impl Translator<'_> {
                     self.imm(self.max_pane as u32),
                 ];
                 let answer = self
-                    .callout(offset_of!(JitEnv, entry), self.sigs.entry, &args)
+                    .callout(offset_of!(Callouts, entry), self.sigs.entry, &args)
                     .expect("the ENTRY call-out returns");
                 self.side_exit(answer, |t| t.leave_after_callout(insn, answer));
             }
@@ -1074,7 +1105,7 @@ impl Translator<'_> {
                 self.spill();
                 let from = self.imm(pc);
                 let answer = self
-                    .callout(offset_of!(JitEnv, retw), self.sigs.retw, &[from])
+                    .callout(offset_of!(Callouts, retw), self.sigs.retw, &[from])
                     .expect("the RETW call-out returns");
                 let left = ins!().ushr_imm_u(answer, 32);
                 let low = ins!().ireduce(types::I32, answer);
