@@ -35,6 +35,7 @@
 //!   (`Here::plain`, `Cpu::litbase_address`, `Cpu::data_fault`): inline, the compiler computes them
 //!   ahead for every block and keeps them on the stack.
 
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 use super::bus::{BusFault, XtensaBus};
@@ -103,7 +104,8 @@ struct BlockCache {
     /// Compile hot blocks (`jit.rs`); off, every block is interpreted.
     compiling: bool,
     /// Compile state of each block of `blocks`, and of the block in each slot of `fast`.
-    jit: Vec<JitState>,
+    /// (A `Cell`: the plain path counts runs of the blocks it goes on into, `interprets`.)
+    jit: Vec<Cell<JitState>>,
     jit_slots: Box<[JitSlot; FAST_SLOTS]>,
     /// Made when the first block is compiled; dropped, with all compiled code, by `flush`.
     compiler: Option<Compiler>,
@@ -177,7 +179,7 @@ impl BlockCache {
             None => build_block(self, bps, cfg, bus, pc)?,
         };
         self.fast[slot] = self.blocks[i as usize];
-        self.jit_slots[slot] = JitSlot::of(i, self.jit[i as usize]);
+        self.jit_slots[slot] = JitSlot::of(i, self.jit[i as usize].get());
         Ok(())
     }
 
@@ -213,17 +215,38 @@ impl BlockCache {
         go.then_some(code)
     }
 
+    /// Whether the plain path may go on into the block in fast-table slot `slot` itself, which it
+    /// is about to: a block interpreted for good, or one not yet hot, whose run it counts. Compiled
+    /// blocks and a block about to become hot are left to the run loop (`compiled`).
+    #[inline(always)]
+    fn interprets(&self, slot: usize) -> bool {
+        let js = &self.jit_slots[slot];
+        js.interpreted || (js.code.is_none() && self.warms(js.block as usize))
+    }
+
+    /// `interprets` for a block not compiled yet: counts the run unless it would make it hot.
+    #[inline(never)]
+    fn warms(&self, i: usize) -> bool {
+        match self.jit[i].get() {
+            JitState::Warming(n) if n + 1 < COMPILE_AFTER => {
+                self.jit[i].set(JitState::Warming(n + 1));
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// `compiled` for a block not compiled yet.
     #[cold]
     #[inline(never)]
     fn warm(&mut self, slot: usize, cpu: &Cpu) -> Option<BlockFn> {
         let i = self.jit_slots[slot].block as usize;
-        let state = match self.jit[i] {
+        let state = match self.jit[i].get() {
             JitState::Warming(n) if n + 1 < COMPILE_AFTER => JitState::Warming(n + 1),
             JitState::Warming(_) => self.compile(i, cpu),
             other => other,
         };
-        self.jit[i] = state;
+        self.jit[i].set(state);
         self.jit_slots[slot] = JitSlot::of(i as u32, state);
         self.jit_slots[slot].code
     }
@@ -822,11 +845,11 @@ fn build_block<B: XtensaBus>(
         head_bytes,
     });
     // Only blocks that may run plainly can be compiled.
-    cache.jit.push(if cache.compiling && flags == 0 {
+    cache.jit.push(Cell::new(if cache.compiling && flags == 0 {
         JitState::Warming(0)
     } else {
         JitState::Interpreted
-    });
+    }));
     cache.map.insert(pc, idx);
     Ok(idx)
 }
@@ -1195,11 +1218,8 @@ impl Cpu {
         }
         let slot = BlockCache::slot(target);
         let blk = &cache.fast[slot];
-        // Blocks that are or may be compiled are entered from the run loop, which counts and runs them.
-        if blk.pc != target
-            || !self.runs_plainly::<WIN, LOOPS>(blk)
-            || !cache.jit_slots[slot].interpreted
-        {
+        // Last: `interprets` counts the run it allows.
+        if blk.pc != target || !self.runs_plainly::<WIN, LOOPS>(blk) || !cache.interprets(slot) {
             return None;
         }
         self.insns += insn.idx as u64 + 1;

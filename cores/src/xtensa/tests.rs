@@ -3849,7 +3849,8 @@ fn run_random_program(
     m.x.cpu.set_ar(12, DATA);
     m.x.cpu.set_ar(13, DATA + 4);
     m.x.cpu.set_ar(15, misaligned_from);
-    m.x.cpu.set_ar(14, 120);
+    // Enough passes for the loop's blocks to be compiled.
+    m.x.cpu.set_ar(14, jit::COMPILE_AFTER + 100);
     m.x.cpu.pc = CODE;
     let mut hooks = QuietRange {
         quiet: (CODE, CODE + 0x1000),
@@ -3885,7 +3886,11 @@ proptest::proptest! {
             let code = random_program(&mut rng, &cfg);
             let regs: Vec<u32> = FREE_REGS.map(|_| rng.next()).collect();
             // 0: never (a15 counts down from −1).
-            let misaligned_from = if rng.below(4) == 0 { 50 + rng.below(60) } else { 0 };
+            let misaligned_from = if rng.below(4) == 0 {
+                jit::COMPILE_AFTER + rng.below(60)
+            } else {
+                0
+            };
             let mut slices: Vec<(u64, u64)> = (0..8)
                 .map(|_| (1 + rng.below(3000) as u64, 1 + rng.below(5000) as u64))
                 .collect();
