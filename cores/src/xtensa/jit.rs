@@ -36,9 +36,9 @@ use super::cpu::{Cpu, StopReason, XtensaHooks, PS_CALLINC, PS_CALLINC_SHIFT};
 use super::decode::{Insn, Op, B4CONST, B4CONSTU};
 use super::exec::{DataFault, RunBounds, SR_CCOUNT};
 
-/// Plain-path runs of a block before it is compiled: at 50, compiling cost the 9 M-instruction
-/// demo more time than the compiled code saved it; the 0.9 G-instruction workload runs as fast
-/// either way (docs/xtensa.md).
+/// Plain-path runs of a block before it is compiled: the lower, the more blocks are compiled that
+/// run too rarely to repay it (the 9 M-instruction demo ran slower at 50 than at 5,000); the
+/// 0.9 G-instruction workload runs as fast either way (docs/xtensa.md, Speed).
 pub(super) const COMPILE_AFTER: u32 = 5000;
 
 /// Compiled code of a block: returns 1 when the run stops for `Cpu::stop`, else 0 (go on at `Cpu::pc`).
