@@ -34,6 +34,10 @@
 //! - Values that only rare instructions need are worked out where they are used, out of line
 //!   (`Here::plain`, `Cpu::litbase_address`, `Cpu::data_fault`): inline, the compiler computes them
 //!   ahead for every block and keeps them on the stack.
+//! - Hot plain-path blocks are compiled to host code (`jit.rs`): the run loop counts a block's
+//!   plain runs (the plain path counts those it goes on into, `BlockCache::interprets`), compiles
+//!   it at `COMPILE_AFTER`, and from then on runs its code, going on from compiled block to compiled
+//!   block where the plain path would (`BlockCache::chained`).
 
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
