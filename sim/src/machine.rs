@@ -62,6 +62,8 @@ pub struct LoadOptions {
     pub views: Vec<String>,
     /// `--tigris-views`: a view of every TiGrIS activation placed in the slow arena.
     pub tigris_views: bool,
+    /// `--no-block-compiler`: interpret every Xtensa block (the reference; same results, slower).
+    pub no_block_compiler: bool,
 }
 
 /// Options of one run.
@@ -1737,6 +1739,7 @@ fn build_core<'a>(
 ) -> Result<Box<dyn Core + 'a>> {
     if !board.core.kind.is_cortex_m() {
         let mut core = XtensaBackend::new(board).context("setting up the core")?;
+        core.set_block_compiler(!options.no_block_compiler);
         core.bus.strict_mmio = options.strict_mmio;
         core.bus.trace_mmio = options.trace_mmio;
         return Ok(Box::new(core));

@@ -227,6 +227,10 @@ struct RunArgs {
     /// Print every peripheral register access (cycle, address, register, value) on stderr.
     #[arg(long)]
     trace_mmio: bool,
+    /// Xtensa: interpret every block instead of compiling hot ones to host code (the reference
+    /// engine: the same results, slower; docs/xtensa.md).
+    #[arg(long)]
+    no_block_compiler: bool,
     /// Run one instruction at a time and print each (cycle, PC, symbol, instruction, registers) on
     /// stderr. Slow: for short runs and bring-up.
     #[arg(long)]
@@ -567,6 +571,7 @@ fn load_options(args: &RunArgs) -> Result<machine::LoadOptions> {
         views_file: args.views.clone(),
         views: args.view.clone(),
         tigris_views: args.tigris_views,
+        no_block_compiler: args.no_block_compiler,
     })
 }
 

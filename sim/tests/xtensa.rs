@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{elf, host_output, root, run, sim};
+use common::{elf, host_output, root, run, sim, temp_path};
 
 /// (board, ABI suffixes built for it): call0 everywhere, windowed on the LX6/LX7 boards.
 const BOARDS: [(&str, &[&str]); 3] = [
@@ -151,6 +151,69 @@ fn faults_name_kind_pc_symbol_and_instruction() {
             f["instruction"].as_str().is_some_and(|i| !i.is_empty()),
             "{t}"
         );
+    }
+}
+
+/// Every Xtensa ELF built (`firmware/build/<board>/`, both ABIs) and the shipped ESP32-S3 examples,
+/// with the board each is built for.
+fn xtensa_firmware() -> Vec<(&'static str, String)> {
+    let mut all = Vec::new();
+    for (board, _) in BOARDS {
+        let dir = root().join("firmware/build").join(board);
+        let mut elfs: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}: run `bash firmware/build.sh`", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "elf"))
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        assert!(!elfs.is_empty(), "no firmware in {}", dir.display());
+        elfs.sort();
+        all.extend(elfs.into_iter().map(|e| (board, e)));
+    }
+    for example in ["esp32s3-demo", "esp32s3-tigris"] {
+        let path = root().join(format!("examples/{example}.elf"));
+        all.push(("esp32s3", path.to_string_lossy().into_owned()));
+    }
+    all
+}
+
+/// `tigris-sim run` of `elf` with `extra` arguments: (exit code, stdout, the report's bytes).
+fn run_raw(board: &str, elf: &str, extra: &[&str]) -> (Option<i32>, Vec<u8>, Vec<u8>) {
+    let report = temp_path("report.json");
+    let report_s = report.to_string_lossy().into_owned();
+    let mut args = vec![
+        "run", "--quiet", "--board", board, elf, "--report", &report_s,
+    ];
+    args.extend_from_slice(extra);
+    let out = sim(&args);
+    let bytes = std::fs::read(&report).unwrap_or_default();
+    let _ = std::fs::remove_file(&report);
+    (out.status.code(), out.stdout, bytes)
+}
+
+/// The block compiler is exact: every Xtensa firmware gives the same exit code, console and
+/// byte-identical report with hot blocks compiled as interpreted (`--no-block-compiler`), run whole
+/// and cut short by an instruction and a cycle limit (which end runs inside compiled code's reach).
+#[test]
+fn compiled_and_interpreted_runs_give_byte_identical_reports() {
+    let limits: [&[&str]; 3] = [
+        &[],
+        &["--max-instructions", "1000003"],
+        &["--max-cycles", "777777"],
+    ];
+    for (board, elf) in xtensa_firmware() {
+        for limit in limits {
+            let compiled = run_raw(board, &elf, limit);
+            let interpreted = run_raw(board, &elf, &[limit, &["--no-block-compiler"]].concat());
+            assert!(
+                !compiled.2.is_empty(),
+                "{elf} on {board} {limit:?}: no report"
+            );
+            assert!(
+                compiled == interpreted,
+                "{elf} on {board} {limit:?}: compiled and interpreted runs differ"
+            );
+        }
     }
 }
 
@@ -308,7 +371,7 @@ fn the_esp_dsp_prelude_macros_agree_with_c_on_the_lx6_and_lx7() {
 #[test]
 fn the_pie_prelude_is_generated_from_the_opcode_table_and_decodes_as_written() {
     let cal = root().join("firmware/calibration");
-    let out = common::temp_path("pie-prelude");
+    let out = temp_path("pie-prelude");
     std::fs::create_dir_all(&out).unwrap();
     let made = std::process::Command::new("python3")
         .arg(cal.join("gen_pie_prelude.py"))

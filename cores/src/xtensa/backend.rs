@@ -1175,6 +1175,15 @@ impl XtensaBackend {
         })
     }
 
+    /// Compile hot blocks of both cores to host code, or interpret everything
+    /// (`Xtensa::set_block_compiler`).
+    pub fn set_block_compiler(&mut self, on: bool) {
+        self.iss.set_block_compiler(on);
+        if let Some(second) = &mut self.second {
+            second.iss.set_block_compiler(on);
+        }
+    }
+
     /// The second core's instruction-set simulator, on a dual-core chip.
     pub(super) fn second_cpu(&self) -> Option<&Xtensa> {
         self.second.as_ref().map(|s| &s.iss)

@@ -34,18 +34,24 @@
 //! - Values that only rare instructions need are worked out where they are used, out of line
 //!   (`Here::plain`, `Cpu::litbase_address`, `Cpu::data_fault`): inline, the compiler computes them
 //!   ahead for every block and keeps them on the stack.
+//! - Hot plain-path blocks are compiled to host code (`jit.rs`): the run loop counts a block's
+//!   plain runs (the plain path counts those it goes on into, `BlockCache::interprets`), compiles
+//!   it at `COMPILE_AFTER`, and from then on runs its code, going on from compiled block to compiled
+//!   block where the plain path would (`BlockCache::chained`).
 
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 use super::bus::{BusFault, XtensaBus};
 use super::config::XtensaConfig;
 use super::cpu::*;
 use super::decode::{decode, mac_fields, Insn, Op};
+use super::jit::{BlockFn, Compiler, JitEnv, JitSlot, JitState, COMPILE_AFTER};
 
 /// Longest decoded block.
 const MAX_BLOCK: usize = 64;
 /// The CCOUNT special register's number (S2 libisa special register table).
-const SR_CCOUNT: u32 = 234;
+pub(super) const SR_CCOUNT: u32 = 234;
 const FAST_SLOTS: usize = 4096;
 
 /// Descriptor of a decoded block; its instructions are `BlockCache::insns[start..start + n]`, followed
@@ -99,6 +105,14 @@ struct BlockCache {
     /// Direct-mapped by PC: the hot path needs no hashing and touches one cache line per lookup.
     fast: Box<[Block; FAST_SLOTS]>,
     generation: u64,
+    /// Compile hot blocks (`jit.rs`); off, every block is interpreted.
+    compiling: bool,
+    /// Compile state of each block of `blocks`, and of the block in each slot of `fast`.
+    /// (A `Cell`: the plain path counts runs of the blocks it goes on into, `interprets`.)
+    jit: Vec<Cell<JitState>>,
+    jit_slots: Box<[JitSlot; FAST_SLOTS]>,
+    /// Made when the first block is compiled; dropped, with all compiled code, by `flush`.
+    compiler: Option<Compiler>,
 }
 
 impl BlockCache {
@@ -109,6 +123,10 @@ impl BlockCache {
             insns: Vec::new(),
             fast: Box::new([EMPTY_SLOT; FAST_SLOTS]),
             generation: 0,
+            compiling: true,
+            jit: Vec::new(),
+            jit_slots: Box::new([JitSlot::EMPTY; FAST_SLOTS]),
+            compiler: None,
         };
         cache.flush();
         cache
@@ -122,6 +140,9 @@ impl BlockCache {
         self.blocks.clear();
         self.insns.clear();
         self.fast.fill(EMPTY_SLOT);
+        self.jit.clear();
+        self.jit_slots.fill(JitSlot::EMPTY);
+        self.compiler = None;
         let own = Self::slot(u32::MAX);
         debug_assert_ne!(Self::slot(u32::MAX - 1), own);
         self.fast[own].pc = u32::MAX - 1;
@@ -162,7 +183,92 @@ impl BlockCache {
             None => build_block(self, bps, cfg, bus, pc)?,
         };
         self.fast[slot] = self.blocks[i as usize];
+        self.jit_slots[slot] = JitSlot::of(i, self.jit[i as usize].get());
         Ok(())
+    }
+
+    /// The compiled code of the block in fast-table slot `slot`, which the run loop is about to
+    /// run plainly: counts the run and compiles the block when it has become hot.
+    #[inline(always)]
+    fn compiled(&mut self, slot: usize, cpu: &Cpu) -> Option<BlockFn> {
+        let js = self.jit_slots[slot];
+        if js.interpreted {
+            return None;
+        }
+        js.code.or_else(|| self.warm(slot, cpu))
+    }
+
+    /// After a compiled block, the compiled code of the block at `cpu.pc` when the run loop would
+    /// run it next, plainly, with nothing else to do (`Cpu::continues_plainly_at`): compiled blocks
+    /// go on into each other as the plain path does into the blocks it interprets.
+    #[inline(always)]
+    fn chained<B: XtensaBus, H: XtensaHooks, const WIN: bool, const LOOPS: bool>(
+        &self,
+        cpu: &mut Cpu,
+        bus: &mut B,
+        hooks: &mut H,
+        run: RunBounds,
+    ) -> Option<BlockFn> {
+        let pc = cpu.pc;
+        let slot = Self::slot(pc);
+        let code = self.jit_slots[slot].code?;
+        let blk = &self.fast[slot];
+        let go = blk.pc == pc
+            && cpu.runs_plainly::<WIN, LOOPS>(blk)
+            && cpu.continues_plainly_at(bus, hooks, run, self.generation, 0, 0, pc);
+        go.then_some(code)
+    }
+
+    /// Whether the plain path may go on into the block in fast-table slot `slot` itself, which it
+    /// is about to: a block interpreted for good, or one not yet hot, whose run it counts. Compiled
+    /// blocks and a block about to become hot are left to the run loop (`compiled`).
+    #[inline(always)]
+    fn interprets(&self, slot: usize) -> bool {
+        let js = &self.jit_slots[slot];
+        js.interpreted || (js.code.is_none() && self.warms(js.block as usize))
+    }
+
+    /// `interprets` for a block not compiled yet: counts the run unless it would make it hot.
+    #[inline(never)]
+    fn warms(&self, i: usize) -> bool {
+        match self.jit[i].get() {
+            JitState::Warming(n) if n + 1 < COMPILE_AFTER => {
+                self.jit[i].set(JitState::Warming(n + 1));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `compiled` for a block not compiled yet.
+    #[cold]
+    #[inline(never)]
+    fn warm(&mut self, slot: usize, cpu: &Cpu) -> Option<BlockFn> {
+        let i = self.jit_slots[slot].block as usize;
+        let state = match self.jit[i].get() {
+            JitState::Warming(n) if n + 1 < COMPILE_AFTER => JitState::Warming(n + 1),
+            JitState::Warming(_) => self.compile(i, cpu),
+            other => other,
+        };
+        self.jit[i].set(state);
+        self.jit_slots[slot] = JitSlot::of(i as u32, state);
+        self.jit_slots[slot].code
+    }
+
+    /// Compile block `i`: its new compile state.
+    fn compile(&mut self, i: usize, cpu: &Cpu) -> JitState {
+        if self.compiler.is_none() {
+            // Without a back end for this host, every block is interpreted (with the same results).
+            self.compiler = Compiler::new(cpu).ok();
+        }
+        let blk = self.blocks[i];
+        let start = blk.start as usize;
+        let body = &self.insns[start..start + blk.n as usize];
+        let code = self
+            .compiler
+            .as_mut()
+            .and_then(|c| c.compile(blk.pc, body, blk.bytes as u32, blk.max_pane));
+        code.map_or(JitState::Interpreted, JitState::Compiled)
     }
 }
 
@@ -222,6 +328,13 @@ impl Xtensa {
         self.cpu.stop_on_double_exception = sode;
         self.cpu.break_stops = bs;
         self.cpu.bus_fault_exceptions = bfe;
+        self.cache.flush();
+    }
+
+    /// Compile hot blocks to host code (on by default; `jit.rs`), or interpret every block (the
+    /// reference: the results are the same either way).
+    pub fn set_block_compiler(&mut self, on: bool) {
+        self.cache.compiling = on;
         self.cache.flush();
     }
 
@@ -290,7 +403,7 @@ impl Xtensa {
         let mut bp_skip = self.bp_resume.take();
         let mut mem_owner = hooks.memory_owner();
         bus.set_owner(mem_owner);
-        loop {
+        'blocks: loop {
             let cpu = &mut self.cpu;
             let mut near_insn_end = false;
             let g = bus.code_generation();
@@ -360,29 +473,45 @@ impl Xtensa {
                 if hooks.block_start(pc, cpu.cycles, cpu.insns) {
                     mem_owner = charge_owner(bus, hooks, mem_owner);
                 }
-                let code = self.cache.plain_code(blk);
-                let lim = blk.limits(run, blk.bytes, cpu.cycle_stop, self.cache.generation);
-                match cpu.exec_block::<B, H, true, WIN, LOOPS>(
-                    bus,
-                    hooks,
-                    &self.cache,
-                    code,
-                    lim,
-                    Segments::PLAIN,
-                ) {
-                    BlockExit::Next => continue,
-                    BlockExit::Stop => cpu.stop.take(),
-                    BlockExit::Resume(at) => {
-                        let slot = BlockCache::slot(at.pc0);
-                        self.general_block::<B, H, WIN, LOOPS>(
-                            bus,
-                            hooks,
-                            slot,
-                            run,
-                            Some(at),
-                            &mut bp_skip,
-                            &mut mem_owner,
-                        )
+                if let Some(mut code) = self.cache.compiled(slot, &self.cpu) {
+                    let generation = self.cache.generation;
+                    while !JitEnv::run(code, &mut self.cpu, bus, hooks, run, generation) {
+                        match self
+                            .cache
+                            .chained::<B, H, WIN, LOOPS>(&mut self.cpu, bus, hooks, run)
+                        {
+                            Some(next) => code = next,
+                            None => continue 'blocks,
+                        }
+                    }
+                    self.cpu.stop.take()
+                } else {
+                    let cpu = &mut self.cpu;
+                    let blk = &self.cache.fast[slot];
+                    let code = self.cache.plain_code(blk);
+                    let lim = blk.limits(run, blk.bytes, cpu.cycle_stop, self.cache.generation);
+                    match cpu.exec_block::<B, H, true, WIN, LOOPS>(
+                        bus,
+                        hooks,
+                        &self.cache,
+                        code,
+                        lim,
+                        Segments::PLAIN,
+                    ) {
+                        BlockExit::Next => continue,
+                        BlockExit::Stop => cpu.stop.take(),
+                        BlockExit::Resume(at) => {
+                            let slot = BlockCache::slot(at.pc0);
+                            self.general_block::<B, H, WIN, LOOPS>(
+                                bus,
+                                hooks,
+                                slot,
+                                run,
+                                Some(at),
+                                &mut bp_skip,
+                                &mut mem_owner,
+                            )
+                        }
                     }
                 }
             } else {
@@ -539,7 +668,7 @@ impl Cpu {
 
 /// The instruction budget of one `Xtensa::run`.
 #[derive(Clone, Copy)]
-struct RunBounds {
+pub(super) struct RunBounds {
     insn_end: u64,
     /// Below this count every block fits in the budget whole (the plain path needs no cut).
     plain_insn_end: u64,
@@ -719,6 +848,12 @@ fn build_block<B: XtensaBus>(
         head_n,
         head_bytes,
     });
+    // Only blocks that may run plainly can be compiled.
+    cache.jit.push(Cell::new(if cache.compiling && flags == 0 {
+        JitState::Warming(0)
+    } else {
+        JitState::Interpreted
+    }));
     cache.map.insert(pc, idx);
     Ok(idx)
 }
@@ -904,7 +1039,7 @@ fn f2i(x: f32, mode: u8) -> u32 {
 impl Cpu {
     /// Data load of `size` bytes at `addr`, or the fault it raises (`data_fault` dispatches it).
     #[inline(always)]
-    fn try_load<B: XtensaBus>(
+    pub(super) fn try_load<B: XtensaBus>(
         &mut self,
         bus: &mut B,
         addr: u32,
@@ -919,7 +1054,7 @@ impl Cpu {
 
     /// Data store of the low `size` bytes of `v` at `addr`, or the fault it raises.
     #[inline(always)]
-    fn try_store<B: XtensaBus>(
+    pub(super) fn try_store<B: XtensaBus>(
         &mut self,
         bus: &mut B,
         addr: u32,
@@ -966,7 +1101,7 @@ impl Cpu {
     /// LoadStoreError or a stop (see `bus_fault_exceptions`).
     #[cold]
     #[inline(never)]
-    fn data_fault<H: XtensaHooks>(
+    pub(super) fn data_fault<H: XtensaHooks>(
         &mut self,
         hooks: &mut H,
         fault: DataFault,
@@ -1029,15 +1164,41 @@ impl Cpu {
         taken: u64,
         next: u32,
     ) -> bool {
+        let cycles = insn.cum_cost as u64 + taken;
+        self.continues_plainly_at(
+            bus,
+            hooks,
+            lim.run,
+            lim.generation,
+            insn.idx as u64 + 1,
+            cycles,
+            next,
+        )
+    }
+
+    /// `runs_on_plainly` for a block found in cache generation `generation`, leaving after
+    /// `insns` instructions and `cycles` cycles of its own (also for compiled blocks, `jit.rs`).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn continues_plainly_at<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        run: RunBounds,
+        generation: u64,
+        insns: u64,
+        cycles: u64,
+        next: u32,
+    ) -> bool {
         self.cycles += bus.take_stall_cycles();
         // The counters as the run loop would see them (the block adds its own when it is left).
-        let insns = self.insns + insn.idx as u64 + 1;
-        let cycles = self.cycles + insn.cum_cost as u64 + taken;
-        let leave = (bus.code_generation() != lim.generation)
+        let insns = self.insns + insns;
+        let cycles = self.cycles + cycles;
+        let leave = (bus.code_generation() != generation)
             | (bus.interrupt_epoch() != self.external_epoch)
             | self.irq_check
             | self.waiting
-            | (insns >= lim.run.plain_insn_end)
+            | (insns >= run.plain_insn_end)
             | (cycles >= self.cycle_stop);
         !leave && hooks.skips_block_start(next)
     }
@@ -1061,7 +1222,8 @@ impl Cpu {
         }
         let slot = BlockCache::slot(target);
         let blk = &cache.fast[slot];
-        if blk.pc != target || !self.runs_plainly::<WIN, LOOPS>(blk) {
+        // Last: `interprets` counts the run it allows.
+        if blk.pc != target || !self.runs_plainly::<WIN, LOOPS>(blk) || !cache.interprets(slot) {
             return None;
         }
         self.insns += insn.idx as u64 + 1;
@@ -1087,6 +1249,57 @@ impl Cpu {
     fn litbase_address(&self, imm: u32, pc: u32) -> u32 {
         let offset = imm.wrapping_sub(pc.wrapping_add(3) & !3);
         (self.litbase & 0xFFFF_F000).wrapping_add(offset)
+    }
+
+    /// RETW/RETW.N at `pc` (S3 QEMU win_helper.c): the return address, the hooks told; or the
+    /// block is left after it for the reason given (an exception raised, or a stop).
+    #[inline(always)]
+    pub(super) fn retw<H: XtensaHooks>(
+        &mut self,
+        hooks: &mut H,
+        pc: u32,
+    ) -> Result<u32, Option<StopReason>> {
+        let a0 = self.ar[0];
+        let n = a0 >> 30;
+        if n == 0 {
+            return Err(self.raise_exception(hooks, cause::ILLEGAL, pc, None)); // [Q]
+        }
+        let caller = self.wb.wrapping_sub(n) & 15;
+        if self.ws & (1 << caller) == 0 {
+            self.window_underflow(hooks, pc, n);
+            return Err(None);
+        }
+        let tgt = (pc & 0xC000_0000) | (a0 & 0x3FFF_FFFF);
+        self.ws &= !(1 << self.wb);
+        self.set_wb(caller);
+        self.update_win_limit();
+        hooks.ret(pc, tgt);
+        Ok(tgt)
+    }
+
+    /// ENTRY a<s>, `frame` at `pc` (S3 QEMU win_helper.c): the window moved on; or the block is left
+    /// after it for the reason given (an exception raised, or a stop).
+    #[inline(always)]
+    pub(super) fn entry<H: XtensaHooks>(
+        &mut self,
+        hooks: &mut H,
+        s: u8,
+        frame: u32,
+        pc: u32,
+    ) -> Result<(), Option<StopReason>> {
+        if self.ps & PS_WOE == 0 || s > 3 {
+            return Err(self.raise_exception(hooks, cause::ILLEGAL, pc, None));
+        }
+        let callinc = (self.ps & PS_CALLINC) >> PS_CALLINC_SHIFT;
+        if callinc as u8 > self.win_limit {
+            self.window_overflow(hooks, pc);
+            return Err(None);
+        }
+        self.ar[(4 * callinc + (s as u32 & 3)) as usize] = self.ar[s as usize].wrapping_sub(frame);
+        self.set_wb(self.wb + callinc);
+        self.ws |= 1 << self.wb;
+        self.update_win_limit();
+        Ok(())
     }
 
     /// At LEND on fall-through: whether the zero-overhead loop goes back (LCOUNT ≠ 0 outside an
@@ -1643,42 +1856,19 @@ impl Cpu {
                                     // Never decoded without the windowed-register option (keeps the code out).
                                     exc!(cause::ILLEGAL);
                                 }
-                                let a0 = a!(0);
-                                let n = a0 >> 30;
-                                if n == 0 {
-                                    exc!(cause::ILLEGAL); // [Q]
+                                match self.retw(hooks, pc!()) {
+                                    Ok(tgt) => jump!(tgt),
+                                    Err(stop) => exit!(stop),
                                 }
-                                let caller = self.wb.wrapping_sub(n) & 15;
-                                if self.ws & (1 << caller) == 0 {
-                                    self.window_underflow(hooks, pc!(), n);
-                                    exit!(None);
-                                }
-                                let tgt = (pc!() & 0xC000_0000) | (a0 & 0x3FFF_FFFF);
-                                self.ws &= !(1 << self.wb);
-                                self.set_wb(caller);
-                                self.update_win_limit();
-                                hooks.ret(pc!(), tgt);
-                                jump!(tgt);
                             }
                             Entry => {
                                 if !WIN {
                                     // Never decoded without the windowed-register option (keeps the code out).
                                     exc!(cause::ILLEGAL);
                                 }
-                                // ENTRY (S3 QEMU win_helper.c)
-                                if self.ps & PS_WOE == 0 || (insn.s as u32) > 3 {
-                                    exc!(cause::ILLEGAL);
+                                if let Err(stop) = self.entry(hooks, insn.s, insn.imm, pc!()) {
+                                    exit!(stop);
                                 }
-                                let callinc = (self.ps & PS_CALLINC) >> PS_CALLINC_SHIFT;
-                                if callinc as u8 > self.win_limit {
-                                    self.window_overflow(hooks, pc!());
-                                    exit!(None);
-                                }
-                                let v = a!(s).wrapping_sub(insn.imm);
-                                sa!(4 * callinc + ((insn.s as u32) & 3), v);
-                                self.set_wb(self.wb + callinc);
-                                self.ws |= 1 << self.wb;
-                                self.update_win_limit();
                                 // The block continues in the new window unless it names panes now out of reach.
                                 if !wchk && here!().max_pane > self.win_limit {
                                     self.pc = next!();
@@ -1830,7 +2020,7 @@ impl Cpu {
 
 /// Why a data access failed.
 #[derive(Clone, Copy)]
-enum DataFault {
+pub(super) enum DataFault {
     /// Not aligned to its size, on a core that raises the alignment exception.
     Misaligned {
         addr: u32,

@@ -52,6 +52,8 @@
 //! take the general path. Register windows are kept rotated in `Cpu::ar` (a<i> is `ar[i]`); cores
 //! without the windowed-register option and zero-overhead loops run a variant without that code.
 //! Whether a block's fetch is priced (`XtensaBus::fetch_priced`) is decided once at decode.
+//! Hot plain-path blocks are compiled to host code with Cranelift (`jit`), exactly as the
+//! interpreter runs them; `Xtensa::set_block_compiler(false)` interprets everything.
 //! [`EspBus`] finds the mapping of an access through a table of 4 KiB pages (one load) and counts
 //! accesses that cost nothing per mapping, handing the counts to the memory system when the
 //! charged owner changes and at the end of each run; [`XtensaBackend`] leaves plain jumps within
@@ -66,6 +68,7 @@ mod debug;
 pub mod decode;
 pub mod disasm;
 pub mod exec;
+mod jit;
 pub mod pie;
 mod pipeline;
 

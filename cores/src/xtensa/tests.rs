@@ -3579,3 +3579,325 @@ fn a_wait_after_the_loop_end_is_paid_once() {
     assert_eq!(eight - four, 4 * 2);
     assert_eq!(loop_cycles(s3(), 4, body, |_| {}) + 1 + 2, four);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The block compiler against the interpreter on random programs.
+
+/// xorshift64*: the random programs follow from the seed alone.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
+    }
+    fn below(&mut self, n: u32) -> u32 {
+        self.next() % n
+    }
+}
+
+/// Registers random programs compute in; a12 points at data, a13 a word past it (in some programs
+/// a byte past it from an iteration on, when the count in a15 reaches 0: misaligned accesses, an
+/// exception on the LX106, in compiled code), a14 holds the loop count.
+const FREE_REGS: std::ops::RangeInclusive<u8> = 2..=11;
+
+/// Whether `insn` may appear in a random program's straight-line code: computation and data
+/// accesses (through a12 or a13) on the free registers, including ops the block compiler leaves to
+/// the interpreter (so that compiled and interpreted blocks mix).
+fn random_program_op(insn: &Insn) -> bool {
+    use Op::*;
+    let memory = matches!(
+        insn.op,
+        L8ui | L16ui | L16si | L32i | L32iN | S8i | S16i | S32i | S32iN
+    );
+    let fields = [(insn.r, 1), (insn.s, 2), (insn.t, 4)];
+    let regs_ok = fields.iter().all(|&(f, bit)| {
+        insn.arm & bit == 0
+            || FREE_REGS.contains(&f)
+            || (memory && bit == 2 && (f == 12 || f == 13))
+    });
+    let base_ok = !memory || insn.s == 12 || insn.s == 13;
+    let allowed = memory
+        || matches!(
+            insn.op,
+            And | Or
+                | Xor
+                | Add
+                | AddN
+                | Addx2
+                | Addx4
+                | Addx8
+                | Sub
+                | Subx2
+                | Subx4
+                | Subx8
+                | Neg
+                | Abs
+                | Addi
+                | Addmi
+                | AddiN
+                | Movi
+                | MoviN
+                | MovN
+                | Salt
+                | Saltu
+                | Moveqz
+                | Movnez
+                | Movltz
+                | Movgez
+                | Min
+                | Max
+                | Minu
+                | Maxu
+                | Sext
+                | Clamps
+                | Nsa
+                | Nsau
+                | Slli
+                | Srai
+                | Srli
+                | Extui
+                | Ssr
+                | Ssl
+                | Ssa8l
+                | Ssa8b
+                | Ssai
+                | Src
+                | Srl
+                | Sra
+                | Sll
+                | Mul16u
+                | Mul16s
+                | Mull
+                | Muluh
+                | Mulsh
+                | Quou
+                | Quos
+                | Remu
+                | Rems
+                | Nop
+                | NopN
+                | Memw
+        );
+    allowed && regs_ok && base_ok
+}
+
+/// A random instruction word of a random program (24 or 16 bits) and its length.
+fn random_straight_insn(rng: &mut Rng, cfg: &XtensaConfig) -> (u32, u8) {
+    loop {
+        let (w, len) = match rng.below(4) {
+            0 => (rng.next() & 0xFF_FFF0, 3),       // RRR and friends (op0 0)
+            1 => ((rng.next() & 0xFF_FFF0) | 2, 3), // loads, stores, ADDI, MOVI (op0 2)
+            2 => ((rng.next() & 0xFF_F0F0) | 0xC02, 3), // the same through a12
+            _ => ((rng.next() & 0xFFF0) | (8 + rng.below(6)), 2), // narrow (op0 8-13)
+        };
+        let insn = decode(w, CODE, cfg);
+        if insn.len == len && random_program_op(&insn) {
+            return (w, len);
+        }
+    }
+}
+
+/// A random conditional branch on the free registers (op0 6 or 7), its offset field left to
+/// `branch_word`.
+fn random_branch(rng: &mut Rng, cfg: &XtensaConfig) -> u32 {
+    loop {
+        let w = (rng.next() & 0x00_FFF0) | (6 + rng.below(2));
+        let insn = decode(branch_word(w, 1), CODE, cfg);
+        let regs_ok = [(insn.s, 2), (insn.t, 4)]
+            .iter()
+            .all(|&(f, bit)| insn.arm & bit == 0 || FREE_REGS.contains(&f));
+        if insn.len == 3 && insn.is_conditional_branch() && regs_ok {
+            return w;
+        }
+    }
+}
+
+/// The branch `w` (`random_branch`) with offset `k`: to PC + 4 + k.
+fn branch_word(w: u32, k: u32) -> u32 {
+    // BEQZ/BNEZ/BLTZ/BGEZ (op0 6, n 1) take 12 bits from bit 12; the others 8 bits from bit 16.
+    if w & 0x3F == 0x16 {
+        (w & 0xFFF) | (k << 12)
+    } else {
+        (w & 0xFFFF) | (k << 16)
+    }
+}
+
+/// An item of a random loop body.
+enum Item {
+    Word(u32, u8),
+    /// A conditional branch over the next `skip` items.
+    Branch(u32, usize),
+    /// `rsr a<t>, ccount`.
+    Ccount(u32),
+    /// CALL0 to a function that adds to a11 and returns.
+    Call,
+    /// CALL8 to a windowed function (ENTRY, RETW) that adds to its a2 (the caller's a10).
+    WindowedCall,
+}
+
+/// A random program: a loop (a14 times) over a random body of computation, data accesses, forward
+/// branches, CCOUNT reads and calls (windowed ones on cores with windows), ending with BREAK; a13
+/// moves by −3 when a15 counts down to 0.
+fn random_program(rng: &mut Rng, cfg: &XtensaConfig) -> Vec<u8> {
+    let n = 1 + rng.below(40) as usize;
+    let items: Vec<Item> = (0..n)
+        .map(|k| match rng.below(10) {
+            0 | 1 if k + 1 < n => Item::Branch(
+                random_branch(rng, cfg),
+                1 + rng.below((n - k - 1).min(4) as u32) as usize,
+            ),
+            2 if rng.below(3) == 0 => Item::Ccount(*FREE_REGS.start() as u32 + rng.below(10)),
+            3 if rng.below(3) == 0 => Item::Call,
+            4 if cfg.windowed && rng.below(3) == 0 => Item::WindowedCall,
+            _ => {
+                let (w, len) = random_straight_insn(rng, cfg);
+                Item::Word(w, len)
+            }
+        })
+        .collect();
+    let mut a = Asm::new(CODE);
+    let (func, windowed_func) = (a.label(), a.label());
+    let top = a.here();
+    // Item k starts at `starts[k]`; a branch is 3 bytes, a call 3 bytes plus alignment padding,
+    // which a label after it accounts for.
+    let mut after: Vec<Option<Label>> = (0..=n).map(|_| None).collect();
+    for (k, item) in items.iter().enumerate() {
+        if let Item::Branch(_, skip) = item {
+            after[k + 1 + skip].get_or_insert_with(|| a.label());
+        }
+    }
+    let mut branches = Vec::new();
+    for (k, item) in items.iter().enumerate() {
+        if let Some(l) = after[k] {
+            a.bind(l);
+        }
+        match *item {
+            Item::Word(w, 3) => {
+                a.i24(w);
+            }
+            Item::Word(w, _) => {
+                a.i16(w);
+            }
+            Item::Branch(w, skip) => {
+                branches.push((a.buf.len(), w, after[k + 1 + skip].unwrap()));
+                a.i24(0);
+            }
+            Item::Ccount(t) => {
+                a.rsr(t, 234);
+            }
+            Item::Call => {
+                a.call(0, func);
+            }
+            Item::WindowedCall => {
+                a.call(2, windowed_func);
+            }
+        }
+    }
+    if let Some(l) = after[n] {
+        a.bind(l);
+    }
+    let (misalign, next, done) = (a.label(), a.label(), a.label());
+    a.addi(15, 15, -1).beqz(15, misalign).j(next);
+    a.bind(misalign);
+    a.addi(13, 13, -3);
+    a.bind(next);
+    a.addi(14, 14, -1).beqz(14, done).j(top);
+    a.bind(done);
+    a.brk();
+    a.align4();
+    a.bind(func);
+    a.addi(11, 11, 7).ret();
+    a.align4();
+    a.bind(windowed_func);
+    a.entry(1, 32).addi(2, 2, 5).retw();
+    let mut code = a.finish();
+    for (pos, w, target) in branches {
+        let to = a.labels[target.0].unwrap();
+        let k = to - (CODE + pos as u32 + 4);
+        code[pos..pos + 3].copy_from_slice(&branch_word(w, k).to_le_bytes()[..3]);
+    }
+    code
+}
+
+/// What a run of a random program leaves: per budget slice the stop and the state, then the
+/// hooks' record and the data.
+type RandomRun = (
+    Vec<(StopReason, u32, u64, u64, [u32; 64], u32)>,
+    Vec<(u32, u64, u64)>,
+    Option<Vec<u8>>,
+);
+
+fn run_random_program(
+    cfg: &XtensaConfig,
+    code: &[u8],
+    regs: &[u32],
+    misaligned_from: u32,
+    slices: &[(u64, u64)],
+    compile: bool,
+) -> RandomRun {
+    let mut m = machine(cfg.clone());
+    m.x.set_block_compiler(compile);
+    m.mem.load(CODE, code);
+    let data: Vec<u8> = (0..0x400u32).map(|i| (i * 37 + 11) as u8).collect();
+    m.mem.load(DATA, &data);
+    for (i, &v) in regs.iter().enumerate() {
+        m.x.cpu.set_ar(*FREE_REGS.start() as u32 + i as u32, v);
+    }
+    m.x.cpu.set_ar(12, DATA);
+    m.x.cpu.set_ar(13, DATA + 4);
+    m.x.cpu.set_ar(15, misaligned_from);
+    // Enough passes for the loop's blocks to be compiled.
+    m.x.cpu.set_ar(14, jit::COMPILE_AFTER + 100);
+    m.x.cpu.pc = CODE;
+    let mut hooks = QuietRange {
+        quiet: (CODE, CODE + 0x1000),
+        flow: true,
+        told: Vec::new(),
+    };
+    let mut bus = FreeFetch(std::mem::take(&mut m.mem));
+    let mut ends = Vec::new();
+    for &(insns, cycles) in slices {
+        let stop = m.x.run(&mut bus, &mut hooks, insns, cycles);
+        let c = &m.x.cpu;
+        ends.push((stop, c.pc, c.cycles, c.insns, c.physical_ar(), c.sar));
+        if !matches!(
+            stop,
+            StopReason::InsnLimit { .. } | StopReason::CycleLimit { .. }
+        ) {
+            break;
+        }
+    }
+    (ends, hooks.told, bus.0.peek(DATA, 0x400))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// Random loops of computation, data accesses (faults included), branches, CCOUNT reads and
+    /// calls, run in random budget slices, end in the same state, cycle for cycle, with the block
+    /// compiler as on the interpreter alone.
+    #[test]
+    fn block_compiler_runs_random_programs_exactly_as_the_interpreter(seed in proptest::prelude::any::<u64>()) {
+        let mut rng = Rng(seed | 1);
+        for cfg in [XtensaConfig::esp8266(), XtensaConfig::esp32s3()] {
+            let code = random_program(&mut rng, &cfg);
+            let regs: Vec<u32> = FREE_REGS.map(|_| rng.next()).collect();
+            // 0: never (a15 counts down from −1).
+            let misaligned_from = if rng.below(4) == 0 {
+                jit::COMPILE_AFTER + rng.below(60)
+            } else {
+                0
+            };
+            let mut slices: Vec<(u64, u64)> = (0..8)
+                .map(|_| (1 + rng.below(3000) as u64, 1 + rng.below(5000) as u64))
+                .collect();
+            slices.push((u64::MAX, u64::MAX));
+            let compiled = run_random_program(&cfg, &code, &regs, misaligned_from, &slices, true);
+            let interpreted = run_random_program(&cfg, &code, &regs, misaligned_from, &slices, false);
+            proptest::prop_assert!(compiled == interpreted, "seed {seed}: {:?} vs {:?}", compiled.0.last(), interpreted.0.last());
+        }
+    }
+}

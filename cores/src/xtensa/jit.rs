@@ -1,0 +1,1172 @@
+//! Block compiler: hot plain-path blocks translated to host code with Cranelift.
+//!
+//! The interpreter (`exec.rs`) stays the reference; this module only ever runs a block the way the
+//! plain path would, and leaves it where the plain path would leave it, so results are exactly the
+//! interpreter's:
+//! - A block is compiled once the run loop has sent it down the plain path `COMPILE_AFTER` times
+//!   (counted per decoded block, so the moment does not depend on time or threads), and only if
+//!   every instruction is one `Translator::insn` knows; any other block stays interpreted for good.
+//! - Compiled code enters at the block's start with the run loop's start-of-block work done, and
+//!   always returns to the run loop at an exit (the interpreter's plain path may go on into the next
+//!   block itself; results do not depend on how far it got, see `exec.rs`).
+//! - Registers a<0..15> and SAR are read from `Cpu` where first used and kept in SSA values; at an
+//!   exit the ones written are stored back and the counters advanced by the exit's `Insn::idx` + 1
+//!   and `Insn::cum_cost` (plus the taken-branch penalty), as `exec_block` does.
+//! - Data accesses call out to the generic bus (`Cpu::try_load`/`try_store` with the same `now`),
+//!   so pricing, profiling owners, watches and code-write detection behave as in the interpreter;
+//!   a fault is dispatched by the interpreter's own `Cpu::data_fault`. Calls and returns tell the
+//!   hooks through call-outs; at an untaken branch the superblock goes on only where the plain path
+//!   would (`Cpu::continues_plainly_at`).
+//!
+//! Call-outs are reached through the `JitEnv` the run passes, so compiled code is the same whatever
+//! bus and hooks run it.
+
+use std::mem::offset_of;
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, SigRef, Signature, Value};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::{isa::CallConv, Context};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::Module;
+
+use super::bus::XtensaBus;
+use super::cpu::{Cpu, StopReason, XtensaHooks, PS_CALLINC, PS_CALLINC_SHIFT};
+use super::decode::{Insn, Op, B4CONST, B4CONSTU};
+use super::exec::{DataFault, RunBounds, SR_CCOUNT};
+
+/// Plain-path runs of a block before it is compiled: the lower, the more blocks are compiled that
+/// run too rarely to repay it (the 9 M-instruction demo ran slower at 50 than at 5,000); the
+/// 0.9 G-instruction workload runs as fast either way (docs/xtensa.md, Speed).
+pub(super) const COMPILE_AFTER: u32 = 5000;
+
+/// Compiled code of a block: returns 1 when the run stops for `Cpu::stop`, else 0 (go on at `Cpu::pc`).
+pub(super) type BlockFn = unsafe extern "C" fn(cpu: *mut Cpu, env: *mut JitEnv) -> u32;
+
+/// What compiled code reaches outside `Cpu`: the call-outs for the bus and hooks of the run, and
+/// what they need.
+#[repr(C)]
+pub(super) struct JitEnv {
+    callouts: &'static Callouts,
+    cpu: *mut Cpu,
+    bus: *mut (),
+    hooks: *mut (),
+    run: RunBounds,
+    generation: u64,
+    fault_seen: Option<DataFault>,
+}
+
+/// The call-outs of compiled code, monomorphised for a bus and hooks (`CalloutsFor`).
+#[repr(C)]
+struct Callouts {
+    /// Loads of 1, 2 and 4 bytes (one call-out per size, so the bus's code is specialised for
+    /// it): the value, or bit 32 set when it faulted (the fault kept in `fault_seen`).
+    load: [extern "C" fn(*mut JitEnv, u32) -> u64; 3],
+    /// Stores of the low 1, 2 and 4 bytes of a value: 0, or 1 when it faulted (kept in `fault_seen`).
+    store: [extern "C" fn(*mut JitEnv, u32, u32) -> u32; 3],
+    /// Dispatch `fault` for the instruction at a PC (the registers stored back): 1 when the run stops.
+    fault: extern "C" fn(*mut JitEnv, u32) -> u32,
+    /// At an untaken branch with (instructions, cycles) of the block so far, whether the plain path
+    /// would go on to the next PC: 1 if so.
+    goes_on: extern "C" fn(*mut JitEnv, u32, u32, u32) -> u32,
+    /// `XtensaHooks::call(from, return_to, to, window)`.
+    call: extern "C" fn(*mut JitEnv, u32, u32, u32, u32),
+    /// `XtensaHooks::ret(from, to)`.
+    ret: extern "C" fn(*mut JitEnv, u32, u32),
+    /// ENTRY a<s>, frame at a PC, in a block naming panes up to a limit (`Cpu::entry`, the
+    /// registers stored back): 0 to go on in the new window, else `LEAVE` or `LEAVE_AND_STOP`.
+    entry: extern "C" fn(*mut JitEnv, u32, u32, u32, u32) -> u32,
+    /// RETW at a PC (`Cpu::retw`, the registers stored back): the return address, or bit 32 set
+    /// and `LEAVE` or `LEAVE_AND_STOP` in the low bits.
+    retw: extern "C" fn(*mut JitEnv, u32) -> u64,
+}
+
+/// The `Callouts` for bus `B` and hooks `H`, one static table per pair (a block's entry then
+/// stores no function pointers).
+struct CalloutsFor<B, H>(std::marker::PhantomData<(B, H)>);
+
+impl<B: XtensaBus, H: XtensaHooks> CalloutsFor<B, H> {
+    const TABLE: &'static Callouts = &Callouts {
+        load: [load::<B, H, 1>, load::<B, H, 2>, load::<B, H, 4>],
+        store: [store::<B, H, 1>, store::<B, H, 2>, store::<B, H, 4>],
+        fault: fault::<B, H>,
+        goes_on: goes_on::<B, H>,
+        call: call::<B, H>,
+        ret: ret::<B, H>,
+        entry: entry::<B, H>,
+        retw: retw::<B, H>,
+    };
+}
+
+impl JitEnv {
+    /// Run compiled `code` on `cpu` with `bus` and `hooks`; `run` and `generation` as for the plain
+    /// path (`exec.rs`, `BlockLimits`). Returns whether the run stops for `cpu.stop`.
+    pub(super) fn run<B: XtensaBus, H: XtensaHooks>(
+        code: BlockFn,
+        cpu: &mut Cpu,
+        bus: &mut B,
+        hooks: &mut H,
+        run: RunBounds,
+        generation: u64,
+    ) -> bool {
+        let cpu: *mut Cpu = cpu;
+        let mut env = JitEnv {
+            callouts: CalloutsFor::<B, H>::TABLE,
+            cpu,
+            bus: (bus as *mut B).cast(),
+            hooks: (hooks as *mut H).cast(),
+            run,
+            generation,
+            fault_seen: None,
+        };
+        // SAFETY: `code` was compiled by `Compiler::compile` for blocks of this core; it accesses
+        // `Cpu` within its fields and everything else through `env`'s call-outs, which are those for
+        // this `B` and `H`; `cpu`, `bus` and `hooks` are exclusive borrows not used during the call.
+        unsafe { code(cpu, &mut env) != 0 }
+    }
+}
+
+/// The parts of `env` a call-out works on.
+///
+/// # Safety
+/// `env` must be the `JitEnv` that `JitEnv::run` made for `B` and `H`, during that call.
+unsafe fn parts<'a, B, H>(env: *mut JitEnv) -> (&'a mut JitEnv, &'a mut Cpu, &'a mut B, &'a mut H) {
+    // SAFETY: as the caller guarantees; the four are distinct objects.
+    unsafe {
+        let env = &mut *env;
+        let (cpu, bus, hooks) = (
+            &mut *env.cpu,
+            &mut *env.bus.cast::<B>(),
+            &mut *env.hooks.cast::<H>(),
+        );
+        (env, cpu, bus, hooks)
+    }
+}
+
+extern "C" fn load<B: XtensaBus, H: XtensaHooks, const SIZE: u32>(
+    env: *mut JitEnv,
+    addr: u32,
+) -> u64 {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (env, cpu, bus, _) = unsafe { parts::<B, H>(env) };
+    match cpu.try_load(bus, addr, SIZE) {
+        Ok(v) => v as u64,
+        Err(f) => {
+            env.fault_seen = Some(f);
+            1 << 32
+        }
+    }
+}
+
+extern "C" fn store<B: XtensaBus, H: XtensaHooks, const SIZE: u32>(
+    env: *mut JitEnv,
+    addr: u32,
+    value: u32,
+) -> u32 {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (env, cpu, bus, _) = unsafe { parts::<B, H>(env) };
+    match cpu.try_store(bus, addr, SIZE, value) {
+        Ok(()) => 0,
+        Err(f) => {
+            env.fault_seen = Some(f);
+            1
+        }
+    }
+}
+
+extern "C" fn fault<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, pc: u32) -> u32 {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (env, cpu, _, hooks) = unsafe { parts::<B, H>(env) };
+    let Some(f) = env.fault_seen.take() else {
+        return 0;
+    };
+    cpu.stop = cpu.data_fault(hooks, f, pc);
+    cpu.stop.is_some() as u32
+}
+
+extern "C" fn goes_on<B: XtensaBus, H: XtensaHooks>(
+    env: *mut JitEnv,
+    insns: u32,
+    cycles: u32,
+    next: u32,
+) -> u32 {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (env, cpu, bus, hooks) = unsafe { parts::<B, H>(env) };
+    cpu.continues_plainly_at(
+        bus,
+        hooks,
+        env.run,
+        env.generation,
+        insns as u64,
+        cycles as u64,
+        next,
+    ) as u32
+}
+
+extern "C" fn call<B: XtensaBus, H: XtensaHooks>(
+    env: *mut JitEnv,
+    from: u32,
+    return_to: u32,
+    to: u32,
+    window: u32,
+) {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (_, _, _, hooks) = unsafe { parts::<B, H>(env) };
+    hooks.call(from, return_to, to, window);
+}
+
+extern "C" fn ret<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, from: u32, to: u32) {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (_, _, _, hooks) = unsafe { parts::<B, H>(env) };
+    hooks.ret(from, to);
+}
+
+/// A windowed call-out's answer: leave the block after the instruction (the run goes on at `Cpu::pc`).
+const LEAVE: u32 = 1;
+/// Leave the block after the instruction and stop the run for `Cpu::stop`.
+const LEAVE_AND_STOP: u32 = 2;
+
+/// `LEAVE` or `LEAVE_AND_STOP` for leaving the block with `stop`.
+fn leave_for(cpu: &mut Cpu, stop: Option<StopReason>) -> u32 {
+    if stop.is_some() {
+        cpu.stop = stop;
+        LEAVE_AND_STOP
+    } else {
+        LEAVE
+    }
+}
+
+extern "C" fn entry<B: XtensaBus, H: XtensaHooks>(
+    env: *mut JitEnv,
+    s: u32,
+    frame: u32,
+    pc: u32,
+    max_pane: u32,
+) -> u32 {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (_, cpu, _, hooks) = unsafe { parts::<B, H>(env) };
+    match cpu.entry(hooks, s as u8, frame, pc) {
+        // The block goes on in the new window unless it names panes now out of reach (`exec_block`).
+        Ok(()) if max_pane > cpu.win_limit as u32 => {
+            cpu.pc = pc.wrapping_add(3);
+            LEAVE
+        }
+        Ok(()) => 0,
+        Err(stop) => leave_for(cpu, stop),
+    }
+}
+
+extern "C" fn retw<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, pc: u32) -> u64 {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (_, cpu, _, hooks) = unsafe { parts::<B, H>(env) };
+    match cpu.retw(hooks, pc) {
+        Ok(target) => target as u64,
+        Err(stop) => (1 << 32) | leave_for(cpu, stop) as u64,
+    }
+}
+
+/// Cranelift and the code it made for one block cache generation (dropped with it: `Drop`).
+pub(super) struct Compiler {
+    module: Option<JITModule>,
+    ctx: Context,
+    fctx: FunctionBuilderContext,
+    /// The taken-branch penalty of the core (`Cpu::t_taken`).
+    t_taken: u64,
+    /// The core has LITBASE (L32R reads it at run time).
+    litbase: bool,
+}
+
+impl Compiler {
+    /// A compiler for the host, or why there is none (the core then interprets everything).
+    pub(super) fn new(cpu: &Cpu) -> Result<Compiler, String> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+        let isa = cranelift_native::builder()
+            .map_err(|e| format!("no Cranelift back end for this host: {e}"))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| e.to_string())?;
+        let module = JITModule::new(JITBuilder::with_isa(
+            isa,
+            cranelift_module::default_libcall_names(),
+        ));
+        Ok(Compiler {
+            ctx: module.make_context(),
+            module: Some(module),
+            fctx: FunctionBuilderContext::new(),
+            t_taken: cpu.t_taken,
+            litbase: cpu.cfg.litbase,
+        })
+    }
+
+    /// Compile the plain-path block at `pc0` (`code`: its instructions, without the end marker;
+    /// `bytes`: the code it covers; `max_pane`: the highest pane it names), or `None` when it holds
+    /// an instruction left to the interpreter.
+    pub(super) fn compile(
+        &mut self,
+        pc0: u32,
+        code: &[Insn],
+        bytes: u32,
+        max_pane: u8,
+    ) -> Option<BlockFn> {
+        if !code.iter().enumerate().all(|(k, i)| compiles(i, k, pc0)) {
+            return None;
+        }
+        let module = self.module.as_mut()?;
+        let (ptr, conv) = (
+            module.target_config().pointer_type(),
+            module.target_config().default_call_conv,
+        );
+        self.ctx.func.signature = signature(conv, &[ptr, ptr], Some(types::I32));
+        let sigs = CalloutSigs::new(conv, ptr);
+        {
+            let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            b.switch_to_block(entry);
+            b.seal_block(entry);
+            let (cpu, env) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+            let sigs = sigs.import(&mut b);
+            let mut tr = Translator {
+                b,
+                cpu,
+                env,
+                ptr,
+                sigs,
+                regs: [None; 17],
+                dirty: 0,
+                pc0,
+                max_pane,
+                t_taken: self.t_taken,
+                litbase: self.litbase,
+            };
+            let last = code.len() - 1;
+            let mut open = true;
+            for (k, insn) in code.iter().enumerate() {
+                open = tr.insn(insn, k == last);
+                if !open {
+                    break;
+                }
+            }
+            if open {
+                // Fell through the end of the block (`block_end_marker`).
+                let end =
+                    tr.b.ins()
+                        .iconst(types::I32, pc0.wrapping_add(bytes) as i64);
+                let insn = &code[last];
+                tr.leave(Some(end), insn.idx as u32 + 1, insn.cum_cost as u64);
+            }
+            tr.b.finalize(module.target_config());
+        }
+        let id = module
+            .declare_anonymous_function(&self.ctx.func.signature)
+            .ok()?;
+        let defined = module.define_function(id, &mut self.ctx);
+        module.clear_context(&mut self.ctx);
+        defined.ok()?;
+        module.finalize_definitions().ok()?;
+        let code = module.get_finalized_function(id);
+        // SAFETY: the function was just compiled with `BlockFn`'s signature.
+        Some(unsafe { std::mem::transmute::<*const u8, BlockFn>(code) })
+    }
+}
+
+impl Drop for Compiler {
+    fn drop(&mut self) {
+        if let Some(module) = self.module.take() {
+            // SAFETY: the compiler is dropped with the block cache that held its code
+            // (`BlockCache::flush`), so none of its functions runs or is called again.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+/// Whether instruction `k` of the plain-path block at `pc0` is one the translator handles.
+fn compiles(insn: &Insn, k: usize, pc0: u32) -> bool {
+    use Op::*;
+    match insn.op {
+        // `j .` at a block's start waits for an interrupt (`exec_block`): the interpreter's.
+        J => !(k == 0 && insn.imm == pc0),
+        Rsr => insn.imm == SR_CCOUNT,
+        And | Or | Xor | Add | AddN | Addx2 | Addx4 | Addx8 | Sub | Subx2 | Subx4 | Subx8 | Neg
+        | Abs | Addi | Addmi | AddiN | Movi | MoviN | MovN | Salt | Saltu | Moveqz | Movnez
+        | Movltz | Movgez | Min | Max | Minu | Maxu | Sext | Clamps | Nsa | Nsau | Slli | Srai
+        | Srli | Extui | Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Src | Srl | Sra | Sll | Mul16u
+        | Mul16s | Mull | Muluh | Mulsh | L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32e
+        | S8i | S16i | S32i | S32iN | S32ri | S32e | S32nb | L32r | Beqz | BeqzN | Bnez | BnezN
+        | Bltz | Bgez | Beqi | Bnei | Blti | Bgei | Bltui | Bgeui | Beq | Bne | Blt | Bge
+        | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs | Bbci | Bbsi | Jx | Call0
+        | Callx0 | Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 | Ret | RetN | Retw
+        | RetwN | Entry | Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => true,
+        _ => false,
+    }
+}
+
+fn signature(conv: CallConv, params: &[types::Type], ret: Option<types::Type>) -> Signature {
+    let mut sig = Signature::new(conv);
+    sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+    sig.returns.extend(ret.map(AbiParam::new));
+    sig
+}
+
+/// Signatures of the `JitEnv` call-outs, as declared and as imported into a function.
+struct CalloutSigs<S> {
+    load: S,
+    store: S,
+    fault: S,
+    goes_on: S,
+    call: S,
+    ret: S,
+    entry: S,
+    retw: S,
+}
+
+impl CalloutSigs<Signature> {
+    fn new(conv: CallConv, ptr: types::Type) -> Self {
+        let i32 = types::I32;
+        CalloutSigs {
+            load: signature(conv, &[ptr, i32], Some(types::I64)),
+            store: signature(conv, &[ptr, i32, i32], Some(i32)),
+            fault: signature(conv, &[ptr, i32], Some(i32)),
+            goes_on: signature(conv, &[ptr, i32, i32, i32], Some(i32)),
+            call: signature(conv, &[ptr, i32, i32, i32, i32], None),
+            ret: signature(conv, &[ptr, i32, i32], None),
+            entry: signature(conv, &[ptr, i32, i32, i32, i32], Some(i32)),
+            retw: signature(conv, &[ptr, i32], Some(types::I64)),
+        }
+    }
+
+    fn import(self, b: &mut FunctionBuilder) -> CalloutSigs<SigRef> {
+        CalloutSigs {
+            load: b.import_signature(self.load),
+            store: b.import_signature(self.store),
+            fault: b.import_signature(self.fault),
+            goes_on: b.import_signature(self.goes_on),
+            call: b.import_signature(self.call),
+            ret: b.import_signature(self.ret),
+            entry: b.import_signature(self.entry),
+            retw: b.import_signature(self.retw),
+        }
+    }
+}
+
+/// Index of SAR among the values `Translator` keeps (after a0..a15).
+const SAR: usize = 16;
+
+/// Byte offset of a `Cpu` field, for loads and stores in compiled code.
+macro_rules! cpu_field {
+    ($f:ident) => {
+        offset_of!(Cpu, $f) as i32
+    };
+}
+
+/// Translation of one block into the function being built.
+struct Translator<'a> {
+    b: FunctionBuilder<'a>,
+    cpu: Value,
+    env: Value,
+    ptr: types::Type,
+    sigs: CalloutSigs<SigRef>,
+    /// a0..a15 and SAR as values, where read or written so far.
+    regs: [Option<Value>; 17],
+    /// Bit i: `regs[i]` was written (stored back at exits).
+    dirty: u32,
+    pc0: u32,
+    max_pane: u8,
+    t_taken: u64,
+    litbase: bool,
+}
+
+impl Translator<'_> {
+    fn flags() -> MemFlagsData {
+        MemFlagsData::trusted()
+    }
+
+    fn imm(&mut self, v: u32) -> Value {
+        self.b.ins().iconst(types::I32, v as i64)
+    }
+
+    /// a<i> (i < 16) or SAR (`SAR`), loaded where first needed.
+    fn get(&mut self, i: usize) -> Value {
+        if let Some(v) = self.regs[i] {
+            return v;
+        }
+        let offset = if i == SAR {
+            cpu_field!(sar)
+        } else {
+            cpu_field!(ar) + 4 * i as i32
+        };
+        let v = self
+            .b
+            .ins()
+            .load(types::I32, Self::flags(), self.cpu, offset);
+        self.regs[i] = Some(v);
+        v
+    }
+
+    fn set(&mut self, i: usize, v: Value) {
+        self.regs[i] = Some(v);
+        self.dirty |= 1 << i;
+    }
+
+    fn load_cpu(&mut self, ty: types::Type, offset: i32) -> Value {
+        self.b.ins().load(ty, Self::flags(), self.cpu, offset)
+    }
+
+    fn store_cpu(&mut self, v: Value, offset: i32) {
+        self.b.ins().store(Self::flags(), v, self.cpu, offset);
+    }
+
+    /// Leave the block: store back what was written, set `Cpu::pc` to `pc` (unless the exit set it
+    /// already), add `insns` and `cycles` to the counters and return 0 (the run goes on).
+    fn leave(&mut self, pc: Option<Value>, insns: u32, cycles: u64) {
+        self.store_back();
+        if let Some(pc) = pc {
+            self.store_cpu(pc, cpu_field!(pc));
+        }
+        self.count(insns, cycles);
+        let zero = self.imm(0);
+        self.b.ins().return_(&[zero]);
+    }
+
+    fn store_back(&mut self) {
+        for i in 0..self.regs.len() {
+            if self.dirty & (1 << i) != 0 {
+                let v = self.regs[i].expect("a written register has a value");
+                let offset = if i == SAR {
+                    cpu_field!(sar)
+                } else {
+                    cpu_field!(ar) + 4 * i as i32
+                };
+                self.store_cpu(v, offset);
+            }
+        }
+    }
+
+    /// Store back what was written and forget a0..a15: a call-out is about to rotate the window.
+    fn spill(&mut self) {
+        self.store_back();
+        self.dirty = 0;
+        self.regs[..SAR].fill(None);
+    }
+
+    /// Leave the block after `insn`, whose call-out left `Cpu::pc` set and answered `answer`
+    /// (`LEAVE` or `LEAVE_AND_STOP`), with the registers stored back.
+    fn leave_after_callout(&mut self, insn: &Insn, answer: Value) {
+        self.count(insn.idx as u32 + 1, insn.cum_cost as u64);
+        let stops = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, answer, LEAVE_AND_STOP as i64);
+        let stops = self.b.ins().uextend(types::I32, stops);
+        self.b.ins().return_(&[stops]);
+    }
+
+    fn count(&mut self, insns: u32, cycles: u64) {
+        for (offset, add) in [
+            (cpu_field!(insns), insns as i64),
+            (cpu_field!(cycles), cycles as i64),
+        ] {
+            let v = self.load_cpu(types::I64, offset);
+            let v = self.b.ins().iadd_imm_s(v, add);
+            self.store_cpu(v, offset);
+        }
+    }
+
+    /// Where `cond` holds, leave the block as `exit` does; translation goes on where it does not.
+    fn side_exit(&mut self, cond: Value, exit: impl FnOnce(&mut Self)) {
+        let (out, on) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(cond, out, &[], on, &[]);
+        self.b.switch_to_block(out);
+        self.b.seal_block(out);
+        let (regs, dirty) = (self.regs, self.dirty);
+        exit(self);
+        (self.regs, self.dirty) = (regs, dirty);
+        self.b.switch_to_block(on);
+        self.b.seal_block(on);
+    }
+
+    /// Call the call-out at `offset` in `Callouts`.
+    fn callout(&mut self, offset: usize, sig: SigRef, args: &[Value]) -> Option<Value> {
+        let table = self.b.ins().load(
+            self.ptr,
+            Self::flags(),
+            self.env,
+            offset_of!(JitEnv, callouts) as i32,
+        );
+        let f = self
+            .b
+            .ins()
+            .load(self.ptr, Self::flags(), table, offset as i32);
+        let mut all = vec![self.env];
+        all.extend_from_slice(args);
+        let call = self.b.ins().call_indirect(sig, f, &all);
+        self.b.inst_results(call).first().copied()
+    }
+
+    /// Leave after a data access of `insn` (at `pc`) that faulted: dispatch the fault as the
+    /// interpreter does (`mem!` in `exec_block`), counting the instruction.
+    fn fault_exit(&mut self, insn: &Insn, pc: u32) {
+        self.store_back();
+        let pc = self.imm(pc);
+        let stopped = self
+            .callout(offset_of!(Callouts, fault), self.sigs.fault, &[pc])
+            .expect("the fault call-out returns");
+        self.count(insn.idx as u32 + 1, insn.cum_cost as u64);
+        self.b.ins().return_(&[stopped]);
+    }
+
+    /// Offset in `JitEnv` of the call-out for accesses of `size` bytes among those at `field`.
+    fn sized(field: usize, size: u32) -> usize {
+        field + size.trailing_zeros() as usize * size_of::<extern "C" fn()>()
+    }
+
+    fn load(&mut self, insn: &Insn, pc: u32, addr: Value, size: u32) -> Value {
+        let callout = Self::sized(offset_of!(Callouts, load), size);
+        let r = self
+            .callout(callout, self.sigs.load, &[addr])
+            .expect("the load call-out returns");
+        let failed = self.b.ins().ushr_imm_u(r, 32);
+        self.side_exit(failed, |t| t.fault_exit(insn, pc));
+        self.b.ins().ireduce(types::I32, r)
+    }
+
+    fn store(&mut self, insn: &Insn, pc: u32, addr: Value, size: u32, v: Value) {
+        let callout = Self::sized(offset_of!(Callouts, store), size);
+        let failed = self
+            .callout(callout, self.sigs.store, &[addr, v])
+            .expect("the store call-out returns");
+        self.side_exit(failed, |t| t.fault_exit(insn, pc));
+    }
+
+    /// a<s> + imm, the address of a load or store.
+    fn address(&mut self, insn: &Insn) -> Value {
+        let s = self.get(insn.s as usize);
+        self.b.ins().iadd_imm_s(s, insn.imm as i32 as i64)
+    }
+
+    /// Leave for `target` after `insn`, a taken branch or jump.
+    fn jump(&mut self, insn: &Insn, target: Value) {
+        let cycles = insn.cum_cost as u64 + self.t_taken;
+        self.leave(Some(target), insn.idx as u32 + 1, cycles);
+    }
+
+    /// A conditional branch on `cond` (an `icmp` result); `last`: the block's last instruction.
+    fn branch(&mut self, insn: &Insn, cond: Value, next: u32, last: bool) {
+        let target = self.imm(insn.imm);
+        self.side_exit(cond, |t| t.jump(insn, target));
+        if last {
+            // The end of the block follows, which leaves for `next` as a refusal here would.
+            return;
+        }
+        let (n, c, at) = (insn.idx as u32 + 1, insn.cum_cost as u32, next);
+        let args = [self.imm(n), self.imm(c), self.imm(at)];
+        let goes_on = self
+            .callout(offset_of!(Callouts, goes_on), self.sigs.goes_on, &args)
+            .expect("the goes-on call-out returns");
+        let stops = self.b.ins().icmp_imm_s(IntCC::Equal, goes_on, 0);
+        self.side_exit(stops, |t| {
+            let next = t.imm(at);
+            t.leave(Some(next), n, c as u64)
+        });
+    }
+
+    fn call_hook(&mut self, pc: u32, next: u32, target: Value, window: u32) {
+        let (from, ret, window) = (self.imm(pc), self.imm(next), self.imm(window));
+        self.callout(
+            offset_of!(Callouts, call),
+            self.sigs.call,
+            &[from, ret, target, window],
+        );
+    }
+
+    /// Translate `insn` (`last`: the block's last instruction). Returns whether the block goes on
+    /// after it (false after an unconditional exit).
+    fn insn(&mut self, insn: &Insn, last: bool) -> bool {
+        use Op::*;
+        let pc = self.pc0.wrapping_add(insn.off as u32);
+        let next = pc.wrapping_add(insn.len as u32);
+        let (r, s, t) = (insn.r as usize, insn.s as usize, insn.t as usize);
+        macro_rules! ins {
+            () => {
+                self.b.ins()
+            };
+        }
+        macro_rules! alu {
+            ($dst:expr, |$x:ident, $y:ident| $e:expr) => {{
+                let ($x, $y) = (self.get(s), self.get(t));
+                let v = $e;
+                self.set($dst, v);
+            }};
+        }
+        macro_rules! alu_shifted {
+            ($k:expr, $op:ident) => {
+                alu!(r, |x, y| {
+                    let x = ins!().ishl_imm_u(x, $k);
+                    ins!().$op(x, y)
+                })
+            };
+        }
+        macro_rules! movc {
+            ($cc:expr) => {{
+                let (cond, src, old) = (self.get(t), self.get(s), self.get(r));
+                let c = ins!().icmp_imm_s($cc, cond, 0);
+                let v = ins!().select(c, src, old);
+                self.set(r, v);
+            }};
+        }
+        macro_rules! br {
+            ($cc:expr, $x:expr, $y:expr) => {{
+                let c = ins!().icmp($cc, $x, $y);
+                self.branch(insn, c, next, last);
+            }};
+        }
+        macro_rules! bri {
+            ($cc:expr, $k:expr) => {{
+                let x = self.get(s);
+                let k = self.imm($k as u32);
+                br!($cc, x, k)
+            }};
+        }
+        // a<s> & mask compared with 0 (`bits`: `IntCC::Equal` for "none set").
+        macro_rules! brbits {
+            ($cc:expr, $mask:expr) => {{
+                let m = $mask;
+                let x = self.get(s);
+                let v = ins!().band(x, m);
+                let zero = self.imm(0);
+                br!($cc, v, zero)
+            }};
+        }
+        macro_rules! wide {
+            // A 64-bit shift right of `hi:lo` by SAR, truncated (SRC, SRL, SRA, SLL).
+            ($hi:expr, $lo:expr, $shr:ident) => {{
+                let (hi, lo): (Option<Value>, Value) = ($hi, $lo);
+                let sar = self.get(SAR);
+                let sar = ins!().uextend(types::I64, sar);
+                let v = match hi {
+                    Some(hi) => {
+                        let (hi, lo) = (
+                            ins!().uextend(types::I64, hi),
+                            ins!().uextend(types::I64, lo),
+                        );
+                        let hi = ins!().ishl_imm_u(hi, 32);
+                        ins!().bor(hi, lo)
+                    }
+                    None => lo,
+                };
+                let v = ins!().$shr(v, sar);
+                let v = ins!().ireduce(types::I32, v);
+                self.set(r, v);
+            }};
+        }
+        match insn.op {
+            And => alu!(r, |x, y| ins!().band(x, y)),
+            Or => alu!(r, |x, y| ins!().bor(x, y)),
+            Xor => alu!(r, |x, y| ins!().bxor(x, y)),
+            Add | AddN => alu!(r, |x, y| ins!().iadd(x, y)),
+            Addx2 => alu_shifted!(1, iadd),
+            Addx4 => alu_shifted!(2, iadd),
+            Addx8 => alu_shifted!(3, iadd),
+            Sub => alu!(r, |x, y| ins!().isub(x, y)),
+            Subx2 => alu_shifted!(1, isub),
+            Subx4 => alu_shifted!(2, isub),
+            Subx8 => alu_shifted!(3, isub),
+            Neg => {
+                let v = self.get(t);
+                let v = ins!().ineg(v);
+                self.set(r, v)
+            }
+            Abs => {
+                let v = self.get(t);
+                let v = ins!().iabs(v);
+                self.set(r, v)
+            }
+            Addi | Addmi => {
+                let v = self.get(s);
+                let v = ins!().iadd_imm_s(v, insn.imm as i32 as i64);
+                self.set(t, v)
+            }
+            AddiN => {
+                let v = self.get(s);
+                let v = ins!().iadd_imm_s(v, insn.imm as i32 as i64);
+                self.set(r, v)
+            }
+            Movi => {
+                let v = self.imm(insn.imm);
+                self.set(t, v)
+            }
+            MoviN => {
+                let v = self.imm(insn.imm);
+                self.set(s, v)
+            }
+            MovN => {
+                let v = self.get(s);
+                self.set(t, v)
+            }
+            Salt | Saltu => {
+                let cc = if insn.op == Salt {
+                    IntCC::SignedLessThan
+                } else {
+                    IntCC::UnsignedLessThan
+                };
+                alu!(r, |x, y| {
+                    let c = ins!().icmp(cc, x, y);
+                    ins!().uextend(types::I32, c)
+                })
+            }
+            Moveqz => movc!(IntCC::Equal),
+            Movnez => movc!(IntCC::NotEqual),
+            Movltz => movc!(IntCC::SignedLessThan),
+            Movgez => movc!(IntCC::SignedGreaterThanOrEqual),
+            Min => alu!(r, |x, y| ins!().smin(x, y)),
+            Max => alu!(r, |x, y| ins!().smax(x, y)),
+            Minu => alu!(r, |x, y| ins!().umin(x, y)),
+            Maxu => alu!(r, |x, y| ins!().umax(x, y)),
+            Sext => {
+                // Sign-extend from bit t + 7 (exec.rs).
+                let sh = 31 - (insn.t as i64 + 7);
+                let v = self.get(s);
+                let v = ins!().ishl_imm_u(v, sh);
+                let v = ins!().sshr_imm_u(v, sh);
+                self.set(r, v)
+            }
+            Clamps => {
+                let bit = insn.t as u32 + 7;
+                let (lo, hi) = (self.imm((-(1i32 << bit)) as u32), self.imm((1 << bit) - 1));
+                let v = self.get(s);
+                let v = ins!().smin(v, hi);
+                let v = ins!().smax(v, lo);
+                self.set(r, v)
+            }
+            Nsa => {
+                // Leading bits equal to the sign, less one: clz(x or !x) − 1 (31 for 0 and −1).
+                let v = self.get(s);
+                let neg = ins!().icmp_imm_s(IntCC::SignedLessThan, v, 0);
+                let inv = ins!().bnot(v);
+                let x = ins!().select(neg, inv, v);
+                let n = ins!().clz(x);
+                let n = ins!().iadd_imm_s(n, -1);
+                self.set(t, n)
+            }
+            Nsau => {
+                let v = self.get(s);
+                let n = ins!().clz(v);
+                self.set(t, n)
+            }
+            Slli => {
+                // (a<s> as u64) << imm, truncated: 0 from a shift of 32 on (exec.rs).
+                let v = self.get(s);
+                let v = if insn.imm < 32 {
+                    ins!().ishl_imm_u(v, insn.imm as i64)
+                } else {
+                    self.imm(0)
+                };
+                self.set(r, v)
+            }
+            Srai => {
+                let v = self.get(t);
+                let v = ins!().sshr_imm_u(v, insn.imm as i64);
+                self.set(r, v)
+            }
+            Srli => {
+                let v = self.get(t);
+                let v = ins!().ushr_imm_u(v, insn.imm as i64);
+                self.set(r, v)
+            }
+            Extui => {
+                let (sh, w) = (insn.imm & 0xFF, insn.imm >> 8);
+                let v = self.get(t);
+                let v = ins!().ushr_imm_u(v, sh as i64);
+                let v = ins!().band_imm_s(v, ((1u64 << w) - 1) as i64);
+                self.set(r, v)
+            }
+            Ssr | Ssl | Ssa8l | Ssa8b => {
+                let v = self.get(s);
+                let v = match insn.op {
+                    Ssr | Ssl => ins!().band_imm_s(v, 31),
+                    _ => {
+                        let v = ins!().band_imm_s(v, 3);
+                        ins!().ishl_imm_u(v, 3)
+                    }
+                };
+                let v = if matches!(insn.op, Ssl | Ssa8b) {
+                    let k = self.imm(32);
+                    ins!().isub(k, v)
+                } else {
+                    v
+                };
+                self.set(SAR, v)
+            }
+            Ssai => {
+                let v = self.imm(insn.imm);
+                self.set(SAR, v)
+            }
+            Src => {
+                let (hi, lo) = (self.get(s), self.get(t));
+                wide!(Some(hi), lo, ushr)
+            }
+            Srl => {
+                let lo = self.get(t);
+                let lo = ins!().uextend(types::I64, lo);
+                wide!(None, lo, ushr)
+            }
+            Sra => {
+                let lo = self.get(t);
+                let lo = ins!().sextend(types::I64, lo);
+                wide!(None, lo, sshr)
+            }
+            Sll => {
+                let (hi, zero) = (self.get(s), self.imm(0));
+                wide!(Some(hi), zero, ushr)
+            }
+            Mul16u => alu!(r, |x, y| {
+                let x = ins!().band_imm_s(x, 0xFFFF);
+                let y = ins!().band_imm_s(y, 0xFFFF);
+                ins!().imul(x, y)
+            }),
+            Mul16s => alu!(r, |x, y| {
+                let x = ins!().ireduce(types::I16, x);
+                let y = ins!().ireduce(types::I16, y);
+                let x = ins!().sextend(types::I32, x);
+                let y = ins!().sextend(types::I32, y);
+                ins!().imul(x, y)
+            }),
+            Mull => alu!(r, |x, y| ins!().imul(x, y)),
+            Muluh => alu!(r, |x, y| ins!().umulhi(x, y)),
+            Mulsh => alu!(r, |x, y| ins!().smulhi(x, y)),
+            L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32e => {
+                let size = match insn.op {
+                    L8ui => 1,
+                    L16ui | L16si => 2,
+                    _ => 4,
+                };
+                let addr = self.address(insn);
+                let v = self.load(insn, pc, addr, size);
+                let v = if insn.op == L16si {
+                    let h = ins!().ireduce(types::I16, v);
+                    ins!().sextend(types::I32, h)
+                } else {
+                    v
+                };
+                self.set(t, v)
+            }
+            S8i | S16i | S32i | S32iN | S32ri | S32e | S32nb => {
+                let size = match insn.op {
+                    S8i => 1,
+                    S16i => 2,
+                    _ => 4,
+                };
+                let addr = self.address(insn);
+                let v = self.get(t);
+                self.store(insn, pc, addr, size, v)
+            }
+            L32r => {
+                // The block holds the address without LITBASE (exec.rs `build_block`); with
+                // LITBASE[0] set it is (LITBASE & ~0xFFF) + offset (`Cpu::litbase_address`).
+                let plain = self.imm(insn.imm);
+                let addr = if self.litbase {
+                    let offset = insn.imm.wrapping_sub(pc.wrapping_add(3) & !3);
+                    let litbase = self.load_cpu(types::I32, cpu_field!(litbase));
+                    let base = ins!().band_imm_s(litbase, 0xFFFF_F000u32 as i32 as i64);
+                    let based = ins!().iadd_imm_s(base, offset as i32 as i64);
+                    let on = ins!().band_imm_s(litbase, 1);
+                    ins!().select(on, based, plain)
+                } else {
+                    plain
+                };
+                let v = self.load(insn, pc, addr, 4);
+                self.set(t, v)
+            }
+            Beqz | BeqzN => bri!(IntCC::Equal, 0),
+            Bnez | BnezN => bri!(IntCC::NotEqual, 0),
+            Bltz => bri!(IntCC::SignedLessThan, 0),
+            Bgez => bri!(IntCC::SignedGreaterThanOrEqual, 0),
+            Beqi => bri!(IntCC::Equal, B4CONST[r]),
+            Bnei => bri!(IntCC::NotEqual, B4CONST[r]),
+            Blti => bri!(IntCC::SignedLessThan, B4CONST[r]),
+            Bgei => bri!(IntCC::SignedGreaterThanOrEqual, B4CONST[r]),
+            Bltui => bri!(IntCC::UnsignedLessThan, B4CONSTU[r]),
+            Bgeui => bri!(IntCC::UnsignedGreaterThanOrEqual, B4CONSTU[r]),
+            Beq | Bne | Blt | Bge | Bltu | Bgeu => {
+                let cc = match insn.op {
+                    Beq => IntCC::Equal,
+                    Bne => IntCC::NotEqual,
+                    Blt => IntCC::SignedLessThan,
+                    Bge => IntCC::SignedGreaterThanOrEqual,
+                    Bltu => IntCC::UnsignedLessThan,
+                    _ => IntCC::UnsignedGreaterThanOrEqual,
+                };
+                let (x, y) = (self.get(s), self.get(t));
+                br!(cc, x, y)
+            }
+            Bany | Bnone => {
+                let y = self.get(t);
+                let cc = if insn.op == Bany {
+                    IntCC::NotEqual
+                } else {
+                    IntCC::Equal
+                };
+                brbits!(cc, y)
+            }
+            Ball | Bnall => {
+                let (x, y) = (self.get(s), self.get(t));
+                let v = ins!().band(x, y);
+                let cc = if insn.op == Ball {
+                    IntCC::Equal
+                } else {
+                    IntCC::NotEqual
+                };
+                br!(cc, v, y)
+            }
+            Bbc | Bbs => {
+                let bit = self.get(t);
+                let bit = ins!().band_imm_s(bit, 31);
+                let one = self.imm(1);
+                let mask = ins!().ishl(one, bit);
+                let cc = if insn.op == Bbc {
+                    IntCC::Equal
+                } else {
+                    IntCC::NotEqual
+                };
+                brbits!(cc, mask)
+            }
+            Bbci | Bbsi => {
+                let bit = ((insn.r as u32 & 1) << 4) | insn.t as u32;
+                let mask = self.imm(1 << bit);
+                let cc = if insn.op == Bbci {
+                    IntCC::Equal
+                } else {
+                    IntCC::NotEqual
+                };
+                brbits!(cc, mask)
+            }
+            J => {
+                let target = self.imm(insn.imm);
+                self.jump(insn, target);
+                return false;
+            }
+            Jx => {
+                let target = self.get(s);
+                self.jump(insn, target);
+                return false;
+            }
+            Call0 | Callx0 => {
+                let target = if insn.op == Call0 {
+                    self.imm(insn.imm)
+                } else {
+                    self.get(s)
+                };
+                let ret = self.imm(next);
+                self.set(0, ret);
+                self.call_hook(pc, next, target, 0);
+                self.jump(insn, target);
+                return false;
+            }
+            Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
+                // a<4n> = n << 30 | (PC + 3)[29:0]; PS.CALLINC = n (exec.rs, S3 QEMU).
+                let (n, target) = match insn.op {
+                    Call4 => (1, self.imm(insn.imm)),
+                    Call8 => (2, self.imm(insn.imm)),
+                    Call12 => (3, self.imm(insn.imm)),
+                    Callx4 => (1, self.get(s)),
+                    Callx8 => (2, self.get(s)),
+                    _ => (3, self.get(s)),
+                };
+                let ret = self.imm((n << 30) | (next & 0x3FFF_FFFF));
+                self.set(4 * n as usize, ret);
+                let ps = self.load_cpu(types::I32, cpu_field!(ps));
+                let ps = ins!().band_imm_s(ps, !PS_CALLINC as i32 as i64);
+                let ps = ins!().bor_imm_s(ps, (n << PS_CALLINC_SHIFT) as i64);
+                self.store_cpu(ps, cpu_field!(ps));
+                self.call_hook(pc, next, target, 4 * n);
+                self.jump(insn, target);
+                return false;
+            }
+            Ret | RetN => {
+                let (from, target) = (self.imm(pc), self.get(0));
+                self.callout(offset_of!(Callouts, ret), self.sigs.ret, &[from, target]);
+                self.jump(insn, target);
+                return false;
+            }
+            Entry => {
+                self.spill();
+                let args = [
+                    self.imm(insn.s as u32),
+                    self.imm(insn.imm),
+                    self.imm(pc),
+                    self.imm(self.max_pane as u32),
+                ];
+                let answer = self
+                    .callout(offset_of!(Callouts, entry), self.sigs.entry, &args)
+                    .expect("the ENTRY call-out returns");
+                self.side_exit(answer, |t| t.leave_after_callout(insn, answer));
+            }
+            Retw | RetwN => {
+                self.spill();
+                let from = self.imm(pc);
+                let answer = self
+                    .callout(offset_of!(Callouts, retw), self.sigs.retw, &[from])
+                    .expect("the RETW call-out returns");
+                let left = ins!().ushr_imm_u(answer, 32);
+                let low = ins!().ireduce(types::I32, answer);
+                self.side_exit(left, |t| t.leave_after_callout(insn, low));
+                self.jump(insn, low);
+                return false;
+            }
+            Rsr => {
+                // CCOUNT at this instruction (exec.rs): the counters are those at the block's start.
+                let cycles = self.load_cpu(types::I64, cpu_field!(cycles));
+                let at = ins!().iadd_imm_s(cycles, insn.cum_cost as i64);
+                let at = ins!().ireduce(types::I32, at);
+                let off = self.load_cpu(types::I32, cpu_field!(ccount_off));
+                let v = ins!().iadd(at, off);
+                self.set(t, v)
+            }
+            Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => {}
+            op => unreachable!("{op:?} is not compiled (`compiles`)"),
+        }
+        true
+    }
+}
+
+/// The compile state of a decoded block (`BlockCache`'s, by block index).
+#[derive(Clone, Copy)]
+pub(super) enum JitState {
+    /// Run plainly this many times so far.
+    Warming(u32),
+    Compiled(BlockFn),
+    /// Holds an instruction left to the interpreter (or compiling is off).
+    Interpreted,
+}
+
+/// Slot of the direct-mapped table beside `BlockCache::fast`: the compile state of its block.
+#[derive(Clone, Copy)]
+pub(super) struct JitSlot {
+    pub(super) code: Option<BlockFn>,
+    /// Index of the block in `BlockCache::blocks`.
+    pub(super) block: u32,
+    /// The block is left to the interpreter for good (the plain path goes on into it without
+    /// counting, `BlockCache::interprets`).
+    pub(super) interpreted: bool,
+}
+
+impl JitSlot {
+    pub(super) const EMPTY: JitSlot = JitSlot {
+        code: None,
+        block: 0,
+        interpreted: true,
+    };
+
+    /// The slot of block `block` in state `state`.
+    pub(super) fn of(block: u32, state: JitState) -> JitSlot {
+        JitSlot {
+            code: match state {
+                JitState::Compiled(code) => Some(code),
+                _ => None,
+            },
+            block,
+            interpreted: matches!(state, JitState::Interpreted),
+        }
+    }
+}
