@@ -1461,21 +1461,28 @@ fn reading_instruction(uc: &mut Unicorn<State>, addr: u32, size: u32) -> Reader 
     if continues {
         return Reader::Same;
     }
-    let st = uc.get_data();
-    let Some(block) = st.blocks.get(st.current_block) else {
-        return Reader::At(u32::MAX);
-    };
-    let reads = block.reads[st.read_cursor.min(block.reads.len())..].to_vec();
-    let cursor = st.read_cursor;
-    let reg = |r: u8| uc.reg_read(gp_register(r as usize)).unwrap_or(0) as u32;
-    for (i, (pc, read)) in reads.iter().enumerate() {
-        let range = read.range(*pc, reg);
+    // One instruction at a time (`DataRead` is a copy): the registers are read through the engine
+    // the block list lives in.
+    let mut i = uc.get_data().read_cursor;
+    loop {
+        let st = uc.get_data();
+        let Some(&(pc, read)) = st
+            .blocks
+            .get(st.current_block)
+            .and_then(|block| block.reads.get(i))
+        else {
+            break;
+        };
+        let range = read.range(pc, |r| {
+            uc.reg_read(gp_register(r as usize)).unwrap_or(0) as u32
+        });
         if covers(range) {
             let st = uc.get_data_mut();
-            st.read_cursor = cursor + i + 1;
+            st.read_cursor = i + 1;
             st.last_read = range;
-            return Reader::At(*pc);
+            return Reader::At(pc);
         }
+        i += 1;
     }
     Reader::At(u32::MAX)
 }
