@@ -42,7 +42,9 @@ impl RegionCounters {
 
 /// Data accesses and their bytes: of a region, of one function's use of it, of a watched range,
 /// or a batch a core hands over (`MemorySystem::count_unpriced_traffic`).
+// C layout: the Xtensa block compiler's code counts into it (`tigris_cores` `jit.rs`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct Traffic {
     pub reads: u64,
     pub read_bytes: u64,

@@ -60,27 +60,27 @@ fn page_entry_map(e: u8) -> Option<usize> {
 }
 
 /// What the data fast path needs of the mapping a page-table entry names (`EspBus::page_maps`,
-/// indexed by the entry itself, so the lookup has no bounds check and no flag tests).
+/// indexed by the entry itself, so the lookup has no bounds check and no flag tests). C layout:
+/// compiled code reads it too (`DataView`).
 #[derive(Clone, Copy, Default)]
-struct PageMap {
-    start: u32,
+#[repr(C)]
+pub(super) struct PageMap {
+    pub(super) start: u32,
     /// Offsets below this take the read fast path: a plain priced mapping (not MMIO) in which
     /// 4 bytes from the offset are inside the storage. 0 for entries that need `read_general`.
-    read_end: u32,
+    pub(super) read_end: u32,
     /// The same for writes (the mapping must also be writable).
-    write_end: u32,
+    pub(super) write_end: u32,
     storage: u32,
-    /// Storage offset of `start`.
-    offset: u32,
     region: u32,
     /// Index in `EspBus::ram` of the mapping's first byte (32 bits: the fast path's index sums
     /// then cannot overflow, which spares it a check).
-    base: u32,
+    pub(super) base: u32,
     /// Data accesses cost cycles (`RegionModel::prices_data`): price them, not only count them.
-    priced: bool,
+    pub(super) priced: bool,
     /// Accesses of the fast path that cost nothing, not yet handed to the memory system
     /// (`EspBus::flush_traffic`): counting them here needs no region lookup.
-    traffic: Traffic,
+    pub(super) traffic: Traffic,
 }
 
 /// The external-memory MMU (`MmuSpec`). An app ELF booted directly: the board's flash windows
@@ -106,11 +106,13 @@ struct Mmu {
 /// Memory of the board as the core sees it.
 pub struct EspBus {
     /// The bytes of every region in one buffer, so that the data fast path indexes it directly;
-    /// storage `i` (region `i`, shared by its aliases) is `ram[spans[i].0..][..spans[i].1]`.
+    /// storage `i` (region `i`, shared by its aliases) is `ram[spans[i].0..][..spans[i].1]`, each
+    /// starting at a multiple of `CODE_WORD_BYTES`.
     ram: Vec<u8>,
     spans: Vec<(usize, usize)>,
-    /// One bit per 256-byte chunk of each storage that instructions were decoded from.
-    code: Vec<Vec<u64>>,
+    /// One bit per 256-byte chunk of `ram` that instructions were decoded from (bit `i % 64` of
+    /// word `i / 64` for chunk `i`); a storage's chunks fill whole words of their own.
+    code: Vec<u64>,
     maps: Vec<Mapping>,
     /// Per 4 KiB page of the address space: `PAGE_FIRST` + the index in `maps` of the mapping that
     /// covers the whole page, `PAGE_MIXED` or `PAGE_NONE`. Turns the region lookup of every access
@@ -155,6 +157,29 @@ pub struct EspBus {
     illegal_regions: [u8; 2],
 }
 
+/// Bytes of `EspBus::ram` whose chunks share one word of `EspBus::code`.
+const CODE_WORD_BYTES: usize = 256 * 64;
+
+/// Where the next storage starts in `EspBus::ram`, after `spans`.
+fn next_span(spans: &[(usize, usize)]) -> usize {
+    spans
+        .last()
+        .map_or(0, |&(b, n)| (b + n).next_multiple_of(CODE_WORD_BYTES))
+}
+
+/// What compiled code needs to make plain data accesses itself (`jit.rs`), as `EspBus::read_at`
+/// and `write_at` make them: the page table, the fast-path mappings, the memory and the code marks.
+/// Valid while the bus is neither moved nor dropped (none of the four is ever reallocated).
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct DataView {
+    pub(super) pages: *const u8,
+    pub(super) page_maps: *mut PageMap,
+    pub(super) ram: *mut u8,
+    pub(super) ram_len: u64,
+    pub(super) code: *const u64,
+}
+
 /// The fast-path view of mapping `m`.
 fn page_map(m: &Mapping, spans: &[(usize, usize)], mem: &MemorySystem) -> PageMap {
     // Storage beyond 4 GiB of host buffer (never in practice) takes the general path.
@@ -167,7 +192,6 @@ fn page_map(m: &Mapping, spans: &[(usize, usize)], mem: &MemorySystem) -> PageMa
         read_end: end,
         write_end: if m.writable { end } else { 0 },
         storage: m.storage as u32,
-        offset: m.offset,
         base,
         region: m.region as u32,
         priced: mem.regions[m.region].prices_data(),
@@ -217,13 +241,10 @@ impl EspBus {
     pub fn new(board: &Board) -> EspBus {
         let mem = MemorySystem::new(board);
         let mut spans = Vec::new();
-        let mut code = Vec::new();
         let mut maps = Vec::new();
         let mut fetch_priced = Vec::new();
         for (i, r) in board.regions.iter().enumerate() {
-            let base = spans.last().map_or(0, |&(b, n): &(usize, usize)| b + n);
-            spans.push((base, r.size as usize));
-            code.push(vec![0u64; (r.size as usize).div_ceil(256 * 64)]);
+            spans.push((next_span(&spans), r.size as usize));
             let model = &mem.regions[i];
             for start in std::iter::once(r.base).chain(r.aliases.iter().copied()) {
                 maps.push(Mapping {
@@ -244,9 +265,7 @@ impl EspBus {
         }
         // The flash chip behind the MMU: a storage no board mapping covers.
         let flash = board.mmu.as_ref().filter(|m| m.flash_size > 0).map(|m| {
-            let base = spans.last().map_or(0, |&(b, n): &(usize, usize)| b + n);
-            spans.push((base, m.flash_size as usize));
-            code.push(vec![0u64; (m.flash_size as usize).div_ceil(256 * 64)]);
+            spans.push((next_span(&spans), m.flash_size as usize));
             spans.len() - 1
         });
         let pages = page_table(&maps);
@@ -262,7 +281,8 @@ impl EspBus {
             .collect();
         // A zeroed allocation is lazily backed by the host, so the 32 MiB windows cost nothing
         // until touched.
-        let ram = vec![0u8; spans.last().map_or(0, |&(b, n)| b + n)];
+        let ram = vec![0u8; next_span(&spans)];
+        let code = vec![0u64; ram.len() / CODE_WORD_BYTES];
         let mmu = board.mmu.clone().map(|spec| {
             let static_pages = spec
                 .windows
@@ -685,16 +705,24 @@ impl EspBus {
         let st = self.st_mut(s);
         let n = (size as usize).min(st.len() - off);
         st[off..off + n].copy_from_slice(&value.to_le_bytes()[..n]);
-        let c = off >> 8;
-        if self.code[s][c >> 6] & (1 << (c & 63)) != 0 {
+        if self.holds_code(self.spans[s].0 + off) {
             self.code_written(s);
         }
+    }
+
+    /// Whether instructions were decoded from the chunk of `ram[at]`.
+    #[inline(always)]
+    fn holds_code(&self, at: usize) -> bool {
+        let c = at >> 8;
+        self.code[c >> 6] & (1 << (c & 63)) != 0
     }
 
     /// Memory that instructions were decoded from was written: forget the marks, new generation.
     #[cold]
     fn code_written(&mut self, storage: usize) {
-        self.code[storage].iter_mut().for_each(|w| *w = 0);
+        let (base, len) = self.spans[storage];
+        let words = base / CODE_WORD_BYTES..(base + len).div_ceil(CODE_WORD_BYTES);
+        self.code[words].fill(0);
         self.generation += 1;
     }
 
@@ -849,7 +877,7 @@ impl XtensaBus for EspBus {
     fn write_at(&mut self, addr: u32, size: u32, value: u32, now: u64) -> Result<(), BusFault> {
         let e = self.pages[(addr >> PAGE_SHIFT) as usize] as usize;
         let m = &self.page_maps[e];
-        let (storage, base, offset) = (m.storage as usize, m.base as usize, m.offset as usize);
+        let (storage, base) = (m.storage as usize, m.base as usize);
         let off = addr.wrapping_sub(m.start);
         if off < m.write_end {
             let off = off as usize;
@@ -860,8 +888,7 @@ impl XtensaBus for EspBus {
                     _ => b.copy_from_slice(&value.to_le_bytes()),
                 }
                 self.data_access(e, addr, size, true, now);
-                let c = (offset + off) >> 8;
-                if self.code[storage][c >> 6] & (1 << (c & 63)) != 0 {
+                if self.holds_code(base + off) {
                     self.code_written(storage);
                 }
                 return Ok(());
@@ -873,9 +900,10 @@ impl XtensaBus for EspBus {
     fn fetch(&mut self, addr: u32) -> Result<u32, BusFault> {
         let (mi, off) = self.locate(addr).ok_or(BusFault { addr })?;
         let m = self.maps[mi];
-        let bits = &mut self.code[m.storage];
-        for c in [off >> 8, (off + 3).min(m.storage_end() - 1) >> 8] {
-            bits[c >> 6] |= 1 << (c & 63);
+        let base = self.spans[m.storage].0;
+        for at in [off, (off + 3).min(m.storage_end() - 1)] {
+            let c = (base + at) >> 8;
+            self.code[c >> 6] |= 1 << (c & 63);
         }
         Ok(self.plain_read(mi, off, 4))
     }
@@ -910,6 +938,20 @@ impl XtensaBus for EspBus {
     #[inline(always)]
     fn code_generation(&self) -> u64 {
         self.generation
+    }
+
+    /// `None` while every access must reach the memory system (a watch or an observer sees them).
+    fn data_view(&mut self) -> Option<DataView> {
+        if self.mem.has_watches() {
+            return None;
+        }
+        Some(DataView {
+            pages: self.pages.as_ptr(),
+            page_maps: self.page_maps.as_mut_ptr(),
+            ram: self.ram.as_mut_ptr(),
+            ram_len: self.ram.len() as u64,
+            code: self.code.as_ptr(),
+        })
     }
 }
 
@@ -1000,6 +1042,14 @@ impl<O: ExecObserver + ?Sized> XtensaHooks for Bridge<'_, O> {
     #[inline(always)]
     fn skips_block_start(&self, pc: u32) -> bool {
         self.flow.is_none() && pc >= self.quiet.0 && pc < self.quiet.1
+    }
+    #[inline(always)]
+    fn quiet_range(&self) -> (u32, u32) {
+        if self.flow.is_none() {
+            self.quiet
+        } else {
+            (0, 0)
+        }
     }
     #[inline(always)]
     fn memory_owner(&self) -> usize {

@@ -1,5 +1,7 @@
 //! Memory interface of the ISS and a simple region-backed memory for tests and tools.
 
+pub use super::backend::DataView;
+
 /// A failed bus access (unmapped address, write to ROM, peripheral error).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BusFault {
@@ -73,6 +75,11 @@ pub trait XtensaBus {
     /// A bus that lets stores to nothing complete silently must refuse them there instead, so that
     /// the core raises its exception.
     fn set_illegal_regions(&mut self, _regions: u8) {}
+    /// Where compiled code may make plain data accesses itself, as the bus would make them
+    /// (`DataView`); `None`: every access calls the bus.
+    fn data_view(&mut self) -> Option<DataView> {
+        None
+    }
 }
 
 struct Region {

@@ -111,6 +111,12 @@ pub trait XtensaHooks {
     fn skips_block_start(&self, _pc: u32) -> bool {
         false
     }
+    /// PCs `[start, end)` at which `skips_block_start` holds until the next call of a hook (an
+    /// empty range claims nothing). Compiled code goes on into another block itself only there.
+    #[inline(always)]
+    fn quiet_range(&self) -> (u32, u32) {
+        (0, 0)
+    }
     /// Who memory traffic is charged to from this block on (see `ExecObserver::memory_owner`); asked
     /// when a run starts and after `block_start` took note of a block.
     #[inline(always)]
@@ -138,6 +144,10 @@ impl XtensaHooks for NoHooks {
     #[inline(always)]
     fn skips_block_start(&self, _pc: u32) -> bool {
         true
+    }
+    #[inline(always)]
+    fn quiet_range(&self) -> (u32, u32) {
+        (0, u32::MAX)
     }
 }
 

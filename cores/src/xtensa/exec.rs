@@ -198,9 +198,9 @@ impl BlockCache {
         js.code.or_else(|| self.warm(slot, cpu))
     }
 
-    /// After a compiled block, the compiled code of the block at `cpu.pc` when the run loop would
-    /// run it next, plainly, with nothing else to do (`Cpu::continues_plainly_at`): compiled blocks
-    /// go on into each other as the plain path does into the blocks it interprets.
+    /// After a compiled block, the compiled code of the block at `cpu.pc`, and the block, when the
+    /// run loop would run it next, plainly, with nothing else to do (`Cpu::continues_plainly_at`):
+    /// compiled blocks go on into each other as the plain path does into the blocks it interprets.
     #[inline(always)]
     fn chained<B: XtensaBus, H: XtensaHooks, const WIN: bool, const LOOPS: bool>(
         &self,
@@ -208,7 +208,7 @@ impl BlockCache {
         bus: &mut B,
         hooks: &mut H,
         run: RunBounds,
-    ) -> Option<BlockFn> {
+    ) -> Option<(BlockFn, &Block)> {
         let pc = cpu.pc;
         let slot = Self::slot(pc);
         let code = self.jit_slots[slot].code?;
@@ -216,7 +216,7 @@ impl BlockCache {
         let go = blk.pc == pc
             && cpu.runs_plainly::<WIN, LOOPS>(blk)
             && cpu.continues_plainly_at(bus, hooks, run, self.generation, 0, 0, pc);
-        go.then_some(code)
+        go.then_some((code, blk))
     }
 
     /// Whether the plain path may go on into the block in fast-table slot `slot` itself, which it
@@ -402,6 +402,8 @@ impl Xtensa {
         };
         let mut bp_skip = self.bp_resume.take();
         let mut mem_owner = hooks.memory_owner();
+        // Watches and observers are set between runs, so the view holds for the whole run.
+        let data = bus.data_view();
         bus.set_owner(mem_owner);
         'blocks: loop {
             let cpu = &mut self.cpu;
@@ -474,13 +476,17 @@ impl Xtensa {
                     mem_owner = charge_owner(bus, hooks, mem_owner);
                 }
                 if let Some(mut code) = self.cache.compiled(slot, &self.cpu) {
-                    let generation = self.cache.generation;
-                    while !JitEnv::run(code, &mut self.cpu, bus, hooks, run, generation) {
+                    let compiler = self.cache.compiler.as_ref().expect("code has its compiler");
+                    let mut env = JitEnv::new::<B, H>(compiler, run, self.cache.generation, data);
+                    while !env.run(code, &mut self.cpu, bus, hooks) {
                         match self
                             .cache
                             .chained::<B, H, WIN, LOOPS>(&mut self.cpu, bus, hooks, run)
                         {
-                            Some(next) => code = next,
+                            Some((next, blk)) => {
+                                env.link(next, blk.bytes as u32, blk.max_pane);
+                                code = next
+                            }
                             None => continue 'blocks,
                         }
                     }
@@ -672,6 +678,11 @@ pub(super) struct RunBounds {
     insn_end: u64,
     /// Below this count every block fits in the budget whole (the plain path needs no cut).
     plain_insn_end: u64,
+}
+
+impl RunBounds {
+    /// Offset of `plain_insn_end`, which compiled code reads (`jit.rs`).
+    pub(super) const PLAIN_INSN_END: usize = std::mem::offset_of!(RunBounds, plain_insn_end);
 }
 
 /// What `exec_block` checks beyond the instructions: the bounds within which the general path may

@@ -6,14 +6,26 @@
 //! - A block is compiled once the run loop has sent it down the plain path `COMPILE_AFTER` times
 //!   (counted per decoded block, so the moment does not depend on time or threads), and only if
 //!   every instruction is one `Translator::insn` knows; any other block stays interpreted for good.
-//! - Compiled code enters at the block's start with the run loop's start-of-block work done, and
-//!   always returns to the run loop at an exit (the interpreter's plain path may go on into the next
-//!   block itself; results do not depend on how far it got, see `exec.rs`).
+//! - Compiled code enters at the block's start with the run loop's start-of-block work done. At an
+//!   exit to a known PC (a taken branch, a jump, the end of the block) it goes on into the compiled
+//!   code of the next block itself (a tail call through the exit's `LinkCell`) when the run loop
+//!   would run that block next, plainly, with nothing in between (the checks of
+//!   `Cpu::continues_plainly_at` and `Cpu::runs_plainly`); anywhere else it returns to the run
+//!   loop, which links the exit once it went on into compiled code from there. Results do not
+//!   depend on how far compiled code got before returning (as for the interpreter's plain path,
+//!   see `exec.rs`).
+//! - The between-block checks are made inline from `Cpu` and `JitEnv` while no call-out has run
+//!   since the last full check: compiled code itself changes nothing those checks read but the
+//!   counters. After a call-out (`JitEnv::unchecked`) the goes-on call-out makes the full one.
 //! - Registers a<0..15> and SAR are read from `Cpu` where first used and kept in SSA values; at an
 //!   exit the ones written are stored back and the counters advanced by the exit's `Insn::idx` + 1
 //!   and `Insn::cum_cost` (plus the taken-branch penalty), as `exec_block` does.
-//! - Data accesses call out to the generic bus (`Cpu::try_load`/`try_store` with the same `now`),
-//!   so pricing, profiling owners, watches and code-write detection behave as in the interpreter;
+//! - A data access to memory that costs nothing is made inline where the bus offers a `DataView`
+//!   (`EspBus`): the same page-table lookup, bounds, memory and traffic counters as
+//!   `EspBus::read_at`/`write_at`. Anything else (priced or MMIO memory, a store into a chunk code
+//!   was decoded from, a misaligned access on a core that raises for it, a run whose accesses are
+//!   watched) calls out to the generic bus (`Cpu::try_load`/`try_store` with the same `now`), so
+//!   pricing, profiling owners, watches and code-write detection behave as in the interpreter;
 //!   a fault is dispatched by the interpreter's own `Cpu::data_fault`. Calls and returns tell the
 //!   hooks through call-outs; at an untaken branch the superblock goes on only where the plain path
 //!   would (`Cpu::continues_plainly_at`).
@@ -21,40 +33,73 @@
 //! Call-outs are reached through the `JitEnv` the run passes, so compiled code is the same whatever
 //! bus and hooks run it.
 
+use std::cell::UnsafeCell;
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, SigRef, Signature, Value};
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, Value,
+};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{isa::CallConv, Context};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 
-use super::bus::XtensaBus;
+use super::backend::PageMap;
+use super::bus::{DataView, XtensaBus};
 use super::cpu::{Cpu, StopReason, XtensaHooks, PS_CALLINC, PS_CALLINC_SHIFT};
 use super::decode::{Insn, Op, B4CONST, B4CONSTU};
 use super::exec::{DataFault, RunBounds, SR_CCOUNT};
+use tigris_memmodels::Traffic;
 
 /// Plain-path runs of a block before it is compiled: the lower, the more blocks are compiled that
 /// run too rarely to repay it (the 9 M-instruction demo ran slower at 50 than at 5,000); the
 /// 0.9 G-instruction workload runs as fast either way (docs/xtensa.md, Speed).
 pub(super) const COMPILE_AFTER: u32 = 5000;
 
-/// Compiled code of a block: returns 1 when the run stops for `Cpu::stop`, else 0 (go on at `Cpu::pc`).
-pub(super) type BlockFn = unsafe extern "C" fn(cpu: *mut Cpu, env: *mut JitEnv) -> u32;
+/// Compiled code of a block, a function of Cranelift's tail-call convention (which Rust cannot
+/// call: `EnterFn` does) taking `(cpu: *mut Cpu, env: *mut JitEnv)` and returning 1 when the run
+/// stops for `Cpu::stop`, else 0 (go on at `Cpu::pc`).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub(super) struct BlockFn(std::ptr::NonNull<u8>);
+
+/// The compiled entry from Rust into a `BlockFn`: `enter(code, cpu, env)` is `code(cpu, env)`.
+type EnterFn = unsafe extern "C" fn(code: BlockFn, cpu: *mut Cpu, env: *mut JitEnv) -> u32;
+
+/// Where an exit to a known PC goes on: the compiled code of the block there, once the run loop
+/// went on into it from this exit (`JitEnv::link`), with what the run loop checks of that block
+/// before running it plainly (`Cpu::runs_plainly`; being compiled, it has no `BLK_*` flags).
+/// Owned by the `Compiler` whose code reads it.
+#[repr(C)]
+pub(super) struct LinkCell {
+    code: Option<BlockFn>,
+    bytes: u32,
+    max_pane: u8,
+}
 
 /// What compiled code reaches outside `Cpu`: the call-outs for the bus and hooks of the run, and
 /// what they need.
 #[repr(C)]
 pub(super) struct JitEnv {
     callouts: &'static Callouts,
+    /// The bus's `DataView`; a null `pages` when it has none.
+    data: DataView,
     cpu: *mut Cpu,
     bus: *mut (),
     hooks: *mut (),
     run: RunBounds,
     generation: u64,
+    /// Nonzero after a call-out that may have changed what the between-block checks read beyond
+    /// the counters (the bus, the hooks): the next go-on check is the full one.
+    unchecked: u32,
+    /// `XtensaHooks::quiet_range` when compiled code was entered (it holds until a call-out).
+    quiet: (u32, u32),
+    /// The cell of the exit that returned for want of a link, or null.
+    pending: *mut LinkCell,
     fault_seen: Option<DataFault>,
+    enter: EnterFn,
 }
 
 /// The call-outs of compiled code, monomorphised for a bus and hooks (`CalloutsFor`).
@@ -100,30 +145,77 @@ impl<B: XtensaBus, H: XtensaHooks> CalloutsFor<B, H> {
 }
 
 impl JitEnv {
-    /// Run compiled `code` on `cpu` with `bus` and `hooks`; `run` and `generation` as for the plain
-    /// path (`exec.rs`, `BlockLimits`). Returns whether the run stops for `cpu.stop`.
+    /// The environment for running code of `compiler` with bus `B` and hooks `H`; `run` and
+    /// `generation` as for the plain path (`exec.rs`, `BlockLimits`), `data` the bus's view.
+    pub(super) fn new<B: XtensaBus, H: XtensaHooks>(
+        compiler: &Compiler,
+        run: RunBounds,
+        generation: u64,
+        data: Option<DataView>,
+    ) -> JitEnv {
+        JitEnv {
+            callouts: CalloutsFor::<B, H>::TABLE,
+            data: data.unwrap_or(DataView {
+                pages: std::ptr::null(),
+                page_maps: std::ptr::null_mut(),
+                ram: std::ptr::null_mut(),
+                ram_len: 0,
+                code: std::ptr::null(),
+            }),
+            cpu: std::ptr::null_mut(),
+            bus: std::ptr::null_mut(),
+            hooks: std::ptr::null_mut(),
+            run,
+            generation,
+            unchecked: 0,
+            quiet: (0, 0),
+            pending: std::ptr::null_mut(),
+            fault_seen: None,
+            enter: compiler.enter,
+        }
+    }
+
+    /// Run compiled `code` on `cpu` with `bus` and `hooks` (those `new` was made for), with the
+    /// between-block checks done; it goes on through linked exits. Returns whether the run stops
+    /// for `cpu.stop`.
     pub(super) fn run<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
         code: BlockFn,
         cpu: &mut Cpu,
         bus: &mut B,
         hooks: &mut H,
-        run: RunBounds,
-        generation: u64,
     ) -> bool {
+        debug_assert!(std::ptr::eq(self.callouts, CalloutsFor::<B, H>::TABLE));
+        self.quiet = hooks.quiet_range();
+        self.unchecked = 0;
+        self.pending = std::ptr::null_mut();
         let cpu: *mut Cpu = cpu;
-        let mut env = JitEnv {
-            callouts: CalloutsFor::<B, H>::TABLE,
-            cpu,
-            bus: (bus as *mut B).cast(),
-            hooks: (hooks as *mut H).cast(),
-            run,
-            generation,
-            fault_seen: None,
+        (self.cpu, self.bus, self.hooks) = (cpu, (bus as *mut B).cast(), (hooks as *mut H).cast());
+        // SAFETY: `code` was compiled by `Compiler::compile` for blocks of this core, `enter` by the
+        // same compiler; the code accesses `Cpu` within its fields, `bus` through `data` (its own
+        // view, valid while `bus` is borrowed), its link cells (owned by its compiler, which lives
+        // as long as the code) and everything else through the call-outs, which are those for this
+        // `B` and `H`; `cpu`, `bus` and `hooks` are exclusive borrows not used during the call.
+        unsafe { (self.enter)(code, cpu, self) != 0 }
+    }
+
+    /// The run loop went on from the last `run`'s exit into `code`, the compiled code of a block of
+    /// `bytes` bytes naming panes up to `max_pane`: if that exit returned for want of a link,
+    /// link it there.
+    pub(super) fn link(&mut self, code: BlockFn, bytes: u32, max_pane: u8) {
+        if self.pending.is_null() {
+            return;
+        }
+        // SAFETY: `pending` is a cell of the compiler whose code just ran, which is alive (its
+        // code is about to run again) and not running.
+        unsafe {
+            *self.pending = LinkCell {
+                code: Some(code),
+                bytes,
+                max_pane,
+            }
         };
-        // SAFETY: `code` was compiled by `Compiler::compile` for blocks of this core; it accesses
-        // `Cpu` within its fields and everything else through `env`'s call-outs, which are those for
-        // this `B` and `H`; `cpu`, `bus` and `hooks` are exclusive borrows not used during the call.
-        unsafe { code(cpu, &mut env) != 0 }
+        self.pending = std::ptr::null_mut();
     }
 }
 
@@ -150,6 +242,7 @@ extern "C" fn load<B: XtensaBus, H: XtensaHooks, const SIZE: u32>(
 ) -> u64 {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
     let (env, cpu, bus, _) = unsafe { parts::<B, H>(env) };
+    env.unchecked = 1;
     match cpu.try_load(bus, addr, SIZE) {
         Ok(v) => v as u64,
         Err(f) => {
@@ -166,6 +259,7 @@ extern "C" fn store<B: XtensaBus, H: XtensaHooks, const SIZE: u32>(
 ) -> u32 {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
     let (env, cpu, bus, _) = unsafe { parts::<B, H>(env) };
+    env.unchecked = 1;
     match cpu.try_store(bus, addr, SIZE, value) {
         Ok(()) => 0,
         Err(f) => {
@@ -193,7 +287,7 @@ extern "C" fn goes_on<B: XtensaBus, H: XtensaHooks>(
 ) -> u32 {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
     let (env, cpu, bus, hooks) = unsafe { parts::<B, H>(env) };
-    cpu.continues_plainly_at(
+    let goes_on = cpu.continues_plainly_at(
         bus,
         hooks,
         env.run,
@@ -201,7 +295,13 @@ extern "C" fn goes_on<B: XtensaBus, H: XtensaHooks>(
         insns as u64,
         cycles as u64,
         next,
-    ) as u32
+    );
+    if goes_on {
+        // Everything the checks read is as compiled code found it on entry.
+        env.unchecked = 0;
+        env.quiet = hooks.quiet_range();
+    }
+    goes_on as u32
 }
 
 extern "C" fn call<B: XtensaBus, H: XtensaHooks>(
@@ -212,13 +312,15 @@ extern "C" fn call<B: XtensaBus, H: XtensaHooks>(
     window: u32,
 ) {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
-    let (_, _, _, hooks) = unsafe { parts::<B, H>(env) };
+    let (env, _, _, hooks) = unsafe { parts::<B, H>(env) };
+    env.unchecked = 1;
     hooks.call(from, return_to, to, window);
 }
 
 extern "C" fn ret<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, from: u32, to: u32) {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
-    let (_, _, _, hooks) = unsafe { parts::<B, H>(env) };
+    let (env, _, _, hooks) = unsafe { parts::<B, H>(env) };
+    env.unchecked = 1;
     hooks.ret(from, to);
 }
 
@@ -259,7 +361,8 @@ extern "C" fn entry<B: XtensaBus, H: XtensaHooks>(
 
 extern "C" fn retw<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, pc: u32) -> u64 {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
-    let (_, cpu, _, hooks) = unsafe { parts::<B, H>(env) };
+    let (env, cpu, _, hooks) = unsafe { parts::<B, H>(env) };
+    env.unchecked = 1;
     match cpu.retw(hooks, pc) {
         Ok(target) => target as u64,
         Err(stop) => (1 << 32) | leave_for(cpu, stop) as u64,
@@ -275,6 +378,63 @@ pub(super) struct Compiler {
     t_taken: u64,
     /// The core has LITBASE (L32R reads it at run time).
     litbase: bool,
+    /// The core raises LoadStoreAlignment for misaligned accesses (`Cpu::align_exc`).
+    align_exc: bool,
+    /// The core has windows or zero-overhead loops: the run loop checks a block's panes and LEND
+    /// before running it plainly (`Xtensa::run`).
+    checks_panes: bool,
+    /// The entry from Rust into compiled code.
+    enter: EnterFn,
+    /// The link cells of the exits compiled so far (read by the code, so never moved or dropped
+    /// before it is).
+    cells: LinkCells,
+}
+
+/// Link cells, each boxed: compiled code holds their addresses, which must not change when the
+/// vector grows.
+#[allow(clippy::vec_box)]
+type LinkCells = Vec<Box<UnsafeCell<LinkCell>>>;
+
+/// `JitEnv::run`'s entry: a function of the host's C convention that calls a `BlockFn` of the
+/// tail-call convention and returns its answer.
+fn compile_enter(module: &mut JITModule, ctx: &mut Context) -> Result<EnterFn, String> {
+    let (ptr, conv) = (
+        module.target_config().pointer_type(),
+        module.target_config().default_call_conv,
+    );
+    ctx.func.signature = signature(conv, &[ptr, ptr, ptr], Some(types::I32));
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let [code, cpu, env] = b.block_params(entry) else {
+            unreachable!("three parameters")
+        };
+        let (code, cpu, env) = (*code, *cpu, *env);
+        let sig = b.import_signature(block_signature(ptr));
+        let call = b.ins().call_indirect(sig, code, &[cpu, env]);
+        let answer = b.inst_results(call)[0];
+        b.ins().return_(&[answer]);
+        b.finalize(module.target_config());
+    }
+    let id = module
+        .declare_anonymous_function(&ctx.func.signature)
+        .map_err(|e| e.to_string())?;
+    let defined = module.define_function(id, ctx);
+    module.clear_context(ctx);
+    defined.map_err(|e| e.to_string())?;
+    module.finalize_definitions().map_err(|e| e.to_string())?;
+    let code = module.get_finalized_function(id);
+    // SAFETY: the function was just compiled with `EnterFn`'s signature in the C convention.
+    Ok(unsafe { std::mem::transmute::<*const u8, EnterFn>(code) })
+}
+
+/// The signature of a `BlockFn`.
+fn block_signature(ptr: types::Type) -> Signature {
+    signature(CallConv::Tail, &[ptr, ptr], Some(types::I32))
 }
 
 impl Compiler {
@@ -282,20 +442,34 @@ impl Compiler {
     pub(super) fn new(cpu: &Cpu) -> Result<Compiler, String> {
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+        // Cranelift's tail calls (linked exits) need frame pointers.
+        flags
+            .set("preserve_frame_pointers", "true")
+            .map_err(|e| e.to_string())?;
         let isa = cranelift_native::builder()
             .map_err(|e| format!("no Cranelift back end for this host: {e}"))?
             .finish(settings::Flags::new(flags))
             .map_err(|e| e.to_string())?;
-        let module = JITModule::new(JITBuilder::with_isa(
+        if isa.pointer_type() != types::I64 || cfg!(target_endian = "big") {
+            // The inline data path indexes with 64-bit offsets and reads little-endian words.
+            return Err("the block compiler needs a 64-bit little-endian host".into());
+        }
+        let mut module = JITModule::new(JITBuilder::with_isa(
             isa,
             cranelift_module::default_libcall_names(),
         ));
+        let mut ctx = module.make_context();
+        let enter = compile_enter(&mut module, &mut ctx)?;
         Ok(Compiler {
-            ctx: module.make_context(),
+            ctx,
             module: Some(module),
             fctx: FunctionBuilderContext::new(),
             t_taken: cpu.t_taken,
             litbase: cpu.cfg.litbase,
+            align_exc: cpu.align_exc,
+            checks_panes: cpu.cfg.windowed || cpu.cfg.loops,
+            enter,
+            cells: Vec::new(),
         })
     }
 
@@ -317,7 +491,7 @@ impl Compiler {
             module.target_config().pointer_type(),
             module.target_config().default_call_conv,
         );
-        self.ctx.func.signature = signature(conv, &[ptr, ptr], Some(types::I32));
+        self.ctx.func.signature = block_signature(ptr);
         let sigs = CalloutSigs::new(conv, ptr);
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
@@ -327,6 +501,10 @@ impl Compiler {
             b.seal_block(entry);
             let (cpu, env) = (b.block_params(entry)[0], b.block_params(entry)[1]);
             let sigs = sigs.import(&mut b);
+            // The block's start as a branch target of its own (a loop to itself).
+            let top = b.create_block();
+            b.ins().jump(top, &[]);
+            b.switch_to_block(top);
             let mut tr = Translator {
                 b,
                 cpu,
@@ -336,9 +514,14 @@ impl Compiler {
                 regs: [None; 17],
                 dirty: 0,
                 pc0,
+                top,
+                bytes,
                 max_pane,
                 t_taken: self.t_taken,
                 litbase: self.litbase,
+                align_exc: self.align_exc,
+                checks_panes: self.checks_panes,
+                cells: &mut self.cells,
             };
             let last = code.len() - 1;
             let mut open = true;
@@ -350,12 +533,14 @@ impl Compiler {
             }
             if open {
                 // Fell through the end of the block (`block_end_marker`).
-                let end =
-                    tr.b.ins()
-                        .iconst(types::I32, pc0.wrapping_add(bytes) as i64);
                 let insn = &code[last];
-                tr.leave(Some(end), insn.idx as u32 + 1, insn.cum_cost as u64);
+                tr.leave_linked(
+                    pc0.wrapping_add(bytes),
+                    insn.idx as u32 + 1,
+                    insn.cum_cost as u64,
+                );
             }
+            tr.b.seal_block(top);
             tr.b.finalize(module.target_config());
         }
         let id = module
@@ -365,9 +550,7 @@ impl Compiler {
         module.clear_context(&mut self.ctx);
         defined.ok()?;
         module.finalize_definitions().ok()?;
-        let code = module.get_finalized_function(id);
-        // SAFETY: the function was just compiled with `BlockFn`'s signature.
-        Some(unsafe { std::mem::transmute::<*const u8, BlockFn>(code) })
+        std::ptr::NonNull::new(module.get_finalized_function(id).cast_mut()).map(BlockFn)
     }
 }
 
@@ -411,6 +594,8 @@ fn signature(conv: CallConv, params: &[types::Type], ret: Option<types::Type>) -
 
 /// Signatures of the `JitEnv` call-outs, as declared and as imported into a function.
 struct CalloutSigs<S> {
+    /// Not a call-out's: a `BlockFn`'s, for the tail call of a linked exit.
+    block: S,
     load: S,
     store: S,
     fault: S,
@@ -425,6 +610,7 @@ impl CalloutSigs<Signature> {
     fn new(conv: CallConv, ptr: types::Type) -> Self {
         let i32 = types::I32;
         CalloutSigs {
+            block: block_signature(ptr),
             load: signature(conv, &[ptr, i32], Some(types::I64)),
             store: signature(conv, &[ptr, i32, i32], Some(i32)),
             fault: signature(conv, &[ptr, i32], Some(i32)),
@@ -438,6 +624,7 @@ impl CalloutSigs<Signature> {
 
     fn import(self, b: &mut FunctionBuilder) -> CalloutSigs<SigRef> {
         CalloutSigs {
+            block: b.import_signature(self.block),
             load: b.import_signature(self.load),
             store: b.import_signature(self.store),
             fault: b.import_signature(self.fault),
@@ -472,14 +659,34 @@ struct Translator<'a> {
     /// Bit i: `regs[i]` was written (stored back at exits).
     dirty: u32,
     pc0: u32,
+    /// Where the block starts over (after the function's entry).
+    top: Block,
+    bytes: u32,
     max_pane: u8,
     t_taken: u64,
     litbase: bool,
+    align_exc: bool,
+    checks_panes: bool,
+    cells: &'a mut LinkCells,
+}
+
+/// Byte offset of a `DataView` field in `JitEnv`.
+macro_rules! data_field {
+    ($f:ident) => {
+        offset_of!(JitEnv, data) + offset_of!(DataView, $f)
+    };
 }
 
 impl Translator<'_> {
     fn flags() -> MemFlagsData {
         MemFlagsData::trusted()
+    }
+
+    /// A field of `JitEnv` that holds while compiled code runs (the call-outs, the run's bounds,
+    /// the `DataView`): loaded once where several uses share it.
+    fn env_const(&mut self, ty: types::Type, offset: usize) -> Value {
+        let flags = Self::flags().with_readonly();
+        self.b.ins().load(ty, flags, self.env, offset as i32)
     }
 
     fn imm(&mut self, v: u32) -> Value {
@@ -588,16 +795,9 @@ impl Translator<'_> {
 
     /// Call the call-out at `offset` in `Callouts`.
     fn callout(&mut self, offset: usize, sig: SigRef, args: &[Value]) -> Option<Value> {
-        let table = self.b.ins().load(
-            self.ptr,
-            Self::flags(),
-            self.env,
-            offset_of!(JitEnv, callouts) as i32,
-        );
-        let f = self
-            .b
-            .ins()
-            .load(self.ptr, Self::flags(), table, offset as i32);
+        let table = self.env_const(self.ptr, offset_of!(JitEnv, callouts));
+        let readonly = Self::flags();
+        let f = self.b.ins().load(self.ptr, readonly, table, offset as i32);
         let mut all = vec![self.env];
         all.extend_from_slice(args);
         let call = self.b.ins().call_indirect(sig, f, &all);
@@ -621,22 +821,151 @@ impl Translator<'_> {
         field + size.trailing_zeros() as usize * size_of::<extern "C" fn()>()
     }
 
+    /// Go to `slow` where `cond` holds; translation goes on where it does not.
+    fn unless(&mut self, cond: Value, slow: Block) {
+        let on = self.b.create_block();
+        self.b.ins().brif(cond, slow, &[], on, &[]);
+        self.b.switch_to_block(on);
+        self.b.seal_block(on);
+    }
+
+    /// The inline data path (`DataView`) of an access of `size` bytes at `addr`, going to `slow`
+    /// wherever `EspBus::read_at`/`write_at` would not take their fast path or the access would
+    /// raise: the host address of the bytes, with the access counted in its mapping's traffic.
+    fn plain_access(&mut self, addr: Value, size: u32, write: bool, slow: Block) -> Value {
+        let (ptr, flags) = (self.ptr, Self::flags());
+        let pages = self.env_const(ptr, data_field!(pages));
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, pages, 0);
+        self.unless(none, slow);
+        if self.align_exc && size > 1 {
+            let misaligned = self.b.ins().band_imm_s(addr, size as i64 - 1);
+            self.unless(misaligned, slow);
+        }
+        // The page's mapping: `EspBus::pages`, then `EspBus::page_maps`.
+        let page = self.b.ins().ushr_imm_u(addr, 12);
+        let page = self.b.ins().uextend(ptr, page);
+        let at = self.b.ins().iadd(pages, page);
+        let e = self.b.ins().uload8(types::I32, flags, at, 0);
+        let e = self.b.ins().uextend(ptr, e);
+        let e = self.b.ins().imul_imm_s(e, size_of::<PageMap>() as i64);
+        let maps = self.env_const(ptr, data_field!(page_maps));
+        let m = self.b.ins().iadd(maps, e);
+        let field = |f: usize| f as i32;
+        let start = self
+            .b
+            .ins()
+            .load(types::I32, flags, m, field(offset_of!(PageMap, start)));
+        let end_field = if write {
+            offset_of!(PageMap, write_end)
+        } else {
+            offset_of!(PageMap, read_end)
+        };
+        let end = self.b.ins().load(types::I32, flags, m, field(end_field));
+        let off = self.b.ins().isub(addr, start);
+        let beyond = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, off, end);
+        let priced = self
+            .b
+            .ins()
+            .uload8(types::I32, flags, m, field(offset_of!(PageMap, priced)));
+        let priced = self.b.ins().icmp_imm_s(IntCC::NotEqual, priced, 0);
+        let general = self.b.ins().bor(beyond, priced);
+        self.unless(general, slow);
+        // The bytes: `EspBus::ram[base + off..][..4]`, inside the buffer as `read_at` checks.
+        let base = self
+            .b
+            .ins()
+            .load(types::I32, flags, m, field(offset_of!(PageMap, base)));
+        let (base, off) = (
+            self.b.ins().uextend(ptr, base),
+            self.b.ins().uextend(ptr, off),
+        );
+        let at = self.b.ins().iadd(base, off);
+        let len = self.env_const(ptr, data_field!(ram_len));
+        let room = self.b.ins().iadd_imm_s(at, 4);
+        let outside = self.b.ins().icmp(IntCC::UnsignedGreaterThan, room, len);
+        self.unless(outside, slow);
+        if write {
+            // A store into a chunk instructions were decoded from: `EspBus::code_written`.
+            let chunk = self.b.ins().ushr_imm_u(at, 8);
+            let word = self.b.ins().ushr_imm_u(chunk, 6);
+            let word = self.b.ins().ishl_imm_u(word, 3);
+            let code = self.env_const(ptr, data_field!(code));
+            let word = self.b.ins().iadd(code, word);
+            let bits = self.b.ins().load(types::I64, flags, word, 0);
+            let bit = self.b.ins().band_imm_s(chunk, 63);
+            let bits = self.b.ins().ushr(bits, bit);
+            let holds_code = self.b.ins().band_imm_s(bits, 1);
+            self.unless(holds_code, slow);
+        }
+        // `Traffic::add`.
+        let (count, bytes) = if write {
+            (
+                offset_of!(Traffic, writes),
+                offset_of!(Traffic, write_bytes),
+            )
+        } else {
+            (offset_of!(Traffic, reads), offset_of!(Traffic, read_bytes))
+        };
+        let traffic = offset_of!(PageMap, traffic);
+        for (f, add) in [(count, 1), (bytes, size as i64)] {
+            let f = field(traffic + f);
+            let v = self.b.ins().load(types::I64, flags, m, f);
+            let v = self.b.ins().iadd_imm_s(v, add);
+            self.b.ins().store(flags, v, m, f);
+        }
+        let ram = self.env_const(ptr, data_field!(ram));
+        self.b.ins().iadd(ram, at)
+    }
+
     fn load(&mut self, insn: &Insn, pc: u32, addr: Value, size: u32) -> Value {
+        let (slow, done) = (self.b.create_block(), self.b.create_block());
+        let value = self.b.append_block_param(done, types::I32);
+        let host = self.plain_access(addr, size, false, slow);
+        let flags = Self::flags();
+        let v = match size {
+            1 => self.b.ins().uload8(types::I32, flags, host, 0),
+            2 => self.b.ins().uload16(types::I32, flags, host, 0),
+            _ => self.b.ins().load(types::I32, flags, host, 0),
+        };
+        self.b.ins().jump(done, &[v.into()]);
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
         let callout = Self::sized(offset_of!(Callouts, load), size);
         let r = self
             .callout(callout, self.sigs.load, &[addr])
             .expect("the load call-out returns");
         let failed = self.b.ins().ushr_imm_u(r, 32);
         self.side_exit(failed, |t| t.fault_exit(insn, pc));
-        self.b.ins().ireduce(types::I32, r)
+        let v = self.b.ins().ireduce(types::I32, r);
+        self.b.ins().jump(done, &[v.into()]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        value
     }
 
     fn store(&mut self, insn: &Insn, pc: u32, addr: Value, size: u32, v: Value) {
+        let (slow, done) = (self.b.create_block(), self.b.create_block());
+        let host = self.plain_access(addr, size, true, slow);
+        let flags = Self::flags();
+        match size {
+            1 => self.b.ins().istore8(flags, v, host, 0),
+            2 => self.b.ins().istore16(flags, v, host, 0),
+            _ => self.b.ins().store(flags, v, host, 0),
+        };
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
         let callout = Self::sized(offset_of!(Callouts, store), size);
         let failed = self
             .callout(callout, self.sigs.store, &[addr, v])
             .expect("the store call-out returns");
         self.side_exit(failed, |t| t.fault_exit(insn, pc));
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
     }
 
     /// a<s> + imm, the address of a load or store.
@@ -651,19 +980,209 @@ impl Translator<'_> {
         self.leave(Some(target), insn.idx as u32 + 1, cycles);
     }
 
+    /// Leave for the known PC `target` after `insn`, a taken branch or jump, linked.
+    fn jump_to(&mut self, insn: &Insn, target: u32) {
+        let cycles = insn.cum_cost as u64 + self.t_taken;
+        self.leave_linked(target, insn.idx as u32 + 1, cycles);
+    }
+
+    /// `beyond` (the panes of the block at `pc` out of reach) or LEND inside its `bytes`: the run
+    /// loop would not run it plainly (`Cpu::runs_plainly`).
+    fn refuses(&mut self, pc: u32, bytes: Value, beyond: Value) -> Value {
+        let lend = self.load_cpu(types::I32, cpu_field!(lend));
+        let into = self
+            .b
+            .ins()
+            .iadd_imm_s(lend, pc.wrapping_add(1).wrapping_neg() as i32 as i64);
+        let ends_inside = self.b.ins().icmp(IntCC::UnsignedLessThan, into, bytes);
+        self.b.ins().bor(beyond, ends_inside)
+    }
+
+    /// Leave for the block's own start: run it again from `top` where the run loop would
+    /// (`leave_linked`), with the registers stored back.
+    fn start_over(&mut self, insns: u32, cycles: u64) {
+        self.store_back();
+        self.count(insns, cycles);
+        let go = self.goes_on(0, 0, self.pc0);
+        let (again, out) = (self.b.create_block(), self.b.create_block());
+        if self.checks_panes {
+            let on = self.b.create_block();
+            self.b.ins().brif(go, on, &[], out, &[]);
+            self.b.switch_to_block(on);
+            self.b.seal_block(on);
+            let limit =
+                self.b
+                    .ins()
+                    .uload8(types::I32, Self::flags(), self.cpu, cpu_field!(win_limit));
+            let beyond =
+                self.b
+                    .ins()
+                    .icmp_imm_u(IntCC::UnsignedLessThan, limit, self.max_pane as i64);
+            let bytes = self.imm(self.bytes);
+            let refused = self.refuses(self.pc0, bytes, beyond);
+            self.b.ins().brif(refused, out, &[], again, &[]);
+        } else {
+            self.b.ins().brif(go, again, &[], out, &[]);
+        }
+        self.b.switch_to_block(again);
+        self.b.seal_block(again);
+        self.b.ins().jump(self.top, &[]);
+        self.b.switch_to_block(out);
+        self.b.seal_block(out);
+        let pc = self.imm(self.pc0);
+        self.store_cpu(pc, cpu_field!(pc));
+        let zero = self.imm(0);
+        self.b.ins().return_(&[zero]);
+    }
+
+    /// Whether the run would go on plainly at `next` with `insns` and `cycles` of the block not yet
+    /// counted (`Cpu::continues_plainly_at`), as an `i8` truth value: worked out inline from the
+    /// counters, `Cpu::cycle_stop` and the quiet range while no call-out ran since the last full
+    /// check (nothing else the check reads has changed then), else by the goes-on call-out.
+    fn goes_on(&mut self, insns: u32, cycles: u32, next: u32) -> Value {
+        let flags = Self::flags();
+        let (inline, full, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let answer = self.b.append_block_param(done, types::I8);
+        let next = self.imm(next);
+        let unchecked = self.b.ins().load(
+            types::I32,
+            flags,
+            self.env,
+            offset_of!(JitEnv, unchecked) as i32,
+        );
+        self.b.ins().brif(unchecked, full, &[], inline, &[]);
+        self.b.switch_to_block(inline);
+        self.b.seal_block(inline);
+        let done_insns = self.load_cpu(types::I64, cpu_field!(insns));
+        let done_insns = self.b.ins().iadd_imm_s(done_insns, insns as i64);
+        let insn_end = self.env_const(
+            types::I64,
+            offset_of!(JitEnv, run) + RunBounds::PLAIN_INSN_END,
+        );
+        let budget = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThan, done_insns, insn_end);
+        let done_cycles = self.load_cpu(types::I64, cpu_field!(cycles));
+        let done_cycles = self.b.ins().iadd_imm_s(done_cycles, cycles as i64);
+        let cycle_stop = self.load_cpu(types::I64, cpu_field!(cycle_stop));
+        let time = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThan, done_cycles, cycle_stop);
+        // `next` in [quiet.0, quiet.1): next - quiet.0 < quiet.1 - quiet.0.
+        let quiet = offset_of!(JitEnv, quiet) as i32;
+        let lo = self.b.ins().load(types::I32, flags, self.env, quiet);
+        let hi = self.b.ins().load(types::I32, flags, self.env, quiet + 4);
+        let past = self.b.ins().isub(next, lo);
+        let width = self.b.ins().isub(hi, lo);
+        let quiet = self.b.ins().icmp(IntCC::UnsignedLessThan, past, width);
+        let go = self.b.ins().band(budget, time);
+        let go = self.b.ins().band(go, quiet);
+        self.b.ins().jump(done, &[go.into()]);
+        self.b.switch_to_block(full);
+        self.b.seal_block(full);
+        let args = [self.imm(insns), self.imm(cycles), next];
+        let go = self
+            .callout(offset_of!(Callouts, goes_on), self.sigs.goes_on, &args)
+            .expect("the goes-on call-out returns");
+        let go = self.b.ins().ireduce(types::I8, go);
+        self.b.ins().jump(done, &[go.into()]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        answer
+    }
+
+    /// `leave` for the known PC `target`, going on into the compiled code of the block there
+    /// (`LinkCell`) where the run loop would run it next, plainly, with nothing in between.
+    fn leave_linked(&mut self, target: u32, insns: u32, cycles: u64) {
+        if target == self.pc0 {
+            return self.start_over(insns, cycles);
+        }
+        self.store_back();
+        let pc = self.imm(target);
+        self.store_cpu(pc, cpu_field!(pc));
+        self.count(insns, cycles);
+        let (unlinked, out) = (self.b.create_block(), self.b.create_block());
+        let go = self.goes_on(0, 0, target);
+        let (ptr, flags) = (self.ptr, Self::flags());
+        let cell = Box::new(UnsafeCell::new(LinkCell {
+            code: None,
+            bytes: 0,
+            max_pane: 0,
+        }));
+        let cell_at = self.b.ins().iconst(ptr, cell.get() as i64);
+        self.cells.push(cell);
+        let next = self.b.create_block();
+        self.b.ins().brif(go, next, &[], out, &[]);
+        self.b.switch_to_block(next);
+        self.b.seal_block(next);
+        let code = self
+            .b
+            .ins()
+            .load(ptr, flags, cell_at, offset_of!(LinkCell, code) as i32);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, code, 0);
+        let plain = self.b.create_block();
+        self.b.ins().brif(none, unlinked, &[], plain, &[]);
+        self.b.switch_to_block(plain);
+        self.b.seal_block(plain);
+        if self.checks_panes {
+            // `Cpu::runs_plainly`: the block's panes within reach, LEND not inside it.
+            let max_pane = self.b.ins().uload8(
+                types::I32,
+                flags,
+                cell_at,
+                offset_of!(LinkCell, max_pane) as i32,
+            );
+            let limit = self
+                .b
+                .ins()
+                .uload8(types::I32, flags, self.cpu, cpu_field!(win_limit));
+            let beyond = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThan, max_pane, limit);
+            let bytes = self.b.ins().load(
+                types::I32,
+                flags,
+                cell_at,
+                offset_of!(LinkCell, bytes) as i32,
+            );
+            let refused = self.refuses(target, bytes, beyond);
+            let go = self.b.create_block();
+            self.b.ins().brif(refused, out, &[], go, &[]);
+            self.b.switch_to_block(go);
+            self.b.seal_block(go);
+        }
+        self.b
+            .ins()
+            .return_call_indirect(self.sigs.block, code, &[self.cpu, self.env]);
+        self.b.switch_to_block(unlinked);
+        self.b.seal_block(unlinked);
+        self.b
+            .ins()
+            .store(flags, cell_at, self.env, offset_of!(JitEnv, pending) as i32);
+        let zero = self.imm(0);
+        self.b.ins().return_(&[zero]);
+        self.b.switch_to_block(out);
+        self.b.seal_block(out);
+        let zero = self.imm(0);
+        self.b.ins().return_(&[zero]);
+    }
+
     /// A conditional branch on `cond` (an `icmp` result); `last`: the block's last instruction.
     fn branch(&mut self, insn: &Insn, cond: Value, next: u32, last: bool) {
-        let target = self.imm(insn.imm);
-        self.side_exit(cond, |t| t.jump(insn, target));
+        self.side_exit(cond, |t| t.jump_to(insn, insn.imm));
         if last {
             // The end of the block follows, which leaves for `next` as a refusal here would.
             return;
         }
         let (n, c, at) = (insn.idx as u32 + 1, insn.cum_cost as u32, next);
-        let args = [self.imm(n), self.imm(c), self.imm(at)];
-        let goes_on = self
-            .callout(offset_of!(Callouts, goes_on), self.sigs.goes_on, &args)
-            .expect("the goes-on call-out returns");
+        let goes_on = self.goes_on(n, c, at);
         let stops = self.b.ins().icmp_imm_s(IntCC::Equal, goes_on, 0);
         self.side_exit(stops, |t| {
             let next = t.imm(at);
@@ -1042,8 +1561,7 @@ impl Translator<'_> {
                 brbits!(cc, mask)
             }
             J => {
-                let target = self.imm(insn.imm);
-                self.jump(insn, target);
+                self.jump_to(insn, insn.imm);
                 return false;
             }
             Jx => {

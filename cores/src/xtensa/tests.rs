@@ -1633,6 +1633,13 @@ impl XtensaHooks for QuietRange {
     fn skips_block_start(&self, pc: u32) -> bool {
         !self.flow && pc >= self.quiet.0 && pc < self.quiet.1
     }
+    fn quiet_range(&self) -> (u32, u32) {
+        if self.flow {
+            (0, 0)
+        } else {
+            self.quiet
+        }
+    }
     fn call(&mut self, _from: u32, _return_to: u32, _to: u32, _window: u32) {
         self.flow = true;
     }
@@ -3741,7 +3748,8 @@ enum Item {
 /// A random program: a loop (a14 times) over a random body of computation, data accesses, forward
 /// branches, CCOUNT reads and calls (windowed ones on cores with windows), ending with BREAK; a13
 /// moves by −3 when a15 counts down to 0.
-fn random_program(rng: &mut Rng, cfg: &XtensaConfig) -> Vec<u8> {
+/// A random program for the code at `base`.
+fn random_program(rng: &mut Rng, cfg: &XtensaConfig, base: u32) -> Vec<u8> {
     let n = 1 + rng.below(40) as usize;
     let items: Vec<Item> = (0..n)
         .map(|k| match rng.below(10) {
@@ -3758,7 +3766,7 @@ fn random_program(rng: &mut Rng, cfg: &XtensaConfig) -> Vec<u8> {
             }
         })
         .collect();
-    let mut a = Asm::new(CODE);
+    let mut a = Asm::new(base);
     let (func, windowed_func) = (a.label(), a.label());
     let top = a.here();
     // Item k starts at `starts[k]`; a branch is 3 bytes, a call 3 bytes plus alignment padding,
@@ -3816,7 +3824,7 @@ fn random_program(rng: &mut Rng, cfg: &XtensaConfig) -> Vec<u8> {
     let mut code = a.finish();
     for (pos, w, target) in branches {
         let to = a.labels[target.0].unwrap();
-        let k = to - (CODE + pos as u32 + 4);
+        let k = to - (base + pos as u32 + 4);
         code[pos..pos + 3].copy_from_slice(&branch_word(w, k).to_le_bytes()[..3]);
     }
     code
@@ -3830,38 +3838,67 @@ type RandomRun = (
     Option<Vec<u8>>,
 );
 
-fn run_random_program(
+/// Where a random program runs: its code, its data and the vectors (a BREAK in each).
+struct RandomPlace {
+    code: u32,
+    data: u32,
+    vectors: u32,
+}
+
+/// The test machine's memory (`machine`).
+const FLAT_PLACE: RandomPlace = RandomPlace {
+    code: CODE,
+    data: DATA,
+    vectors: VEC,
+};
+
+/// Run random program `code` at `place` on `bus`, compiled or interpreted, through budget slices,
+/// with hooks that are told of blocks past the first `quiet_len` bytes of the code.
+#[allow(clippy::too_many_arguments)]
+fn run_random_program<B: XtensaBus>(
     cfg: &XtensaConfig,
+    bus: &mut B,
+    place: &RandomPlace,
     code: &[u8],
+    quiet_len: u32,
     regs: &[u32],
     misaligned_from: u32,
     slices: &[(u64, u64)],
     compile: bool,
 ) -> RandomRun {
-    let mut m = machine(cfg.clone());
-    m.x.set_block_compiler(compile);
-    m.mem.load(CODE, code);
-    let data: Vec<u8> = (0..0x400u32).map(|i| (i * 37 + 11) as u8).collect();
-    m.mem.load(DATA, &data);
-    for (i, &v) in regs.iter().enumerate() {
-        m.x.cpu.set_ar(*FREE_REGS.start() as u32 + i as u32, v);
+    let mut x = machine(cfg.clone()).x;
+    x.set_block_compiler(compile);
+    for (k, &b) in code.iter().enumerate() {
+        bus.write(place.code + k as u32, 1, b as u32).unwrap();
     }
-    m.x.cpu.set_ar(12, DATA);
-    m.x.cpu.set_ar(13, DATA + 4);
-    m.x.cpu.set_ar(15, misaligned_from);
+    for k in 0..0x400u32 {
+        bus.write(place.data + k, 1, (k * 37 + 11) & 0xFF).unwrap();
+        let slot = if k % 16 < 3 {
+            rrr(0, 0, 0, 4, 0xF, 0xF) >> (8 * (k % 16))
+        } else {
+            0
+        };
+        bus.write(place.vectors + k, 1, slot & 0xFF).unwrap();
+    }
+    x.cpu.vecbase = place.vectors;
+    for (i, &v) in regs.iter().enumerate() {
+        x.cpu.set_ar(*FREE_REGS.start() as u32 + i as u32, v);
+    }
+    x.cpu.set_ar(12, place.data);
+    x.cpu.set_ar(13, place.data + 4);
+    x.cpu.set_ar(15, misaligned_from);
     // Enough passes for the loop's blocks to be compiled.
-    m.x.cpu.set_ar(14, jit::COMPILE_AFTER + 100);
-    m.x.cpu.pc = CODE;
+    x.cpu.set_ar(14, jit::COMPILE_AFTER + 100);
+    x.cpu.pc = place.code;
     let mut hooks = QuietRange {
-        quiet: (CODE, CODE + 0x1000),
+        quiet: (place.code, place.code + quiet_len),
         flow: true,
         told: Vec::new(),
     };
-    let mut bus = FreeFetch(std::mem::take(&mut m.mem));
     let mut ends = Vec::new();
     for &(insns, cycles) in slices {
-        let stop = m.x.run(&mut bus, &mut hooks, insns, cycles);
-        let c = &m.x.cpu;
+        let stop = x.run(bus, &mut hooks, insns, cycles);
+        let c = &x.cpu;
         ends.push((stop, c.pc, c.cycles, c.insns, c.physical_ar(), c.sar));
         if !matches!(
             stop,
@@ -3870,7 +3907,31 @@ fn run_random_program(
             break;
         }
     }
-    (ends, hooks.told, bus.0.peek(DATA, 0x400))
+    let data = (0..0x400).map(|k| bus.read(place.data + k, 1).map(|b| b as u8));
+    (ends, hooks.told, data.collect::<Result<_, _>>().ok())
+}
+
+/// A board's bus and where a random program runs on it: code and vectors in internal RAM, data in
+/// internal RAM (on the ESP32-S3 in the same SRAM as the code, a few chunks on, so that stores
+/// check code marks next to marked chunks).
+fn random_board(cfg: &XtensaConfig) -> (EspBus, RandomPlace) {
+    if cfg.windowed {
+        let board = tigris_targets::load("esp32s3").unwrap();
+        let place = RandomPlace {
+            code: 0x4037_9000,
+            data: 0x3FC8_A000,
+            vectors: 0x4037_8000,
+        };
+        (EspBus::new(&board), place)
+    } else {
+        let board = tigris_targets::load("esp8266").unwrap();
+        let place = RandomPlace {
+            code: 0x4010_1000,
+            data: 0x3FFE_9000,
+            vectors: 0x4010_0000,
+        };
+        (EspBus::new(&board), place)
+    }
 }
 
 proptest::proptest! {
@@ -3883,7 +3944,10 @@ proptest::proptest! {
     fn block_compiler_runs_random_programs_exactly_as_the_interpreter(seed in proptest::prelude::any::<u64>()) {
         let mut rng = Rng(seed | 1);
         for cfg in [XtensaConfig::esp8266(), XtensaConfig::esp32s3()] {
-            let code = random_program(&mut rng, &cfg);
+            // The same program at both places.
+            let place = random_board(&cfg).1;
+            let board_code = random_program(&mut Rng(rng.0), &cfg, place.code);
+            let code = random_program(&mut rng, &cfg, CODE);
             let regs: Vec<u32> = FREE_REGS.map(|_| rng.next()).collect();
             // 0: never (a15 counts down from −1).
             let misaligned_from = if rng.below(4) == 0 {
@@ -3891,13 +3955,31 @@ proptest::proptest! {
             } else {
                 0
             };
-            let mut slices: Vec<(u64, u64)> = (0..8)
-                .map(|_| (1 + rng.below(3000) as u64, 1 + rng.below(5000) as u64))
-                .collect();
+            // Short slices, one that ends anywhere in the run (mostly after the blocks were
+            // compiled), short slices again (compiled code cut by the budgets), the rest.
+            let short = |rng: &mut Rng| (1 + rng.below(3000) as u64, 1 + rng.below(5000) as u64);
+            let mut slices: Vec<(u64, u64)> = (0..4).map(|_| short(&mut rng)).collect();
+            slices.push((1 + rng.below(400_000) as u64, u64::MAX));
+            slices.extend((0..4).map(|_| short(&mut rng)));
             slices.push((u64::MAX, u64::MAX));
-            let compiled = run_random_program(&cfg, &code, &regs, misaligned_from, &slices, true);
-            let interpreted = run_random_program(&cfg, &code, &regs, misaligned_from, &slices, false);
+            // Blocks past this many bytes of the code are told to the hooks.
+            let quiet_len = 1 + rng.below(code.len() as u32 + 64);
+            let flat = |compile| {
+                let mut bus = FreeFetch(machine(cfg.clone()).mem);
+                run_random_program(&cfg, &mut bus, &FLAT_PLACE, &code, quiet_len, &regs, misaligned_from, &slices, compile)
+            };
+            let (compiled, interpreted) = (flat(true), flat(false));
             proptest::prop_assert!(compiled == interpreted, "seed {seed}: {:?} vs {:?}", compiled.0.last(), interpreted.0.last());
+            // On the board's own bus compiled code makes plain accesses itself (`DataView`), so the
+            // regions' traffic counters are compared too.
+            let board = |compile| {
+                let mut bus = random_board(&cfg).0;
+                let run = run_random_program(&cfg, &mut bus, &place, &board_code, quiet_len, &regs, misaligned_from, &slices, compile);
+                bus.flush_traffic();
+                (run, bus.mem.regions.iter().map(|r| r.counters).collect::<Vec<_>>())
+            };
+            let (compiled, interpreted) = (board(true), board(false));
+            proptest::prop_assert!(compiled == interpreted, "seed {seed} on the board: {:?} vs {:?}", compiled.0.0.last(), interpreted.0.0.last());
         }
     }
 }
