@@ -442,6 +442,11 @@ impl Compiler {
     pub(super) fn new(cpu: &Cpu) -> Result<Compiler, String> {
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+        // The translator's output is checked by the tests that compare it with the interpreter;
+        // checking every function again while a run goes costs compile time.
+        flags
+            .set("enable_verifier", "false")
+            .map_err(|e| e.to_string())?;
         // Cranelift's tail calls (linked exits) need frame pointers.
         flags
             .set("preserve_frame_pointers", "true")
