@@ -71,8 +71,13 @@ pub(super) struct PageMap {
     pub(super) read_end: u32,
     /// The same for writes (the mapping must also be writable).
     pub(super) write_end: u32,
-    storage: u32,
-    region: u32,
+    /// `read_end` and `write_end` where data accesses cost nothing, else 0: the offsets below
+    /// which compiled code makes the access itself (`DataView`).
+    pub(super) plain_read_end: u32,
+    pub(super) plain_write_end: u32,
+    /// Narrow, so that the entry fits in 64 bytes (a shift indexes `EspBus::page_maps`).
+    storage: u16,
+    region: u16,
     /// Index in `EspBus::ram` of the mapping's first byte (32 bits: the fast path's index sums
     /// then cannot overflow, which spares it a check).
     pub(super) base: u32,
@@ -168,33 +173,51 @@ fn next_span(spans: &[(usize, usize)]) -> usize {
 }
 
 /// What compiled code needs to make plain data accesses itself (`jit.rs`), as `EspBus::read_at`
-/// and `write_at` make them: the page table, the fast-path mappings, the memory and the code marks.
-/// Valid while the bus is neither moved nor dropped (none of the four is ever reallocated).
+/// and `write_at` make them: the page table (1 << 20 entries), the fast-path mappings (256; the
+/// 4 bytes at an offset below an entry's `plain_read_end`/`plain_write_end` lie inside `ram`, see
+/// `page_map`), the memory and the code marks. Valid while the bus is neither moved nor dropped
+/// (none of the four is ever reallocated).
 #[derive(Clone, Copy)]
 #[repr(C)]
 pub struct DataView {
     pub(super) pages: *const u8,
     pub(super) page_maps: *mut PageMap,
     pub(super) ram: *mut u8,
-    pub(super) ram_len: u64,
     pub(super) code: *const u64,
 }
 
-/// The fast-path view of mapping `m`.
+/// A `PageMap` must fit in 64 bytes: compiled code indexes `EspBus::page_maps` by shifting.
+const _: () = assert!(size_of::<PageMap>() == 64);
+
+/// The fast-path view of mapping `m`. The bytes of every access it lets through lie inside the
+/// mapping's storage, so inside `EspBus::ram` (compiled code relies on it: `DataView`).
 fn page_map(m: &Mapping, spans: &[(usize, usize)], mem: &MemorySystem) -> PageMap {
-    // Storage beyond 4 GiB of host buffer (never in practice) takes the general path.
-    let Ok(base) = u32::try_from(spans[m.storage].0 + m.offset as usize) else {
+    // Storage beyond 4 GiB of host buffer (never in practice), or a mapping past the end of its
+    // storage, takes the general path.
+    let (span_base, span_len) = spans[m.storage];
+    let Ok(base) = u32::try_from(span_base + m.offset as usize) else {
         return PageMap::default();
     };
+    if m.offset as usize + m.len as usize > span_len {
+        return PageMap::default();
+    }
     let end = if m.mmio { 0 } else { m.len.saturating_sub(3) };
+    let write_end = if m.writable { end } else { 0 };
+    let priced = mem.regions[m.region].prices_data();
+    // Entries past these types' reach take the general path.
+    let (Ok(storage), Ok(region)) = (u16::try_from(m.storage), u16::try_from(m.region)) else {
+        return PageMap::default();
+    };
     PageMap {
         start: m.start,
         read_end: end,
-        write_end: if m.writable { end } else { 0 },
-        storage: m.storage as u32,
+        write_end,
+        plain_read_end: if priced { 0 } else { end },
+        plain_write_end: if priced { 0 } else { write_end },
+        storage,
         base,
-        region: m.region as u32,
-        priced: mem.regions[m.region].prices_data(),
+        region,
+        priced,
         traffic: Traffic::default(),
     }
 }
@@ -949,7 +972,6 @@ impl XtensaBus for EspBus {
             pages: self.pages.as_ptr(),
             page_maps: self.page_maps.as_mut_ptr(),
             ram: self.ram.as_mut_ptr(),
-            ram_len: self.ram.len() as u64,
             code: self.code.as_ptr(),
         })
     }

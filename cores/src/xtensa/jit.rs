@@ -84,7 +84,7 @@ pub(super) struct LinkCell {
 #[repr(C)]
 pub(super) struct JitEnv {
     callouts: &'static Callouts,
-    /// The bus's `DataView`; a null `pages` when it has none.
+    /// The bus's `DataView`, or the compiler's view of nothing (`Compiler::no_data`).
     data: DataView,
     cpu: *mut Cpu,
     bus: *mut (),
@@ -155,13 +155,7 @@ impl JitEnv {
     ) -> JitEnv {
         JitEnv {
             callouts: CalloutsFor::<B, H>::TABLE,
-            data: data.unwrap_or(DataView {
-                pages: std::ptr::null(),
-                page_maps: std::ptr::null_mut(),
-                ram: std::ptr::null_mut(),
-                ram_len: 0,
-                code: std::ptr::null(),
-            }),
+            data: data.unwrap_or(compiler.no_data.view),
             cpu: std::ptr::null_mut(),
             bus: std::ptr::null_mut(),
             hooks: std::ptr::null_mut(),
@@ -388,6 +382,34 @@ pub(super) struct Compiler {
     /// The link cells of the exits compiled so far (read by the code, so never moved or dropped
     /// before it is).
     cells: LinkCells,
+    /// The view compiled code runs with when the bus offers none.
+    no_data: NoData,
+}
+
+/// A `DataView` whose page table maps every page to an entry that sends every access to the
+/// call-outs: compiled code then needs no test for a missing view.
+struct NoData {
+    view: DataView,
+    /// What `view` points to (the table lazily backed by the host: zeros).
+    _pages: Box<[u8]>,
+    _page_maps: Box<[PageMap]>,
+}
+
+impl NoData {
+    fn new() -> NoData {
+        let pages = vec![0u8; 1 << 20].into_boxed_slice();
+        let mut page_maps = vec![PageMap::default(); 256].into_boxed_slice();
+        NoData {
+            view: DataView {
+                pages: pages.as_ptr(),
+                page_maps: page_maps.as_mut_ptr(),
+                ram: std::ptr::null_mut(),
+                code: std::ptr::null(),
+            },
+            _pages: pages,
+            _page_maps: page_maps,
+        }
+    }
 }
 
 /// Link cells, each boxed: compiled code holds their addresses, which must not change when the
@@ -475,6 +497,7 @@ impl Compiler {
             checks_panes: cpu.cfg.windowed || cpu.cfg.loops,
             enter,
             cells: Vec::new(),
+            no_data: NoData::new(),
         })
     }
 
@@ -774,15 +797,18 @@ impl Translator<'_> {
         self.b.ins().return_(&[stops]);
     }
 
-    fn count(&mut self, insns: u32, cycles: u64) {
-        for (offset, add) in [
-            (cpu_field!(insns), insns as i64),
-            (cpu_field!(cycles), cycles as i64),
-        ] {
+    /// Add `insns` and `cycles` to the counters: their new values.
+    fn count(&mut self, insns: u32, cycles: u64) -> (Value, Value) {
+        let mut add = |offset, add: i64| {
             let v = self.load_cpu(types::I64, offset);
             let v = self.b.ins().iadd_imm_s(v, add);
             self.store_cpu(v, offset);
-        }
+            v
+        };
+        (
+            add(cpu_field!(insns), insns as i64),
+            add(cpu_field!(cycles), cycles as i64),
+        )
     }
 
     /// Where `cond` holds, leave the block as `exit` does; translation goes on where it does not.
@@ -840,8 +866,6 @@ impl Translator<'_> {
     fn plain_access(&mut self, addr: Value, size: u32, write: bool, slow: Block) -> Value {
         let (ptr, flags) = (self.ptr, Self::flags());
         let pages = self.env_const(ptr, data_field!(pages));
-        let none = self.b.ins().icmp_imm_s(IntCC::Equal, pages, 0);
-        self.unless(none, slow);
         if self.align_exc && size > 1 {
             let misaligned = self.b.ins().band_imm_s(addr, size as i64 - 1);
             self.unless(misaligned, slow);
@@ -861,9 +885,9 @@ impl Translator<'_> {
             .ins()
             .load(types::I32, flags, m, field(offset_of!(PageMap, start)));
         let end_field = if write {
-            offset_of!(PageMap, write_end)
+            offset_of!(PageMap, plain_write_end)
         } else {
-            offset_of!(PageMap, read_end)
+            offset_of!(PageMap, plain_read_end)
         };
         let end = self.b.ins().load(types::I32, flags, m, field(end_field));
         let off = self.b.ins().isub(addr, start);
@@ -871,14 +895,8 @@ impl Translator<'_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, off, end);
-        let priced = self
-            .b
-            .ins()
-            .uload8(types::I32, flags, m, field(offset_of!(PageMap, priced)));
-        let priced = self.b.ins().icmp_imm_s(IntCC::NotEqual, priced, 0);
-        let general = self.b.ins().bor(beyond, priced);
-        self.unless(general, slow);
-        // The bytes: `EspBus::ram[base + off..][..4]`, inside the buffer as `read_at` checks.
+        self.unless(beyond, slow);
+        // The bytes: `EspBus::ram[base + off..][..4]`, inside the buffer (`DataView`).
         let base = self
             .b
             .ins()
@@ -888,10 +906,6 @@ impl Translator<'_> {
             self.b.ins().uextend(ptr, off),
         );
         let at = self.b.ins().iadd(base, off);
-        let len = self.env_const(ptr, data_field!(ram_len));
-        let room = self.b.ins().iadd_imm_s(at, 4);
-        let outside = self.b.ins().icmp(IntCC::UnsignedGreaterThan, room, len);
-        self.unless(outside, slow);
         if write {
             // A store into a chunk instructions were decoded from: `EspBus::code_written`.
             let chunk = self.b.ins().ushr_imm_u(at, 8);
@@ -1007,8 +1021,8 @@ impl Translator<'_> {
     /// (`leave_linked`), with the registers stored back.
     fn start_over(&mut self, insns: u32, cycles: u64) {
         self.store_back();
-        self.count(insns, cycles);
-        let go = self.goes_on(0, 0, self.pc0);
+        let counted = self.count(insns, cycles);
+        let go = self.goes_on_counted(counted, self.pc0);
         let (again, out) = (self.b.create_block(), self.b.create_block());
         if self.checks_panes {
             let on = self.b.create_block();
@@ -1045,6 +1059,22 @@ impl Translator<'_> {
     /// counters, `Cpu::cycle_stop` and the quiet range while no call-out ran since the last full
     /// check (nothing else the check reads has changed then), else by the goes-on call-out.
     fn goes_on(&mut self, insns: u32, cycles: u32, next: u32) -> Value {
+        self.goes_on_from(None, insns, cycles, next)
+    }
+
+    /// `goes_on` after `count`, whose new values are `counted`.
+    fn goes_on_counted(&mut self, counted: (Value, Value), next: u32) -> Value {
+        self.goes_on_from(Some(counted), 0, 0, next)
+    }
+
+    /// `goes_on` from the counters' values if known, loaded if not.
+    fn goes_on_from(
+        &mut self,
+        counted: Option<(Value, Value)>,
+        insns: u32,
+        cycles: u32,
+        next: u32,
+    ) -> Value {
         let flags = Self::flags();
         let (inline, full, done) = (
             self.b.create_block(),
@@ -1062,7 +1092,13 @@ impl Translator<'_> {
         self.b.ins().brif(unchecked, full, &[], inline, &[]);
         self.b.switch_to_block(inline);
         self.b.seal_block(inline);
-        let done_insns = self.load_cpu(types::I64, cpu_field!(insns));
+        let (done_insns, done_cycles) = match counted {
+            Some(counted) => counted,
+            None => (
+                self.load_cpu(types::I64, cpu_field!(insns)),
+                self.load_cpu(types::I64, cpu_field!(cycles)),
+            ),
+        };
         let done_insns = self.b.ins().iadd_imm_s(done_insns, insns as i64);
         let insn_end = self.env_const(
             types::I64,
@@ -1072,7 +1108,6 @@ impl Translator<'_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedLessThan, done_insns, insn_end);
-        let done_cycles = self.load_cpu(types::I64, cpu_field!(cycles));
         let done_cycles = self.b.ins().iadd_imm_s(done_cycles, cycles as i64);
         let cycle_stop = self.load_cpu(types::I64, cpu_field!(cycle_stop));
         let time = self
@@ -1111,9 +1146,9 @@ impl Translator<'_> {
         self.store_back();
         let pc = self.imm(target);
         self.store_cpu(pc, cpu_field!(pc));
-        self.count(insns, cycles);
+        let counted = self.count(insns, cycles);
         let (unlinked, out) = (self.b.create_block(), self.b.create_block());
-        let go = self.goes_on(0, 0, target);
+        let go = self.goes_on_counted(counted, target);
         let (ptr, flags) = (self.ptr, Self::flags());
         let cell = Box::new(UnsafeCell::new(LinkCell {
             code: None,
