@@ -3915,23 +3915,18 @@ fn run_random_program<B: XtensaBus>(
 /// internal RAM (on the ESP32-S3 in the same SRAM as the code, a few chunks on, so that stores
 /// check code marks next to marked chunks).
 fn random_board(cfg: &XtensaConfig) -> (EspBus, RandomPlace) {
-    if cfg.windowed {
-        let board = tigris_targets::load("esp32s3").unwrap();
-        let place = RandomPlace {
-            code: 0x4037_9000,
-            data: 0x3FC8_A000,
-            vectors: 0x4037_8000,
-        };
-        (EspBus::new(&board), place)
+    let (board, code, data, vectors) = if cfg.windowed {
+        ("esp32s3", 0x4037_9000, 0x3FC8_A000, 0x4037_8000)
     } else {
-        let board = tigris_targets::load("esp8266").unwrap();
-        let place = RandomPlace {
-            code: 0x4010_1000,
-            data: 0x3FFE_9000,
-            vectors: 0x4010_0000,
-        };
-        (EspBus::new(&board), place)
-    }
+        ("esp8266", 0x4010_1000, 0x3FFE_9000, 0x4010_0000)
+    };
+    let board = tigris_targets::load(board).unwrap();
+    let place = RandomPlace {
+        code,
+        data,
+        vectors,
+    };
+    (EspBus::new(&board), place)
 }
 
 proptest::proptest! {
