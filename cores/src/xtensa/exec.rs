@@ -107,6 +107,8 @@ struct BlockCache {
     generation: u64,
     /// Compile hot blocks (`jit.rs`); off, every block is interpreted.
     compiling: bool,
+    /// Plain-path runs of a block before it is compiled (`COMPILE_AFTER`; tests lower it).
+    compile_after: u32,
     /// Compile state of each block of `blocks`, and of the block in each slot of `fast`.
     /// (A `Cell`: the plain path counts runs of the blocks it goes on into, `interprets`.)
     jit: Vec<Cell<JitState>>,
@@ -124,6 +126,7 @@ impl BlockCache {
             fast: Box::new([EMPTY_SLOT; FAST_SLOTS]),
             generation: 0,
             compiling: true,
+            compile_after: COMPILE_AFTER,
             jit: Vec::new(),
             jit_slots: Box::new([JitSlot::EMPTY; FAST_SLOTS]),
             compiler: None,
@@ -232,7 +235,7 @@ impl BlockCache {
     #[inline(never)]
     fn warms(&self, i: usize) -> bool {
         match self.jit[i].get() {
-            JitState::Warming(n) if n + 1 < COMPILE_AFTER => {
+            JitState::Warming(n) if n + 1 < self.compile_after => {
                 self.jit[i].set(JitState::Warming(n + 1));
                 true
             }
@@ -246,7 +249,7 @@ impl BlockCache {
     fn warm(&mut self, slot: usize, cpu: &Cpu) -> Option<BlockFn> {
         let i = self.jit_slots[slot].block as usize;
         let state = match self.jit[i].get() {
-            JitState::Warming(n) if n + 1 < COMPILE_AFTER => JitState::Warming(n + 1),
+            JitState::Warming(n) if n + 1 < self.compile_after => JitState::Warming(n + 1),
             JitState::Warming(_) => self.compile(i, cpu),
             other => other,
         };
@@ -335,6 +338,14 @@ impl Xtensa {
     /// reference: the results are the same either way).
     pub fn set_block_compiler(&mut self, on: bool) {
         self.cache.compiling = on;
+        self.cache.flush();
+    }
+
+    /// Compile a block after `runs` plain-path runs instead of `COMPILE_AFTER`, so that short test
+    /// programs reach compiled code.
+    #[cfg(test)]
+    pub(super) fn set_compile_after(&mut self, runs: u32) {
+        self.cache.compile_after = runs;
         self.cache.flush();
     }
 

@@ -54,9 +54,10 @@ use super::exec::{DataFault, RunBounds, SR_CCOUNT};
 use tigris_memmodels::Traffic;
 
 /// Plain-path runs of a block before it is compiled: the lower, the more blocks are compiled that
-/// run too rarely to repay it (the 9 M-instruction demo ran slower at 50 than at 5,000); the
-/// 0.9 G-instruction workload runs as fast either way (docs/xtensa.md, Speed).
-pub(super) const COMPILE_AFTER: u32 = 5000;
+/// run too rarely to repay it (the 9 M-instruction demos ran 20 % (esp8266) and 13 % (esp32s3)
+/// faster at 20,000 than at 5,000, and slower still at 50); the 0.9 G-instruction workloads run
+/// as fast either way (docs/xtensa.md, Speed).
+pub(super) const COMPILE_AFTER: u32 = 20_000;
 
 /// Compiled code of a block, a function of Cranelift's tail-call convention (which Rust cannot
 /// call: `EnterFn` does) taking `(cpu: *mut Cpu, env: *mut JitEnv)` and returning 1 when the run
