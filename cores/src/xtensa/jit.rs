@@ -828,7 +828,7 @@ impl Translator<'_> {
     /// Call the call-out at `offset` in `Callouts`.
     fn callout(&mut self, offset: usize, sig: SigRef, args: &[Value]) -> Option<Value> {
         let table = self.env_const(self.ptr, offset_of!(JitEnv, callouts));
-        let readonly = Self::flags();
+        let readonly = Self::flags().with_readonly();
         let f = self.b.ins().load(self.ptr, readonly, table, offset as i32);
         let mut all = vec![self.env];
         all.extend_from_slice(args);
@@ -1006,9 +1006,17 @@ impl Translator<'_> {
         self.leave_linked(target, insn.idx as u32 + 1, cycles);
     }
 
-    /// `beyond` (the panes of the block at `pc` out of reach) or LEND inside its `bytes`: the run
-    /// loop would not run it plainly (`Cpu::runs_plainly`).
-    fn refuses(&mut self, pc: u32, bytes: Value, beyond: Value) -> Value {
+    /// Whether the run loop would not run the block at `pc` of `bytes` bytes naming panes up to
+    /// `max_pane` plainly (`Cpu::runs_plainly`): a pane out of reach or LEND inside it.
+    fn refuses(&mut self, pc: u32, bytes: Value, max_pane: Value) -> Value {
+        let limit = self
+            .b
+            .ins()
+            .uload8(types::I32, Self::flags(), self.cpu, cpu_field!(win_limit));
+        let beyond = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThan, max_pane, limit);
         let lend = self.load_cpu(types::I32, cpu_field!(lend));
         let into = self
             .b
@@ -1030,16 +1038,8 @@ impl Translator<'_> {
             self.b.ins().brif(go, on, &[], out, &[]);
             self.b.switch_to_block(on);
             self.b.seal_block(on);
-            let limit =
-                self.b
-                    .ins()
-                    .uload8(types::I32, Self::flags(), self.cpu, cpu_field!(win_limit));
-            let beyond =
-                self.b
-                    .ins()
-                    .icmp_imm_u(IntCC::UnsignedLessThan, limit, self.max_pane as i64);
-            let bytes = self.imm(self.bytes);
-            let refused = self.refuses(self.pc0, bytes, beyond);
+            let (bytes, max_pane) = (self.imm(self.bytes), self.imm(self.max_pane as u32));
+            let refused = self.refuses(self.pc0, bytes, max_pane);
             self.b.ins().brif(refused, out, &[], again, &[]);
         } else {
             self.b.ins().brif(go, again, &[], out, &[]);
@@ -1179,21 +1179,13 @@ impl Translator<'_> {
                 cell_at,
                 offset_of!(LinkCell, max_pane) as i32,
             );
-            let limit = self
-                .b
-                .ins()
-                .uload8(types::I32, flags, self.cpu, cpu_field!(win_limit));
-            let beyond = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThan, max_pane, limit);
             let bytes = self.b.ins().load(
                 types::I32,
                 flags,
                 cell_at,
                 offset_of!(LinkCell, bytes) as i32,
             );
-            let refused = self.refuses(target, bytes, beyond);
+            let refused = self.refuses(target, bytes, max_pane);
             let go = self.b.create_block();
             self.b.ins().brif(refused, out, &[], go, &[]);
             self.b.switch_to_block(go);
