@@ -46,7 +46,10 @@ use super::bus::{BusFault, XtensaBus};
 use super::config::XtensaConfig;
 use super::cpu::*;
 use super::decode::{decode, mac_fields, Insn, Op};
-use super::jit::{BlockFn, Compiler, JitEnv, JitSlot, JitState, COMPILE_AFTER};
+use super::jit::{
+    BlockFn, Compiler, JitEnv, JitSlot, JitState, RegionBlock, COMPILE_AFTER, REGION_BLOCKS,
+    REGION_WARMTH,
+};
 
 /// Longest decoded block.
 const MAX_BLOCK: usize = 64;
@@ -258,20 +261,75 @@ impl BlockCache {
         self.jit_slots[slot].code
     }
 
-    /// Compile block `i`: its new compile state.
+    /// Compile block `i`, with the blocks of its region (`region`): its new compile state.
     fn compile(&mut self, i: usize, cpu: &Cpu) -> JitState {
         if self.compiler.is_none() {
             // Without a back end for this host, every block is interpreted (with the same results).
             self.compiler = Compiler::new(cpu).ok();
         }
-        let blk = self.blocks[i];
-        let start = blk.start as usize;
-        let body = &self.insns[start..start + blk.n as usize];
-        let code = self
-            .compiler
-            .as_mut()
-            .and_then(|c| c.compile(blk.pc, body, blk.bytes as u32, blk.max_pane));
+        // Out of the cache while it reads the cache's blocks.
+        let mut compiler = self.compiler.take();
+        let region = self.region(i);
+        let blocks: Vec<RegionBlock> = region.iter().map(|&k| self.region_block(k)).collect();
+        let code = compiler.as_mut().and_then(|c| c.compile(&blocks));
+        self.compiler = compiler;
         code.map_or(JitState::Interpreted, JitState::Compiled)
+    }
+
+    /// Block `k` as the block compiler takes it.
+    fn region_block(&self, k: usize) -> RegionBlock<'_> {
+        let blk = &self.blocks[k];
+        RegionBlock {
+            pc: blk.pc,
+            code: self.body(blk),
+            bytes: blk.bytes as u32,
+            max_pane: blk.max_pane,
+        }
+    }
+
+    /// Block `i` and the blocks on the loops through it: those from which known exits (taken
+    /// branches, jumps, the fall-through at the end) lead back to it within `REGION_BLOCKS`
+    /// blocks, each of which has run plainly often enough to be worth compiling with it
+    /// (`REGION_WARMTH`). Compiled code goes round such a loop without leaving its function, the
+    /// registers in SSA values; blocks that only lead away are left to their own code, which keeps
+    /// functions small (larger regions measured slower: compile time and register pressure).
+    fn region(&self, i: usize) -> Vec<usize> {
+        let mut region = vec![i];
+        let mut path = vec![i];
+        self.loops_back(&mut path, &mut region);
+        region
+    }
+
+    /// Extend `path` (from the region's head) by each warm successor of its last block; add the
+    /// blocks of every path that comes back to the head to `region`.
+    fn loops_back(&self, path: &mut Vec<usize>, region: &mut Vec<usize>) {
+        let blk = self.region_block(*path.last().expect("a path starts at the head"));
+        for pc in blk.exits() {
+            let Some(&k) = self.map.get(&pc) else {
+                continue;
+            };
+            let k = k as usize;
+            if k == path[0] {
+                for &b in path.iter() {
+                    if !region.contains(&b) && region.len() < REGION_BLOCKS {
+                        region.push(b);
+                    }
+                }
+            } else if path.len() < REGION_BLOCKS && !path.contains(&k) && self.joins_region(k) {
+                path.push(k);
+                self.loops_back(path, region);
+                path.pop();
+            }
+        }
+    }
+
+    /// Whether block `k` has run plainly often enough to join a region.
+    fn joins_region(&self, k: usize) -> bool {
+        match self.jit[k].get() {
+            JitState::Warming(n) => n >= self.compile_after / REGION_WARMTH,
+            JitState::Compiled(_) => true,
+            JitState::Interpreted => false,
+        }
     }
 }
 
@@ -692,8 +750,9 @@ pub(super) struct RunBounds {
 }
 
 impl RunBounds {
-    /// Offset of `plain_insn_end`, which compiled code reads (`jit.rs`).
-    pub(super) const PLAIN_INSN_END: usize = std::mem::offset_of!(RunBounds, plain_insn_end);
+    pub(super) fn plain_insn_end(&self) -> u64 {
+        self.plain_insn_end
+    }
 }
 
 /// What `exec_block` checks beyond the instructions: the bounds within which the general path may

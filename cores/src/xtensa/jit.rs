@@ -14,12 +14,18 @@
 //!   loop, which links the exit once it went on into compiled code from there. Results do not
 //!   depend on how far compiled code got before returning (as for the interpreter's plain path,
 //!   see `exec.rs`).
-//! - The between-block checks are made inline from `Cpu` and `JitEnv` while no call-out has run
-//!   since the last full check: compiled code itself changes nothing those checks read but the
-//!   counters. After a call-out (`JitEnv::unchecked`) the goes-on call-out makes the full one.
-//! - Registers a<0..15> and SAR are read from `Cpu` where first used and kept in SSA values; at an
-//!   exit the ones written are stored back and the counters advanced by the exit's `Insn::idx` + 1
-//!   and `Insn::cum_cost` (plus the taken-branch penalty), as `exec_block` does.
+//! - The between-block checks are made inline against bounds read once (the run's instruction
+//!   bound, the timer stop, the quiet range) while no call-out has run since the last full check:
+//!   compiled code itself changes nothing those checks read but the counters. A call-out that may
+//!   change more sets `JitEnv::insn_limit` to 0, so the next check is the goes-on call-out's full one.
+//! - A function holds a region: the hot block and the blocks on the short loops through it
+//!   (`BlockCache::region`). An exit to the start of one of them goes on within the function (after
+//!   the same checks as a linked exit), so a loop runs with its registers and counters in SSA
+//!   values (Cranelift variables): a<0..15> and SAR are loaded where first used, or at the entry
+//!   for the blocks exits go on to, the counters added up per exit and stored where the function is
+//!   left or calls out. At an exit the registers written are stored back and the counters advanced
+//!   by the exit's `Insn::idx` + 1 and `Insn::cum_cost` (plus the taken-branch penalty), as
+//!   `exec_block` does.
 //! - A data access to memory that costs nothing is made inline where the bus offers a `DataView`
 //!   (`EspBus`): the same page-table lookup, bounds, memory and traffic counters as
 //!   `EspBus::read_at`/`write_at`. Anything else (priced or MMIO memory, a store into a chunk code
@@ -38,18 +44,19 @@ use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, Value,
+    types, AbiParam, Block, Inst, InstBuilder, MemFlagsData, SigRef, Signature, Value,
 };
+use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{isa::CallConv, Context};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 
 use super::backend::PageMap;
 use super::bus::{DataView, XtensaBus};
 use super::cpu::{Cpu, StopReason, XtensaHooks, PS_CALLINC, PS_CALLINC_SHIFT};
-use super::decode::{Insn, Op, B4CONST, B4CONSTU};
+use super::decode::{Insn, Op, AR_R, AR_S, AR_T, B4CONST, B4CONSTU};
 use super::exec::{DataFault, RunBounds, SR_CCOUNT};
 use tigris_memmodels::Traffic;
 
@@ -58,6 +65,14 @@ use tigris_memmodels::Traffic;
 /// faster at 20,000 than at 5,000, and slower still at 50); the 0.9 G-instruction workloads run
 /// as fast either way (docs/xtensa.md, Speed).
 pub(super) const COMPILE_AFTER: u32 = 20_000;
+
+/// Most blocks compiled into one function (`BlockCache::region`): loops of up to this many blocks
+/// run without leaving compiled code's registers.
+pub(super) const REGION_BLOCKS: usize = 3;
+
+/// A block joins another's region once it has run plainly `COMPILE_AFTER / REGION_WARMTH` times
+/// (a loop's rarer paths are in, code run once is not).
+pub(super) const REGION_WARMTH: u32 = 16;
 
 /// Compiled code of a block, a function of Cranelift's tail-call convention (which Rust cannot
 /// call: `EnterFn` does) taking `(cpu: *mut Cpu, env: *mut JitEnv)` and returning 1 when the run
@@ -92,9 +107,10 @@ pub(super) struct JitEnv {
     hooks: *mut (),
     run: RunBounds,
     generation: u64,
-    /// Nonzero after a call-out that may have changed what the between-block checks read beyond
-    /// the counters (the bus, the hooks): the next go-on check is the full one.
-    unchecked: u32,
+    /// The instruction count below which compiled code may go on without the full between-block
+    /// check: the run's plain-path bound, or 0 after a call-out that may have changed what that
+    /// check reads beyond the counters (the bus, the hooks), so that the next check is the full one.
+    insn_limit: u64,
     /// `XtensaHooks::quiet_range` when compiled code was entered (it holds until a call-out).
     quiet: (u32, u32),
     /// The cell of the exit that returned for want of a link, or null.
@@ -162,7 +178,7 @@ impl JitEnv {
             hooks: std::ptr::null_mut(),
             run,
             generation,
-            unchecked: 0,
+            insn_limit: 0,
             quiet: (0, 0),
             pending: std::ptr::null_mut(),
             fault_seen: None,
@@ -182,7 +198,7 @@ impl JitEnv {
     ) -> bool {
         debug_assert!(std::ptr::eq(self.callouts, CalloutsFor::<B, H>::TABLE));
         self.quiet = hooks.quiet_range();
-        self.unchecked = 0;
+        self.insn_limit = self.run.plain_insn_end();
         self.pending = std::ptr::null_mut();
         let cpu: *mut Cpu = cpu;
         (self.cpu, self.bus, self.hooks) = (cpu, (bus as *mut B).cast(), (hooks as *mut H).cast());
@@ -237,7 +253,7 @@ extern "C" fn load<B: XtensaBus, H: XtensaHooks, const SIZE: u32>(
 ) -> u64 {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
     let (env, cpu, bus, _) = unsafe { parts::<B, H>(env) };
-    env.unchecked = 1;
+    env.insn_limit = 0;
     match cpu.try_load(bus, addr, SIZE) {
         Ok(v) => v as u64,
         Err(f) => {
@@ -254,7 +270,7 @@ extern "C" fn store<B: XtensaBus, H: XtensaHooks, const SIZE: u32>(
 ) -> u32 {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
     let (env, cpu, bus, _) = unsafe { parts::<B, H>(env) };
-    env.unchecked = 1;
+    env.insn_limit = 0;
     match cpu.try_store(bus, addr, SIZE, value) {
         Ok(()) => 0,
         Err(f) => {
@@ -293,7 +309,7 @@ extern "C" fn goes_on<B: XtensaBus, H: XtensaHooks>(
     );
     if goes_on {
         // Everything the checks read is as compiled code found it on entry.
-        env.unchecked = 0;
+        env.insn_limit = env.run.plain_insn_end();
         env.quiet = hooks.quiet_range();
     }
     goes_on as u32
@@ -308,14 +324,14 @@ extern "C" fn call<B: XtensaBus, H: XtensaHooks>(
 ) {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
     let (env, _, _, hooks) = unsafe { parts::<B, H>(env) };
-    env.unchecked = 1;
+    env.insn_limit = 0;
     hooks.call(from, return_to, to, window);
 }
 
 extern "C" fn ret<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, from: u32, to: u32) {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
     let (env, _, _, hooks) = unsafe { parts::<B, H>(env) };
-    env.unchecked = 1;
+    env.insn_limit = 0;
     hooks.ret(from, to);
 }
 
@@ -357,7 +373,7 @@ extern "C" fn entry<B: XtensaBus, H: XtensaHooks>(
 extern "C" fn retw<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv, pc: u32) -> u64 {
     // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
     let (env, cpu, _, hooks) = unsafe { parts::<B, H>(env) };
-    env.unchecked = 1;
+    env.insn_limit = 0;
     match cpu.retw(hooks, pc) {
         Ok(target) => target as u64,
         Err(stop) => (1 << 32) | leave_for(cpu, stop) as u64,
@@ -502,76 +518,45 @@ impl Compiler {
         })
     }
 
-    /// Compile the plain-path block at `pc0` (`code`: its instructions, without the end marker;
-    /// `bytes`: the code it covers; `max_pane`: the highest pane it names), or `None` when it holds
-    /// an instruction left to the interpreter.
-    pub(super) fn compile(
-        &mut self,
-        pc0: u32,
-        code: &[Insn],
-        bytes: u32,
-        max_pane: u8,
-    ) -> Option<BlockFn> {
-        if !code.iter().enumerate().all(|(k, i)| compiles(i, k, pc0)) {
+    /// Compile the region `blocks` (plain-path blocks, the first the function's entry) into one
+    /// function, or `None` when the first holds an instruction left to the interpreter. An exit
+    /// to the start of a block of the region goes on within the function, with the registers and
+    /// counters kept in SSA values; blocks after the first that the translator cannot handle are
+    /// left out of the region.
+    pub(super) fn compile(&mut self, blocks: &[RegionBlock]) -> Option<BlockFn> {
+        let all_compile = |blk: &RegionBlock| {
+            blk.code
+                .iter()
+                .enumerate()
+                .all(|(k, i)| compiles(i, k, blk.pc))
+        };
+        if !all_compile(blocks.first()?) {
             return None;
         }
-        let module = self.module.as_mut()?;
-        let (ptr, conv) = (
-            module.target_config().pointer_type(),
-            module.target_config().default_call_conv,
-        );
-        self.ctx.func.signature = block_signature(ptr);
-        let sigs = CalloutSigs::new(conv, ptr);
-        {
-            let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-            let entry = b.create_block();
-            b.append_block_params_for_function_params(entry);
-            b.switch_to_block(entry);
-            b.seal_block(entry);
-            let (cpu, env) = (b.block_params(entry)[0], b.block_params(entry)[1]);
-            let sigs = sigs.import(&mut b);
-            // The block's start as a branch target of its own (a loop to itself).
-            let top = b.create_block();
-            b.ins().jump(top, &[]);
-            b.switch_to_block(top);
-            let mut tr = Translator {
-                b,
-                cpu,
-                env,
-                ptr,
-                sigs,
-                regs: [None; 17],
-                dirty: 0,
-                pc0,
-                top,
-                bytes,
-                max_pane,
-                t_taken: self.t_taken,
-                litbase: self.litbase,
-                align_exc: self.align_exc,
-                checks_panes: self.checks_panes,
-                cells: &mut self.cells,
-            };
-            let last = code.len() - 1;
-            let mut open = true;
-            for (k, insn) in code.iter().enumerate() {
-                open = tr.insn(insn, k == last);
-                if !open {
-                    break;
+        let region: Vec<RegionBlock> = blocks
+            .iter()
+            .enumerate()
+            .filter(|&(k, blk)| k == 0 || all_compile(blk))
+            .map(|(_, blk)| *blk)
+            .collect();
+        let mut kept = region
+            .iter()
+            .flat_map(|blk| blk.code)
+            .fold(0, |m, i| m | named_regs(i));
+        // Translate again, keeping more registers, while the translator met writes of others.
+        let config = self.module.as_ref()?.target_config();
+        let cells = self.cells.len();
+        loop {
+            match self.translate(&region, kept, config) {
+                Ok(()) => break,
+                Err(missed) => {
+                    kept |= missed;
+                    self.ctx.func.clear();
+                    self.cells.truncate(cells);
                 }
             }
-            if open {
-                // Fell through the end of the block (`block_end_marker`).
-                let insn = &code[last];
-                tr.leave_linked(
-                    pc0.wrapping_add(bytes),
-                    insn.idx as u32 + 1,
-                    insn.cum_cost as u64,
-                );
-            }
-            tr.b.seal_block(top);
-            tr.b.finalize(module.target_config());
         }
+        let module = self.module.as_mut()?;
         let id = module
             .declare_anonymous_function(&self.ctx.func.signature)
             .ok()?;
@@ -580,6 +565,101 @@ impl Compiler {
         defined.ok()?;
         module.finalize_definitions().ok()?;
         std::ptr::NonNull::new(module.get_finalized_function(id).cast_mut()).map(BlockFn)
+    }
+
+    /// Build the function of `region` in `ctx`, keeping the registers of `kept` in SSA values, or
+    /// the registers written that were not kept.
+    fn translate(
+        &mut self,
+        region: &[RegionBlock],
+        kept: u32,
+        config: TargetFrontendConfig,
+    ) -> Result<(), u32> {
+        let (ptr, conv) = (config.pointer_type(), config.default_call_conv);
+        self.ctx.func.signature = block_signature(ptr);
+        let sigs = CalloutSigs::new(conv, ptr);
+        let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let (cpu, env) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+        let sigs = sigs.import(&mut b);
+        let vars = std::array::from_fn(|i| b.declare_var(var_type(i)));
+        let targeted = |pc| region.iter().any(|blk| blk.exits().any(|to| to == pc));
+        let heads: Vec<Head> = region
+            .iter()
+            .map(|blk| Head {
+                pc: blk.pc,
+                block: b.create_block(),
+                bytes: blk.bytes,
+                max_pane: blk.max_pane,
+                targeted: targeted(blk.pc),
+            })
+            .collect();
+        let entry_kept = kept
+            & region
+                .iter()
+                .zip(&heads)
+                .filter(|(_, head)| head.targeted)
+                .flat_map(|(blk, _)| blk.code)
+                .fold(0, |m, i| m | named_regs(i));
+        let mut tr = Translator {
+            b,
+            cpu,
+            env,
+            ptr,
+            sigs,
+            vars,
+            kept,
+            entry_kept,
+            defined: 0,
+            written: 0,
+            missed: 0,
+            dirty: 0,
+            stores: Vec::new(),
+            heads,
+            pc0: region[0].pc,
+            max_pane: 0,
+            t_taken: self.t_taken,
+            litbase: self.litbase,
+            align_exc: self.align_exc,
+            checks_panes: self.checks_panes,
+            cells: &mut self.cells,
+        };
+        // What the blocks that exits go on to find defined (`at_head`); others load where needed.
+        let at_head = entry_kept | COUNTERS | BOUNDS;
+        if tr.heads[0].targeted {
+            tr.reload(entry_kept | COUNTERS);
+            tr.bounds();
+        }
+        let first = tr.heads[0].block;
+        tr.b.ins().jump(first, &[]);
+        for (k, blk) in region.iter().enumerate() {
+            let head = tr.heads[k];
+            tr.b.switch_to_block(head.block);
+            (tr.pc0, tr.max_pane) = (blk.pc, blk.max_pane);
+            // Where exits go on, registers the entry loads may have been changed.
+            tr.dirty = if head.targeted { entry_kept } else { 0 };
+            tr.defined = if head.targeted { at_head } else { 0 };
+            tr.block(blk);
+        }
+        for head in &tr.heads {
+            tr.b.seal_block(head.block);
+        }
+        let (written, missed, stores) = (tr.written, tr.missed, std::mem::take(&mut tr.stores));
+        tr.b.finalize(config);
+        if missed != 0 {
+            return Err(missed);
+        }
+        // Exits store back every kept register that a path to them may have changed; those of
+        // registers nothing writes are dropped.
+        for (i, store) in stores {
+            if written & (1 << i) == 0 {
+                self.ctx.func.layout.remove_inst(store);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -612,6 +692,25 @@ fn compiles(insn: &Insn, k: usize, pc0: u32) -> bool {
         | RetwN | Entry | Isync | Rsync | Esync | Dsync | Excw | Memw | Extw | Nop | NopN => true,
         _ => false,
     }
+}
+
+/// The registers (bit i: a<i>, bit `SAR`) `insn` reads or writes, as far as the translator's
+/// region needs to know which to keep in SSA values (one it missed costs a second translation).
+fn named_regs(insn: &Insn) -> u32 {
+    use Op::*;
+    let fields = [(AR_R, insn.r), (AR_S, insn.s), (AR_T, insn.t)]
+        .iter()
+        .filter(|&&(bit, _)| insn.arm & bit != 0)
+        .fold(0, |m, &(_, n)| m | 1 << n);
+    fields
+        | match insn.op {
+            Call0 | Callx0 | Ret | RetN => 1,
+            Call4 | Callx4 => 1 << 4,
+            Call8 | Callx8 => 1 << 8,
+            Call12 | Callx12 => 1 << 12,
+            Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Src | Srl | Sra | Sll => 1 << SAR,
+            _ => 0,
+        }
 }
 
 fn signature(conv: CallConv, params: &[types::Type], ret: Option<types::Type>) -> Signature {
@@ -676,21 +775,71 @@ macro_rules! cpu_field {
     };
 }
 
-/// Translation of one block into the function being built.
+/// A plain-path block of a compiled region: where it starts, its instructions (without the end
+/// marker), the code it covers and the highest pane it names.
+#[derive(Clone, Copy)]
+pub(super) struct RegionBlock<'c> {
+    pub(super) pc: u32,
+    pub(super) code: &'c [Insn],
+    pub(super) bytes: u32,
+    pub(super) max_pane: u8,
+}
+
+impl RegionBlock<'_> {
+    /// The known PCs the block may leave for: taken branches, jumps and the fall-through at its
+    /// end (calls, returns and indirect jumps leave for the run loop).
+    pub(super) fn exits(&self) -> impl Iterator<Item = u32> + '_ {
+        let taken = self
+            .code
+            .iter()
+            .filter(|insn| insn.is_conditional_branch() || insn.op == Op::J)
+            .map(|insn| insn.imm);
+        let last = self.code.last();
+        let falls = last.is_some_and(|i| !i.ends_block() || i.is_conditional_branch());
+        taken.chain(falls.then(|| self.pc.wrapping_add(self.bytes)))
+    }
+}
+
+/// A block of the region as a branch target inside the function.
+#[derive(Clone, Copy)]
+struct Head {
+    pc: u32,
+    block: Block,
+    bytes: u32,
+    max_pane: u8,
+    /// Some exit of the region goes on here (else only the function's entry does).
+    targeted: bool,
+}
+
+/// Translation of a region (one or more blocks) into the function being built.
 struct Translator<'a> {
     b: FunctionBuilder<'a>,
     cpu: Value,
     env: Value,
     ptr: types::Type,
     sigs: CalloutSigs<SigRef>,
-    /// a0..a15 and SAR as values, where read or written so far.
-    regs: [Option<Value>; 17],
-    /// Bit i: `regs[i]` was written (stored back at exits).
+    /// a0..a15 and SAR (`SAR`), the instruction and cycle counters as of the start of the current
+    /// block, and the bounds the between-block checks compare them with (`bounds`).
+    vars: [Variable; 23],
+    /// Registers kept in `vars`; others are read from `Cpu`.
+    kept: u32,
+    /// Kept registers loaded at the function's entry: those the blocks that exits go on to name.
+    /// The others are loaded where first used (`defined`) and stored back before such an exit.
+    entry_kept: u32,
+    /// `vars` defined on the current path (the others are loaded where needed: `var`).
+    defined: u32,
+    /// Registers written anywhere (their stores at exits stay, the others' are dropped).
+    written: u32,
+    /// Registers written that are not `kept`: the region is translated again keeping them.
+    missed: u32,
+    /// Registers that may differ from `Cpu`'s on the current path (stored back at exits).
     dirty: u32,
+    /// The stores of exits, by register, so that those of registers never written can be dropped.
+    stores: Vec<(usize, Inst)>,
+    /// The region's blocks, the first the function's entry.
+    heads: Vec<Head>,
+    /// The block being translated.
     pc0: u32,
-    /// Where the block starts over (after the function's entry).
-    top: Block,
-    bytes: u32,
     max_pane: u8,
     t_taken: u64,
     litbase: bool,
@@ -699,11 +848,41 @@ struct Translator<'a> {
     cells: &'a mut LinkCells,
 }
 
+/// Indices of the instruction and cycle counters among `Translator::vars`.
+const INSNS: usize = 17;
+const CYCLES: usize = 18;
+/// Indices of the bounds of the counters for going on within the region without a call-out
+/// (`Translator::bounds`).
+const INSN_LIMIT: usize = 19;
+const CYCLE_LIMIT: usize = 20;
+const QUIET_START: usize = 21;
+const QUIET_WIDTH: usize = 22;
+const COUNTERS: u32 = 1 << INSNS | 1 << CYCLES;
+/// What a call-out may change of what compiled code keeps.
+const BOUNDS: u32 = 1 << INSN_LIMIT | 1 << CYCLE_LIMIT | 1 << QUIET_START | 1 << QUIET_WIDTH;
+
 /// Byte offset of a `DataView` field in `JitEnv`.
 macro_rules! data_field {
     ($f:ident) => {
         offset_of!(JitEnv, data) + offset_of!(DataView, $f)
     };
+}
+
+/// Byte offset in `Cpu` of a0..a15, SAR and the counters (`Translator::vars`).
+fn var_field(i: usize) -> i32 {
+    match i {
+        SAR => cpu_field!(sar),
+        INSNS => cpu_field!(insns),
+        CYCLES => cpu_field!(cycles),
+        _ => cpu_field!(ar) + 4 * i as i32,
+    }
+}
+
+fn var_type(i: usize) -> types::Type {
+    match i {
+        INSNS..=CYCLE_LIMIT => types::I64,
+        _ => types::I32,
+    }
 }
 
 impl Translator<'_> {
@@ -722,27 +901,91 @@ impl Translator<'_> {
         self.b.ins().iconst(types::I32, v as i64)
     }
 
-    /// a<i> (i < 16) or SAR (`SAR`), loaded where first needed.
-    fn get(&mut self, i: usize) -> Value {
-        if let Some(v) = self.regs[i] {
-            return v;
-        }
-        let offset = if i == SAR {
-            cpu_field!(sar)
-        } else {
-            cpu_field!(ar) + 4 * i as i32
-        };
-        let v = self
+    /// What compiled code may do without a call-out until the next one: go on at a block start
+    /// while the counters stay below `INSN_LIMIT` (`JitEnv::insn_limit`) and `CYCLE_LIMIT`
+    /// (`Cpu::cycle_stop`), where the hooks need not hear of it (the quiet range,
+    /// `JitEnv::quiet`, as its start and width).
+    fn bounds(&mut self) {
+        let quiet = offset_of!(JitEnv, quiet) as i32;
+        let start = self
             .b
             .ins()
-            .load(types::I32, Self::flags(), self.cpu, offset);
-        self.regs[i] = Some(v);
-        v
+            .load(types::I32, Self::flags(), self.env, quiet);
+        let end = self
+            .b
+            .ins()
+            .load(types::I32, Self::flags(), self.env, quiet + 4);
+        let width = self.b.ins().isub(end, start);
+        self.b.def_var(self.vars[QUIET_START], start);
+        self.b.def_var(self.vars[QUIET_WIDTH], width);
+        let limit = self.b.ins().load(
+            types::I64,
+            Self::flags(),
+            self.env,
+            offset_of!(JitEnv, insn_limit) as i32,
+        );
+        self.b.def_var(self.vars[INSN_LIMIT], limit);
+        let cycle_stop = self.load_cpu(types::I64, cpu_field!(cycle_stop));
+        self.b.def_var(self.vars[CYCLE_LIMIT], cycle_stop);
+        self.defined |= BOUNDS;
+    }
+
+    /// Whether `pc` is in the quiet range (`QUIET_START`, `QUIET_WIDTH`).
+    fn quiet(&mut self, pc: u32) -> Value {
+        let (start, width) = (self.var(QUIET_START), self.var(QUIET_WIDTH));
+        let pc = self.imm(pc);
+        let past = self.b.ins().isub(pc, start);
+        self.b.ins().icmp(IntCC::UnsignedLessThan, past, width)
+    }
+
+    /// Load what `vars` keeps (`mask` of a0..a15 and SAR, and the counters) from `Cpu`.
+    fn reload(&mut self, mask: u32) {
+        for i in 0..=CYCLES {
+            if mask & (1 << i) != 0 {
+                let v = self.load_cpu(var_type(i), var_field(i));
+                self.b.def_var(self.vars[i], v);
+            }
+        }
+        self.defined |= mask;
+    }
+
+    /// The value of `vars[i]` on the current path, loaded (or for the bounds, worked out) where
+    /// the path has none yet.
+    fn var(&mut self, i: usize) -> Value {
+        if self.defined & (1 << i) == 0 {
+            if i >= INSN_LIMIT {
+                self.bounds();
+            } else {
+                self.reload(1 << i);
+            }
+        }
+        self.b.use_var(self.vars[i])
+    }
+
+    /// a<i> (i < 16) or SAR (`SAR`).
+    fn get(&mut self, i: usize) -> Value {
+        if self.kept & (1 << i) != 0 {
+            self.var(i)
+        } else {
+            // Nothing in the region writes it (else it would be kept): `Cpu` holds it.
+            self.load_cpu(types::I32, var_field(i))
+        }
     }
 
     fn set(&mut self, i: usize, v: Value) {
-        self.regs[i] = Some(v);
-        self.dirty |= 1 << i;
+        if self.kept & (1 << i) != 0 {
+            self.b.def_var(self.vars[i], v);
+            self.defined |= 1 << i;
+            self.written |= 1 << i;
+            self.dirty |= 1 << i;
+        } else {
+            self.missed |= 1 << i;
+        }
+    }
+
+    /// The counters as of the start of the current block.
+    fn counters(&mut self) -> (Value, Value) {
+        (self.var(INSNS), self.var(CYCLES))
     }
 
     fn load_cpu(&mut self, ty: types::Type, offset: i32) -> Value {
@@ -766,24 +1009,26 @@ impl Translator<'_> {
     }
 
     fn store_back(&mut self) {
-        for i in 0..self.regs.len() {
+        for i in 0..=SAR {
             if self.dirty & (1 << i) != 0 {
-                let v = self.regs[i].expect("a written register has a value");
-                let offset = if i == SAR {
-                    cpu_field!(sar)
-                } else {
-                    cpu_field!(ar) + 4 * i as i32
-                };
-                self.store_cpu(v, offset);
+                let v = self.b.use_var(self.vars[i]);
+                let store = self.b.ins().store(Self::flags(), v, self.cpu, var_field(i));
+                self.stores.push((i, store));
             }
         }
     }
 
-    /// Store back what was written and forget a0..a15: a call-out is about to rotate the window.
+    /// Store back what was written: a call-out is about to rotate the window.
     fn spill(&mut self) {
         self.store_back();
         self.dirty = 0;
-        self.regs[..SAR].fill(None);
+    }
+
+    /// After a call-out that rotated the window: a0..a15 are the new window's, loaded again where
+    /// used, or here for those the function's entry loads.
+    fn rotated(&mut self) {
+        self.reload(self.entry_kept & 0xFFFF);
+        self.defined = (self.defined & !0xFFFF) | (self.entry_kept & 0xFFFF);
     }
 
     /// Leave the block after `insn`, whose call-out left `Cpu::pc` set and answered `answer`
@@ -798,18 +1043,20 @@ impl Translator<'_> {
         self.b.ins().return_(&[stops]);
     }
 
-    /// Add `insns` and `cycles` to the counters: their new values.
-    fn count(&mut self, insns: u32, cycles: u64) -> (Value, Value) {
-        let mut add = |offset, add: i64| {
-            let v = self.load_cpu(types::I64, offset);
-            let v = self.b.ins().iadd_imm_s(v, add);
-            self.store_cpu(v, offset);
-            v
-        };
+    /// The counters with `insns` and `cycles` added.
+    fn counted(&mut self, insns: u32, cycles: u64) -> (Value, Value) {
+        let (i, c) = self.counters();
         (
-            add(cpu_field!(insns), insns as i64),
-            add(cpu_field!(cycles), cycles as i64),
+            self.b.ins().iadd_imm_s(i, insns as i64),
+            self.b.ins().iadd_imm_s(c, cycles as i64),
         )
+    }
+
+    /// Store the counters with `insns` and `cycles` added (an exit).
+    fn count(&mut self, insns: u32, cycles: u64) {
+        let (i, c) = self.counted(insns, cycles);
+        self.store_cpu(i, cpu_field!(insns));
+        self.store_cpu(c, cpu_field!(cycles));
     }
 
     /// Where `cond` holds, leave the block as `exit` does; translation goes on where it does not.
@@ -818,22 +1065,36 @@ impl Translator<'_> {
         self.b.ins().brif(cond, out, &[], on, &[]);
         self.b.switch_to_block(out);
         self.b.seal_block(out);
-        let (regs, dirty) = (self.regs, self.dirty);
+        let (dirty, defined) = (self.dirty, self.defined);
         exit(self);
-        (self.regs, self.dirty) = (regs, dirty);
+        (self.dirty, self.defined) = (dirty, defined);
         self.b.switch_to_block(on);
         self.b.seal_block(on);
     }
 
-    /// Call the call-out at `offset` in `Callouts`.
+    /// Call the call-out at `offset` in `Callouts`, with `Cpu`'s counters those of the block's
+    /// start, as the interpreter has them (they are read again after: a call-out may add stalls).
     fn callout(&mut self, offset: usize, sig: SigRef, args: &[Value]) -> Option<Value> {
+        // Where the path has the counters, `Cpu`'s may be behind (exits within the region).
+        let had = self.defined & (COUNTERS | BOUNDS);
+        if had & COUNTERS != 0 {
+            self.count(0, 0);
+        }
         let table = self.env_const(self.ptr, offset_of!(JitEnv, callouts));
         let readonly = Self::flags().with_readonly();
         let f = self.b.ins().load(self.ptr, readonly, table, offset as i32);
         let mut all = vec![self.env];
         all.extend_from_slice(args);
         let call = self.b.ins().call_indirect(sig, f, &all);
-        self.b.inst_results(call).first().copied()
+        let answer = self.b.inst_results(call).first().copied();
+        // What the path had is read again at once: paths that did not call out may meet this
+        // one (and there `Cpu`'s counters may be behind).
+        self.defined &= !(COUNTERS | BOUNDS);
+        self.reload(had & COUNTERS);
+        if had & BOUNDS != 0 {
+            self.bounds();
+        }
+        answer
     }
 
     /// Leave after a data access of `insn` (at `pc`) that faulted: dispatch the fault as the
@@ -1026,108 +1287,68 @@ impl Translator<'_> {
         self.b.ins().bor(beyond, ends_inside)
     }
 
-    /// Leave for the block's own start: run it again from `top` where the run loop would
-    /// (`leave_linked`), with the registers stored back.
-    fn start_over(&mut self, insns: u32, cycles: u64) {
-        self.store_back();
-        let counted = self.count(insns, cycles);
-        let go = self.goes_on_counted(counted, self.pc0);
+    /// Go on to the block of the region at `head` after `insns` and `cycles` more of the current
+    /// block, where the run loop would run it next, plainly, with nothing in between; else leave
+    /// for it.
+    fn go_within(&mut self, head: Head, insns: u32, cycles: u64) {
+        let go = self.goes_on(insns, cycles, head.pc);
         let (again, out) = (self.b.create_block(), self.b.create_block());
         if self.checks_panes {
             let on = self.b.create_block();
             self.b.ins().brif(go, on, &[], out, &[]);
             self.b.switch_to_block(on);
             self.b.seal_block(on);
-            let (bytes, max_pane) = (self.imm(self.bytes), self.imm(self.max_pane as u32));
-            let refused = self.refuses(self.pc0, bytes, max_pane);
+            let (bytes, max_pane) = (self.imm(head.bytes), self.imm(head.max_pane as u32));
+            let refused = self.refuses(head.pc, bytes, max_pane);
             self.b.ins().brif(refused, out, &[], again, &[]);
         } else {
             self.b.ins().brif(go, again, &[], out, &[]);
         }
         self.b.switch_to_block(again);
         self.b.seal_block(again);
-        self.b.ins().jump(self.top, &[]);
+        // There, registers the entry does not load are read from `Cpu`; those it loads, defined.
+        let missing = self.entry_kept & !self.defined;
+        self.reload(missing);
+        let own = self.dirty & !self.entry_kept;
+        let dirty = std::mem::replace(&mut self.dirty, own);
+        self.store_back();
+        self.dirty = dirty;
+        let (i, c) = self.counted(insns, cycles);
+        self.b.def_var(self.vars[INSNS], i);
+        self.b.def_var(self.vars[CYCLES], c);
+        self.b.ins().jump(head.block, &[]);
         self.b.switch_to_block(out);
         self.b.seal_block(out);
-        let pc = self.imm(self.pc0);
-        self.store_cpu(pc, cpu_field!(pc));
-        let zero = self.imm(0);
-        self.b.ins().return_(&[zero]);
+        let pc = self.imm(head.pc);
+        self.leave(Some(pc), insns, cycles);
     }
 
-    /// Whether the run would go on plainly at `next` with `insns` and `cycles` of the block not yet
-    /// counted (`Cpu::continues_plainly_at`), as an `i8` truth value: worked out inline from the
-    /// counters, `Cpu::cycle_stop` and the quiet range while no call-out ran since the last full
-    /// check (nothing else the check reads has changed then), else by the goes-on call-out.
-    fn goes_on(&mut self, insns: u32, cycles: u32, next: u32) -> Value {
-        self.goes_on_from(None, insns, cycles, next)
-    }
-
-    /// `goes_on` after `count`, whose new values are `counted`.
-    fn goes_on_counted(&mut self, counted: (Value, Value), next: u32) -> Value {
-        self.goes_on_from(Some(counted), 0, 0, next)
-    }
-
-    /// `goes_on` from the counters' values if known, loaded if not.
-    fn goes_on_from(
-        &mut self,
-        counted: Option<(Value, Value)>,
-        insns: u32,
-        cycles: u32,
-        next: u32,
-    ) -> Value {
-        let flags = Self::flags();
-        let (inline, full, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+    /// Whether the run would go on plainly at `next` after `insns` and `cycles` more of the
+    /// current block (`Cpu::continues_plainly_at`), as an `i8` truth value: worked out inline
+    /// from the counters within their bounds (`bounds`) and the quiet range, else by the goes-on
+    /// call-out.
+    fn goes_on(&mut self, insns: u32, cycles: u64, next: u32) -> Value {
+        let (full, done) = (self.b.create_block(), self.b.create_block());
         let answer = self.b.append_block_param(done, types::I8);
-        let next = self.imm(next);
-        let unchecked = self.b.ins().load(
-            types::I32,
-            flags,
-            self.env,
-            offset_of!(JitEnv, unchecked) as i32,
-        );
-        self.b.ins().brif(unchecked, full, &[], inline, &[]);
-        self.b.switch_to_block(inline);
-        self.b.seal_block(inline);
-        let (done_insns, done_cycles) = match counted {
-            Some(counted) => counted,
-            None => (
-                self.load_cpu(types::I64, cpu_field!(insns)),
-                self.load_cpu(types::I64, cpu_field!(cycles)),
-            ),
-        };
-        let done_insns = self.b.ins().iadd_imm_s(done_insns, insns as i64);
-        let insn_end = self.env_const(
-            types::I64,
-            offset_of!(JitEnv, run) + RunBounds::PLAIN_INSN_END,
-        );
+        let (done_insns, done_cycles) = self.counted(insns, cycles);
+        let limit = self.var(INSN_LIMIT);
         let budget = self
             .b
             .ins()
-            .icmp(IntCC::UnsignedLessThan, done_insns, insn_end);
-        let done_cycles = self.b.ins().iadd_imm_s(done_cycles, cycles as i64);
-        let cycle_stop = self.load_cpu(types::I64, cpu_field!(cycle_stop));
+            .icmp(IntCC::UnsignedLessThan, done_insns, limit);
+        let limit = self.var(CYCLE_LIMIT);
         let time = self
             .b
             .ins()
-            .icmp(IntCC::UnsignedLessThan, done_cycles, cycle_stop);
-        // `next` in [quiet.0, quiet.1): next - quiet.0 < quiet.1 - quiet.0.
-        let quiet = offset_of!(JitEnv, quiet) as i32;
-        let lo = self.b.ins().load(types::I32, flags, self.env, quiet);
-        let hi = self.b.ins().load(types::I32, flags, self.env, quiet + 4);
-        let past = self.b.ins().isub(next, lo);
-        let width = self.b.ins().isub(hi, lo);
-        let quiet = self.b.ins().icmp(IntCC::UnsignedLessThan, past, width);
-        let go = self.b.ins().band(budget, time);
-        let go = self.b.ins().band(go, quiet);
-        self.b.ins().jump(done, &[go.into()]);
+            .icmp(IntCC::UnsignedLessThan, done_cycles, limit);
+        let within = self.b.ins().band(budget, time);
+        let quiet = self.quiet(next);
+        // Within the bounds, the call-out would check nothing but the hooks' interest in `next`.
+        self.b.ins().brif(within, done, &[quiet.into()], full, &[]);
         self.b.switch_to_block(full);
         self.b.seal_block(full);
-        let args = [self.imm(insns), self.imm(cycles), next];
+        let next = self.imm(next);
+        let args = [self.imm(insns), self.imm(cycles as u32), next];
         let go = self
             .callout(offset_of!(Callouts, goes_on), self.sigs.goes_on, &args)
             .expect("the goes-on call-out returns");
@@ -1138,18 +1359,19 @@ impl Translator<'_> {
         answer
     }
 
-    /// `leave` for the known PC `target`, going on into the compiled code of the block there
-    /// (`LinkCell`) where the run loop would run it next, plainly, with nothing in between.
+    /// `leave` for the known PC `target`, going on within the function where the region holds the
+    /// block there (`go_within`), else into the compiled code of that block (`LinkCell`) where the
+    /// run loop would run it next, plainly, with nothing in between.
     fn leave_linked(&mut self, target: u32, insns: u32, cycles: u64) {
-        if target == self.pc0 {
-            return self.start_over(insns, cycles);
+        if let Some(&head) = self.heads.iter().find(|h| h.pc == target) {
+            return self.go_within(head, insns, cycles);
         }
+        let go = self.goes_on(insns, cycles, target);
         self.store_back();
         let pc = self.imm(target);
         self.store_cpu(pc, cpu_field!(pc));
-        let counted = self.count(insns, cycles);
+        self.count(insns, cycles);
         let (unlinked, out) = (self.b.create_block(), self.b.create_block());
-        let go = self.goes_on_counted(counted, target);
         let (ptr, flags) = (self.ptr, Self::flags());
         let cell = Box::new(UnsafeCell::new(LinkCell {
             code: None,
@@ -1214,12 +1436,12 @@ impl Translator<'_> {
             // The end of the block follows, which leaves for `next` as a refusal here would.
             return;
         }
-        let (n, c, at) = (insn.idx as u32 + 1, insn.cum_cost as u32, next);
+        let (n, c, at) = (insn.idx as u32 + 1, insn.cum_cost as u64, next);
         let goes_on = self.goes_on(n, c, at);
         let stops = self.b.ins().icmp_imm_s(IntCC::Equal, goes_on, 0);
         self.side_exit(stops, |t| {
             let next = t.imm(at);
-            t.leave(Some(next), n, c as u64)
+            t.leave(Some(next), n, c)
         });
     }
 
@@ -1231,7 +1453,22 @@ impl Translator<'_> {
             &[from, ret, target, window],
         );
     }
-
+    /// Translate the instructions of `blk` from its head.
+    fn block(&mut self, blk: &RegionBlock) {
+        let last = blk.code.len() - 1;
+        for (k, insn) in blk.code.iter().enumerate() {
+            if !self.insn(insn, k == last) {
+                return;
+            }
+        }
+        // Fell through the end of the block (`block_end_marker`).
+        let insn = &blk.code[last];
+        self.leave_linked(
+            blk.pc.wrapping_add(blk.bytes),
+            insn.idx as u32 + 1,
+            insn.cum_cost as u64,
+        );
+    }
     /// Translate `insn` (`last`: the block's last instruction). Returns whether the block goes on
     /// after it (false after an unconditional exit).
     fn insn(&mut self, insn: &Insn, last: bool) -> bool {
@@ -1652,6 +1889,8 @@ impl Translator<'_> {
                     .callout(offset_of!(Callouts, entry), self.sigs.entry, &args)
                     .expect("the ENTRY call-out returns");
                 self.side_exit(answer, |t| t.leave_after_callout(insn, answer));
+                // The block goes on in the new window.
+                self.rotated();
             }
             Retw | RetwN => {
                 self.spill();
@@ -1667,7 +1906,7 @@ impl Translator<'_> {
             }
             Rsr => {
                 // CCOUNT at this instruction (exec.rs): the counters are those at the block's start.
-                let cycles = self.load_cpu(types::I64, cpu_field!(cycles));
+                let (_, cycles) = self.counters();
                 let at = ins!().iadd_imm_s(cycles, insn.cum_cost as i64);
                 let at = ins!().ireduce(types::I32, at);
                 let off = self.load_cpu(types::I32, cpu_field!(ccount_off));
