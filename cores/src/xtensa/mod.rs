@@ -68,12 +68,15 @@ mod debug;
 pub mod decode;
 pub mod disasm;
 pub mod exec;
+mod isa;
 mod jit;
 pub mod pie;
 mod pipeline;
 
 #[cfg(test)]
 mod fuzz_tests;
+#[cfg(test)]
+mod old;
 #[cfg(test)]
 mod pie_tests;
 #[cfg(test)]
