@@ -1020,7 +1020,7 @@ fn lend_at<const LOOPS: bool>(insns: &[Insn], pc0: u32, bytes: u32, lend: u32) -
 }
 
 /// Cost of an instruction before interlocks and memory: the base cost plus its class's extra.
-pub(crate) fn static_cost(insn: &Insn, cfg: &XtensaConfig) -> u32 {
+fn static_cost(insn: &Insn, cfg: &XtensaConfig) -> u32 {
     let t = &cfg.timing;
     t.base
         + match super::isa::row(insn.op).class {

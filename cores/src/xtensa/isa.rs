@@ -705,3 +705,7 @@ pub(crate) fn decode_core(w: u32, len: u8, pc: u32, cfg: &XtensaConfig) -> Optio
     let insn = r.insn(w, pc);
     r.gate.allows(cfg, insn.imm).then_some(insn)
 }
+
+#[cfg(test)]
+#[path = "isa_tests.rs"]
+mod tests;

@@ -76,8 +76,6 @@ mod pipeline;
 #[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
-mod old;
-#[cfg(test)]
 mod pie_tests;
 #[cfg(test)]
 mod tests;
