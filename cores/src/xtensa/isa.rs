@@ -330,6 +330,7 @@ macro_rules! rows {
     };
 }
 
+// Columns as in `OpRow`; `win n` after a call gives its window increment.
 rows! {
 // op          mnemonic      encoding                     AR     immediate gate       class ends
 Illegal        "(illegal)"   ""                           ""     Zero      Always     Alu   Block;
