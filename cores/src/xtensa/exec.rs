@@ -46,6 +46,7 @@ use super::bus::{BusFault, XtensaBus};
 use super::config::XtensaConfig;
 use super::cpu::*;
 use super::decode::{decode, mac_fields, Insn, Op};
+use super::isa::Class;
 use super::jit::{
     BlockFn, Compiler, JitEnv, JitSlot, JitState, RegionBlock, COMPILE_AFTER, REGION_BLOCKS,
     REGION_WARMTH,
@@ -1077,14 +1078,14 @@ fn lend_at<const LOOPS: bool>(insns: &[Insn], pc0: u32, bytes: u32, lend: u32) -
     }
 }
 
+/// Cost of an instruction before interlocks and memory: the base cost plus its class's extra.
 fn static_cost(insn: &Insn, cfg: &XtensaConfig) -> u32 {
-    use Op::*;
     let t = &cfg.timing;
     t.base
-        + match insn.op {
-            Mul16u | Mul16s | Mull | Muluh | Mulsh => t.mul,
-            Quou | Quos | Remu | Rems => t.div,
-            _ => 0,
+        + match super::isa::row(insn.op).class {
+            Class::Mul => t.mul,
+            Class::Div => t.div,
+            Class::Alu | Class::Load => 0,
         }
 }
 

@@ -1,7 +1,8 @@
 //! Xtensa instruction-set simulator for the ESP32-S3 (LX7), ESP32 (LX6) and ESP8266 (LX106) cores.
 //!
 //! - [`config`]: option sets of the three cores ([`XtensaConfig::esp32s3`], `esp32`, `esp8266`).
-//! - [`decode`] / [`disasm`]: decoder into a compact [`Insn`] and objdump-style text.
+//! - [`decode`] / [`disasm`]: decoder into a compact [`Insn`] and objdump-style text, both reading
+//!   the core ISA table of `isa` (a row per opcode: encoding, operands, gate, cost, block end).
 //! - [`cpu`]: architectural state, special registers, XEA2 exception/interrupt dispatch.
 //! - [`exec`]: block-cached execution engine ([`Xtensa::run`]).
 //! - [`backend`]: [`XtensaBackend`], the ISS behind the simulator's `Core` trait on a board's memory map.
@@ -68,6 +69,7 @@ mod debug;
 pub mod decode;
 pub mod disasm;
 pub mod exec;
+mod isa;
 mod jit;
 pub mod pie;
 mod pipeline;
