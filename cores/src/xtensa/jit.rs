@@ -67,8 +67,10 @@ use tigris_memmodels::Traffic;
 pub(super) const COMPILE_AFTER: u32 = 20_000;
 
 /// Most blocks compiled into one function (`BlockCache::region`): loops of up to this many blocks
-/// run without leaving compiled code's registers.
-pub(super) const REGION_BLOCKS: usize = 3;
+/// run without leaving compiled code's registers. Measured (docs/xtensa.md, Speed): 2 and 3 gave the
+/// long workloads the same gain (9-12 %), 3 cost the short demos more compile time; 8 blocks (any
+/// successor, not only loops) was slower than 2 on both.
+pub(super) const REGION_BLOCKS: usize = 2;
 
 /// A block joins another's region once it has run plainly `COMPILE_AFTER / REGION_WARMTH` times
 /// (a loop's rarer paths are in, code run once is not).
