@@ -49,7 +49,7 @@ use super::decode::{decode, mac_fields, Insn, Op};
 use super::isa::Class;
 use super::jit::{
     BlockFn, Compiler, JitEnv, JitSlot, JitState, RegionBlock, COMPILE_AFTER, REGION_BLOCKS,
-    REGION_WARMTH,
+    REGION_DELAY, REGION_WARMTH,
 };
 
 /// Longest decoded block.
@@ -113,6 +113,8 @@ struct BlockCache {
     compiling: bool,
     /// Plain-path runs of a block before it is compiled (`COMPILE_AFTER`; tests lower it).
     compile_after: u32,
+    /// The same for a block whose region holds more than one block (`REGION_DELAY`).
+    region_compile_after: u32,
     /// Compile state of each block of `blocks`, and of the block in each slot of `fast`.
     /// (A `Cell`: the plain path counts runs of the blocks it goes on into, `interprets`.)
     jit: Vec<Cell<JitState>>,
@@ -131,6 +133,7 @@ impl BlockCache {
             generation: 0,
             compiling: true,
             compile_after: COMPILE_AFTER,
+            region_compile_after: COMPILE_AFTER * REGION_DELAY,
             jit: Vec::new(),
             jit_slots: Box::new([JitSlot::EMPTY; FAST_SLOTS]),
             compiler: None,
@@ -243,6 +246,10 @@ impl BlockCache {
                 self.jit[i].set(JitState::Warming(n + 1));
                 true
             }
+            JitState::Waiting(n) if n + 1 < self.region_compile_after => {
+                self.jit[i].set(JitState::Waiting(n + 1));
+                true
+            }
             _ => false,
         }
     }
@@ -254,7 +261,9 @@ impl BlockCache {
         let i = self.jit_slots[slot].block as usize;
         let state = match self.jit[i].get() {
             JitState::Warming(n) if n + 1 < self.compile_after => JitState::Warming(n + 1),
-            JitState::Warming(_) => self.compile(i, cpu),
+            JitState::Waiting(n) if n + 1 < self.region_compile_after => JitState::Waiting(n + 1),
+            JitState::Warming(_) => self.compile(i, cpu, false),
+            JitState::Waiting(_) => self.compile(i, cpu, true),
             other => other,
         };
         self.jit[i].set(state);
@@ -262,15 +271,20 @@ impl BlockCache {
         self.jit_slots[slot].code
     }
 
-    /// Compile block `i`, with the blocks of its region (`region`): its new compile state.
-    fn compile(&mut self, i: usize, cpu: &Cpu) -> JitState {
+    /// Compile block `i`, with the blocks of its region (`region`): its new compile state. A
+    /// region of more than one block costs more to compile, so it waits (`REGION_DELAY`) unless
+    /// it `waited` already.
+    fn compile(&mut self, i: usize, cpu: &Cpu, waited: bool) -> JitState {
+        let region = self.region(i);
+        if region.len() > 1 && !waited {
+            return JitState::Waiting(self.compile_after);
+        }
         if self.compiler.is_none() {
             // Without a back end for this host, every block is interpreted (with the same results).
             self.compiler = Compiler::new(cpu).ok();
         }
         // Out of the cache while it reads the cache's blocks.
         let mut compiler = self.compiler.take();
-        let region = self.region(i);
         let blocks: Vec<RegionBlock> = region.iter().map(|&k| self.region_block(k)).collect();
         let code = compiler.as_mut().and_then(|c| c.compile(&blocks));
         self.compiler = compiler;
@@ -328,7 +342,7 @@ impl BlockCache {
     fn joins_region(&self, k: usize) -> bool {
         match self.jit[k].get() {
             JitState::Warming(n) => n >= self.compile_after / REGION_WARMTH,
-            JitState::Compiled(_) => true,
+            JitState::Waiting(_) | JitState::Compiled(_) => true,
             JitState::Interpreted => false,
         }
     }
@@ -400,11 +414,12 @@ impl Xtensa {
         self.cache.flush();
     }
 
-    /// Compile a block after `runs` plain-path runs instead of `COMPILE_AFTER`, so that short test
-    /// programs reach compiled code.
+    /// Compile a block after `runs` plain-path runs instead of `COMPILE_AFTER`, and a region of
+    /// several blocks as soon, so that short test programs reach compiled code and regions.
     #[cfg(test)]
     pub(super) fn set_compile_after(&mut self, runs: u32) {
         self.cache.compile_after = runs;
+        self.cache.region_compile_after = runs;
         self.cache.flush();
     }
 
