@@ -58,6 +58,7 @@ use super::bus::{DataView, XtensaBus};
 use super::cpu::{Cpu, StopReason, XtensaHooks, PS_CALLINC, PS_CALLINC_SHIFT};
 use super::decode::{Insn, Op, AR_R, AR_S, AR_T, B4CONST, B4CONSTU};
 use super::exec::{DataFault, RunBounds, SR_CCOUNT};
+use super::isa;
 use tigris_memmodels::Traffic;
 
 /// Plain-path runs of a block before it is compiled: the lower, the more blocks are compiled that
@@ -710,15 +711,19 @@ fn named_regs(insn: &Insn) -> u32 {
         .iter()
         .filter(|&&(bit, _)| insn.arm & bit != 0)
         .fold(0, |m, &(_, n)| m | 1 << n);
-    fields
-        | match insn.op {
-            Call0 | Callx0 | Ret | RetN => 1,
-            Call4 | Callx4 => 1 << 4,
-            Call8 | Callx8 => 1 << 8,
-            Call12 | Callx12 => 1 << 12,
-            Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Src | Srl | Sra | Sll => 1 << SAR,
-            _ => 0,
-        }
+    // CALL0/CALLX0 write a0, RET reads it; CALLn/CALLXn write a<4n> (the table's window increment).
+    let calls = match insn.op {
+        Call0 | Callx0 | Ret | RetN => 1,
+        op => match isa::row(op).win {
+            0 => 0,
+            n => 1 << (4 * n),
+        },
+    };
+    let sar = match insn.op {
+        Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Src | Srl | Sra | Sll => 1 << SAR,
+        _ => 0,
+    };
+    fields | calls | sar
 }
 
 fn signature(conv: CallConv, params: &[types::Type], ret: Option<types::Type>) -> Signature {
@@ -1861,13 +1866,11 @@ impl Translator<'_> {
             }
             Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
                 // a<4n> = n << 30 | (PC + 3)[29:0]; PS.CALLINC = n (exec.rs, S3 QEMU).
-                let (n, target) = match insn.op {
-                    Call4 => (1, self.imm(insn.imm)),
-                    Call8 => (2, self.imm(insn.imm)),
-                    Call12 => (3, self.imm(insn.imm)),
-                    Callx4 => (1, self.get(s)),
-                    Callx8 => (2, self.get(s)),
-                    _ => (3, self.get(s)),
+                let n = isa::row(insn.op).win as u32;
+                let target = if insn.arm & AR_S != 0 {
+                    self.get(s)
+                } else {
+                    self.imm(insn.imm)
                 };
                 let ret = self.imm((n << 30) | (next & 0x3FFF_FFFF));
                 self.set(4 * n as usize, ret);
