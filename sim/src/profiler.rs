@@ -116,7 +116,13 @@ pub struct Profiler<'s> {
     segments: Option<FxHashMap<(u32, u32), (u64, u64)>>,
     /// Where the run since the last block event started.
     segment_pc: u32,
+    /// `function_at`'s answers by PC, 1 + the function (0: none), direct-mapped: calls and
+    /// returns come back to few PCs, and the symbol search was the largest cost of a call.
+    memo: Box<[(u32, u32); MEMO_SLOTS]>,
 }
+
+/// Entries of `Profiler::memo`.
+const MEMO_SLOTS: usize = 512;
 
 impl<'s> Profiler<'s> {
     pub fn new(symbols: &'s SymbolMap) -> Self {
@@ -132,6 +138,7 @@ impl<'s> Profiler<'s> {
             paths: CallPaths::new(n - 1),
             segments: None,
             segment_pc: 0,
+            memo: Box::new([(0, 0); MEMO_SLOTS]),
         }
     }
 
@@ -156,8 +163,14 @@ impl<'s> Profiler<'s> {
         self.symbols.len()
     }
 
-    fn function_at(&self, pc: u32) -> usize {
-        self.symbols.lookup(pc).unwrap_or(self.unknown())
+    fn function_at(&mut self, pc: u32) -> usize {
+        let slot = &mut self.memo[(pc ^ pc >> 9) as usize % MEMO_SLOTS];
+        if slot.0 == pc && slot.1 != 0 {
+            return slot.1 as usize - 1;
+        }
+        let f = self.symbols.lookup(pc).unwrap_or(self.symbols.len());
+        *slot = (pc, f as u32 + 1);
+        f
     }
 
     fn push(
