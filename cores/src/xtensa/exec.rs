@@ -209,8 +209,9 @@ impl BlockCache {
     }
 
     /// After a compiled block, the compiled code of the block at `cpu.pc`, and the block, when the
-    /// run loop would run it next, plainly, with nothing else to do (`Cpu::continues_plainly_at`):
-    /// compiled blocks go on into each other as the plain path does into the blocks it interprets.
+    /// run loop would run it next, plainly, with nothing else to do but tell the hooks of it (done
+    /// here: `Cpu::enters_plainly`): compiled blocks go on into each other as the plain path does
+    /// into the blocks it interprets.
     #[inline(always)]
     fn chained<B: XtensaBus, H: XtensaHooks, const WIN: bool, const LOOPS: bool>(
         &self,
@@ -218,6 +219,7 @@ impl BlockCache {
         bus: &mut B,
         hooks: &mut H,
         run: RunBounds,
+        owner: &mut usize,
     ) -> Option<(BlockFn, &Block)> {
         let pc = cpu.pc;
         let slot = Self::slot(pc);
@@ -225,7 +227,7 @@ impl BlockCache {
         let blk = &self.fast[slot];
         let go = blk.pc == pc
             && cpu.runs_plainly::<WIN, LOOPS>(blk)
-            && cpu.continues_plainly_at(bus, hooks, run, self.generation, 0, 0, pc);
+            && cpu.enters_plainly(bus, hooks, run, self.generation, owner);
         go.then_some((code, blk))
     }
 
@@ -562,18 +564,28 @@ impl Xtensa {
                 }
                 if let Some(mut code) = self.cache.compiled(slot, &self.cpu) {
                     let compiler = self.cache.compiler.as_ref().expect("code has its compiler");
-                    let mut env = JitEnv::new::<B, H>(compiler, run, self.cache.generation, data);
-                    while !env.run(code, &mut self.cpu, bus, hooks) {
+                    let mut env =
+                        JitEnv::new::<B, H>(compiler, run, self.cache.generation, data, mem_owner);
+                    let stops = loop {
+                        if env.run(code, &mut self.cpu, bus, hooks) {
+                            break true;
+                        }
+                        let cpu = &mut self.cpu;
+                        let owner = &mut env.owner;
                         match self
                             .cache
-                            .chained::<B, H, WIN, LOOPS>(&mut self.cpu, bus, hooks, run)
+                            .chained::<B, H, WIN, LOOPS>(cpu, bus, hooks, run, owner)
                         {
                             Some((next, blk)) => {
-                                env.link(next, blk.bytes as u32, blk.max_pane);
+                                env.link(next, cpu.pc, blk.bytes as u32, blk.max_pane);
                                 code = next
                             }
-                            None => continue 'blocks,
+                            None => break false,
                         }
+                    };
+                    mem_owner = env.owner;
+                    if !stops {
+                        continue 'blocks;
                     }
                     self.cpu.stop.take()
                 } else {
@@ -1289,15 +1301,50 @@ impl Cpu {
     ) -> bool {
         self.cycles += bus.take_stall_cycles();
         // The counters as the run loop would see them (the block adds its own when it is left).
-        let insns = self.insns + insns;
-        let cycles = self.cycles + cycles;
-        let leave = (bus.code_generation() != generation)
+        !self.between_blocks_pending(bus, run, generation, insns, cycles)
+            && hooks.skips_block_start(next)
+    }
+
+    /// Whether the run loop has anything to do between blocks but find the next one, after
+    /// `insns` and `cycles` more than the counters (stalls taken).
+    #[inline(always)]
+    fn between_blocks_pending<B: XtensaBus>(
+        &self,
+        bus: &B,
+        run: RunBounds,
+        generation: u64,
+        insns: u64,
+        cycles: u64,
+    ) -> bool {
+        (bus.code_generation() != generation)
             | (bus.interrupt_epoch() != self.external_epoch)
             | self.irq_check
             | self.waiting
-            | (insns >= run.plain_insn_end)
-            | (cycles >= self.cycle_stop);
-        !leave && hooks.skips_block_start(next)
+            | (self.insns + insns >= run.plain_insn_end)
+            | (self.cycles + cycles >= self.cycle_stop)
+    }
+
+    /// Between blocks, with the block at `pc` known to run plainly (`runs_plainly`): whether the
+    /// run loop would run it next with nothing to do first but tell the hooks of its start, which
+    /// is done here as the run loop does it (charging memory traffic to `owner`, as it stands).
+    /// Compiled code goes on into compiled code so where a call or return is told.
+    #[inline(always)]
+    pub(super) fn enters_plainly<B: XtensaBus, H: XtensaHooks>(
+        &mut self,
+        bus: &mut B,
+        hooks: &mut H,
+        run: RunBounds,
+        generation: u64,
+        owner: &mut usize,
+    ) -> bool {
+        self.cycles += bus.take_stall_cycles();
+        if self.between_blocks_pending(bus, run, generation, 0, 0) {
+            return false;
+        }
+        if hooks.block_start(self.pc, self.cycles, self.insns) {
+            *owner = charge_owner(bus, hooks, *owner);
+        }
+        true
     }
 
     /// On the plain path, leaving the block after `insn` for `target` (a taken branch or jump):

@@ -7,17 +7,21 @@
 //!   (counted per decoded block, so the moment does not depend on time or threads), and only if
 //!   every instruction is one `Translator::insn` knows; any other block stays interpreted for good.
 //! - Compiled code enters at the block's start with the run loop's start-of-block work done. At an
-//!   exit to a known PC (a taken branch, a jump, the end of the block) it goes on into the compiled
-//!   code of the next block itself (a tail call through the exit's `LinkCell`) when the run loop
-//!   would run that block next, plainly, with nothing in between (the checks of
-//!   `Cpu::continues_plainly_at` and `Cpu::runs_plainly`); anywhere else it returns to the run
-//!   loop, which links the exit once it went on into compiled code from there. Results do not
-//!   depend on how far compiled code got before returning (as for the interpreter's plain path,
-//!   see `exec.rs`).
+//!   exit it goes on into the compiled code of the next block itself (a tail call through the
+//!   exit's `LinkCell`) when the run loop would run that block next, plainly, with nothing in
+//!   between but telling the hooks of its start (the checks of `Cpu::enters_plainly` and
+//!   `Cpu::runs_plainly`; where the hooks must hear of it, as after a call or return, the enters
+//!   call-out tells them as the run loop would). An exit to a computed PC (a return, an indirect
+//!   jump or call) goes on where it leaves for the PC its cell was last linked for. Anywhere else
+//!   it returns to the run loop, which links the exit once it went on into compiled code from
+//!   there. Results do not depend on how far compiled code got before returning (as for the
+//!   interpreter's plain path, see `exec.rs`).
 //! - The between-block checks are made inline against bounds read once (the run's instruction
 //!   bound, the timer stop, the quiet range) while no call-out has run since the last full check:
 //!   compiled code itself changes nothing those checks read but the counters. A call-out that may
 //!   change more sets `JitEnv::insn_limit` to 0, so the next check is the goes-on call-out's full one.
+//!   Within a region the bounds hold the rest: where the quiet range does not hold the region's PCs,
+//!   or the run loop would not run a block exits go on to plainly, the limit read is 0.
 //! - A function holds a region: the hot block and the blocks on the short loops through it
 //!   (`BlockCache::region`). An exit to the start of one of them goes on within the function (after
 //!   the same checks as a linked exit), so a loop runs with its registers and counters in SSA
@@ -93,15 +97,19 @@ pub(super) struct BlockFn(std::ptr::NonNull<u8>);
 /// The compiled entry from Rust into a `BlockFn`: `enter(code, cpu, env)` is `code(cpu, env)`.
 type EnterFn = unsafe extern "C" fn(code: BlockFn, cpu: *mut Cpu, env: *mut JitEnv) -> u32;
 
-/// Where an exit to a known PC goes on: the compiled code of the block there, once the run loop
-/// went on into it from this exit (`JitEnv::link`), with what the run loop checks of that block
-/// before running it plainly (`Cpu::runs_plainly`; being compiled, it has no `BLK_*` flags).
+/// Where an exit goes on: the compiled code of the block at `pc`, once the run loop went on into
+/// it from this exit (`JitEnv::link`), with what the run loop checks of that block before running
+/// it plainly (`Cpu::runs_plainly`; being compiled, it has no `BLK_*` flags). An exit to a known
+/// PC links only that PC's code; an exit to a computed one (`indirect`: a return, an indirect jump
+/// or call) the code of the last PC it was linked for, used when it leaves for that PC again.
 /// Owned by the `Compiler` whose code reads it.
 #[repr(C)]
 pub(super) struct LinkCell {
     code: Option<BlockFn>,
+    pc: u32,
     bytes: u32,
     max_pane: u8,
+    indirect: bool,
 }
 
 /// What compiled code reaches outside `Cpu`: the call-outs for the bus and hooks of the run, and
@@ -124,6 +132,8 @@ pub(super) struct JitEnv {
     quiet: (u32, u32),
     /// The cell of the exit that returned for want of a link, or null.
     pending: *mut LinkCell,
+    /// Who the bus charges memory traffic to (the run loop's, kept up to date by `enters`).
+    pub(super) owner: usize,
     fault_seen: Option<DataFault>,
     enter: EnterFn,
 }
@@ -141,6 +151,9 @@ struct Callouts {
     /// At an untaken branch with (instructions, cycles) of the block so far, whether the plain path
     /// would go on to the next PC: 1 if so.
     goes_on: extern "C" fn(*mut JitEnv, u32, u32, u32) -> u32,
+    /// At an exit to the compiled code of a block that runs plainly (`Cpu::pc` and the counters
+    /// stored): 1 if the run loop would run it next after telling the hooks (done), else 0.
+    enters: extern "C" fn(*mut JitEnv) -> u32,
     /// `XtensaHooks::call(from, return_to, to, window)`.
     call: extern "C" fn(*mut JitEnv, u32, u32, u32, u32),
     /// `XtensaHooks::ret(from, to)`.
@@ -163,6 +176,7 @@ impl<B: XtensaBus, H: XtensaHooks> CalloutsFor<B, H> {
         store: [store::<B, H, 1>, store::<B, H, 2>, store::<B, H, 4>],
         fault: fault::<B, H>,
         goes_on: goes_on::<B, H>,
+        enters: enters::<B, H>,
         call: call::<B, H>,
         ret: ret::<B, H>,
         entry: entry::<B, H>,
@@ -178,6 +192,7 @@ impl JitEnv {
         run: RunBounds,
         generation: u64,
         data: Option<DataView>,
+        owner: usize,
     ) -> JitEnv {
         JitEnv {
             callouts: CalloutsFor::<B, H>::TABLE,
@@ -190,6 +205,7 @@ impl JitEnv {
             insn_limit: 0,
             quiet: (0, 0),
             pending: std::ptr::null_mut(),
+            owner,
             fault_seen: None,
             enter: compiler.enter,
         }
@@ -219,22 +235,19 @@ impl JitEnv {
         unsafe { (self.enter)(code, cpu, self) != 0 }
     }
 
-    /// The run loop went on from the last `run`'s exit into `code`, the compiled code of a block of
-    /// `bytes` bytes naming panes up to `max_pane`: if that exit returned for want of a link,
-    /// link it there.
-    pub(super) fn link(&mut self, code: BlockFn, bytes: u32, max_pane: u8) {
+    /// The run loop went on from the last `run`'s exit into `code`, the compiled code of the block
+    /// at `pc` of `bytes` bytes naming panes up to `max_pane`: if that exit returned for want of a
+    /// link, link it there.
+    pub(super) fn link(&mut self, code: BlockFn, pc: u32, bytes: u32, max_pane: u8) {
         if self.pending.is_null() {
             return;
         }
         // SAFETY: `pending` is a cell of the compiler whose code just ran, which is alive (its
         // code is about to run again) and not running.
-        unsafe {
-            *self.pending = LinkCell {
-                code: Some(code),
-                bytes,
-                max_pane,
-            }
-        };
+        let cell = unsafe { &mut *self.pending };
+        if cell.indirect || cell.pc == pc {
+            (cell.code, cell.pc, cell.bytes, cell.max_pane) = (Some(code), pc, bytes, max_pane);
+        }
         self.pending = std::ptr::null_mut();
     }
 }
@@ -322,6 +335,18 @@ extern "C" fn goes_on<B: XtensaBus, H: XtensaHooks>(
         env.quiet = hooks.quiet_range();
     }
     goes_on as u32
+}
+
+extern "C" fn enters<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv) -> u32 {
+    // SAFETY: only compiled code calls this, with the `env` it was given (`JitEnv::run`).
+    let (env, cpu, bus, hooks) = unsafe { parts::<B, H>(env) };
+    if !cpu.enters_plainly(bus, hooks, env.run, env.generation, &mut env.owner) {
+        return 0;
+    }
+    // As `JitEnv::run` finds them, entering the block's code.
+    env.insn_limit = env.run.plain_insn_end();
+    env.quiet = hooks.quiet_range();
+    1
 }
 
 extern "C" fn call<B: XtensaBus, H: XtensaHooks>(
@@ -628,6 +653,14 @@ impl Compiler {
             dirty: 0,
             stores: Vec::new(),
             heads,
+            span: (
+                region.iter().map(|blk| blk.pc).min().unwrap_or(0),
+                region
+                    .iter()
+                    .map(|blk| blk.pc.wrapping_add(blk.bytes))
+                    .max()
+                    .unwrap_or(0),
+            ),
             pc0: region[0].pc,
             max_pane: 0,
             t_taken: self.t_taken,
@@ -741,6 +774,7 @@ struct CalloutSigs<S> {
     store: S,
     fault: S,
     goes_on: S,
+    enters: S,
     call: S,
     ret: S,
     entry: S,
@@ -756,6 +790,7 @@ impl CalloutSigs<Signature> {
             store: signature(conv, &[ptr, i32, i32], Some(i32)),
             fault: signature(conv, &[ptr, i32], Some(i32)),
             goes_on: signature(conv, &[ptr, i32, i32, i32], Some(i32)),
+            enters: signature(conv, &[ptr], Some(i32)),
             call: signature(conv, &[ptr, i32, i32, i32, i32], None),
             ret: signature(conv, &[ptr, i32, i32], None),
             entry: signature(conv, &[ptr, i32, i32, i32, i32], Some(i32)),
@@ -770,6 +805,7 @@ impl CalloutSigs<Signature> {
             store: b.import_signature(self.store),
             fault: b.import_signature(self.fault),
             goes_on: b.import_signature(self.goes_on),
+            enters: b.import_signature(self.enters),
             call: b.import_signature(self.call),
             ret: b.import_signature(self.ret),
             entry: b.import_signature(self.entry),
@@ -851,6 +887,8 @@ struct Translator<'a> {
     stores: Vec<(usize, Inst)>,
     /// The region's blocks, the first the function's entry.
     heads: Vec<Head>,
+    /// The PCs of the region's blocks, `[start, end)`.
+    span: (u32, u32),
     /// The block being translated.
     pc0: u32,
     max_pane: u8,
@@ -937,6 +975,26 @@ impl Translator<'_> {
             self.env,
             offset_of!(JitEnv, insn_limit) as i32,
         );
+        // Going on within the span needs no other check while the hooks need not hear of its PCs
+        // (the quiet range holds the span) and the run loop would run the blocks exits go on to
+        // plainly (`refuses`: only call-outs change what that reads); else the limit is 0, which
+        // sends every such exit to the full check.
+        let (lo, hi) = (self.imm(self.span.0), self.imm(self.span.1.wrapping_sub(1)));
+        let (lo, hi) = (self.b.ins().isub(lo, start), self.b.ins().isub(hi, start));
+        let lo = self.b.ins().icmp(IntCC::UnsignedLessThan, lo, width);
+        let hi = self.b.ins().icmp(IntCC::UnsignedLessThan, hi, width);
+        let mut plain = self.b.ins().band(lo, hi);
+        if self.checks_panes {
+            for head in self.heads.clone().iter().filter(|h| h.targeted) {
+                let pc = self.imm(head.pc);
+                let (bytes, max_pane) = (self.imm(head.bytes), self.imm(head.max_pane as u32));
+                let refused = self.refuses(pc, bytes, max_pane);
+                let runs = self.b.ins().bxor_imm_u(refused, 1);
+                plain = self.b.ins().band(plain, runs);
+            }
+        }
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let limit = self.b.ins().select(plain, limit, zero);
         self.b.def_var(self.vars[INSN_LIMIT], limit);
         let cycle_stop = self.load_cpu(types::I64, cpu_field!(cycle_stop));
         self.b.def_var(self.vars[CYCLE_LIMIT], cycle_stop);
@@ -1268,10 +1326,24 @@ impl Translator<'_> {
         self.b.ins().iadd_imm_s(s, insn.imm as i32 as i64)
     }
 
-    /// Leave for `target` after `insn`, a taken branch or jump.
+    /// Leave for the computed PC `target` after `insn` (a return, an indirect jump or call), going
+    /// on into the compiled code linked there (`link_exit`).
     fn jump(&mut self, insn: &Insn, target: Value) {
         let cycles = insn.cum_cost as u64 + self.t_taken;
-        self.leave(Some(target), insn.idx as u32 + 1, cycles);
+        self.store_back();
+        self.store_cpu(target, cpu_field!(pc));
+        self.count(insn.idx as u32 + 1, cycles);
+        self.link_exit(0, None, Some(target));
+    }
+
+    /// Leave for the callee `target` after the call `insn`: linked as a jump to a known PC where
+    /// the call names one (CALL0, CALLn), else as one to a computed PC.
+    fn call_to(&mut self, insn: &Insn, target: Value) {
+        if insn.arm & AR_S != 0 {
+            self.jump(insn, target)
+        } else {
+            self.jump_to(insn, insn.imm)
+        }
     }
 
     /// Leave for the known PC `target` after `insn`, a taken branch or jump, linked.
@@ -1282,7 +1354,7 @@ impl Translator<'_> {
 
     /// Whether the run loop would not run the block at `pc` of `bytes` bytes naming panes up to
     /// `max_pane` plainly (`Cpu::runs_plainly`): a pane out of reach or LEND inside it.
-    fn refuses(&mut self, pc: u32, bytes: Value, max_pane: Value) -> Value {
+    fn refuses(&mut self, pc: Value, bytes: Value, max_pane: Value) -> Value {
         let limit = self
             .b
             .ins()
@@ -1292,10 +1364,8 @@ impl Translator<'_> {
             .ins()
             .icmp(IntCC::UnsignedGreaterThan, max_pane, limit);
         let lend = self.load_cpu(types::I32, cpu_field!(lend));
-        let into = self
-            .b
-            .ins()
-            .iadd_imm_s(lend, pc.wrapping_add(1).wrapping_neg() as i32 as i64);
+        let into = self.b.ins().isub(lend, pc);
+        let into = self.b.ins().iadd_imm_s(into, -1);
         let ends_inside = self.b.ins().icmp(IntCC::UnsignedLessThan, into, bytes);
         self.b.ins().bor(beyond, ends_inside)
     }
@@ -1304,15 +1374,24 @@ impl Translator<'_> {
     /// block, where the run loop would run it next, plainly, with nothing in between; else leave
     /// for it.
     fn go_within(&mut self, head: Head, insns: u32, cycles: u64) {
-        let go = self.goes_on(insns, cycles, head.pc);
-        let (again, out) = (self.b.create_block(), self.b.create_block());
+        let (again, full, out) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        // Within the bounds the block runs plainly (`bounds`).
+        self.branch_within(insns, cycles, again, &[], full);
+        self.b.switch_to_block(full);
+        self.b.seal_block(full);
+        let go = self.goes_on_callout(insns, cycles, head.pc);
         if self.checks_panes {
             let on = self.b.create_block();
             self.b.ins().brif(go, on, &[], out, &[]);
             self.b.switch_to_block(on);
             self.b.seal_block(on);
             let (bytes, max_pane) = (self.imm(head.bytes), self.imm(head.max_pane as u32));
-            let refused = self.refuses(head.pc, bytes, max_pane);
+            let pc = self.imm(head.pc);
+            let refused = self.refuses(pc, bytes, max_pane);
             self.b.ins().brif(refused, out, &[], again, &[]);
         } else {
             self.b.ins().brif(go, again, &[], out, &[]);
@@ -1336,13 +1415,36 @@ impl Translator<'_> {
         self.leave(Some(pc), insns, cycles);
     }
 
-    /// Whether the run would go on plainly at `next` after `insns` and `cycles` more of the
-    /// current block (`Cpu::continues_plainly_at`), as an `i8` truth value: worked out inline
-    /// from the counters within their bounds (`bounds`) and the quiet range, else by the goes-on
-    /// call-out.
-    fn goes_on(&mut self, insns: u32, cycles: u64, next: u32) -> Value {
-        let (full, done) = (self.b.create_block(), self.b.create_block());
-        let answer = self.b.append_block_param(done, types::I8);
+    /// Branch to `yes` (with `args`) where the counters with `insns` and `cycles` added stay within
+    /// their bounds (`bounds`), else to `no`.
+    fn branch_within(
+        &mut self,
+        insns: u32,
+        cycles: u64,
+        yes: Block,
+        args: &[cranelift_codegen::ir::BlockArg],
+        no: Block,
+    ) {
+        let (done_insns, done_cycles) = self.counted(insns, cycles);
+        let (insn_limit, cycle_limit) = (self.var(INSN_LIMIT), self.var(CYCLE_LIMIT));
+        let budget = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThan, done_insns, insn_limit);
+        let time = self.b.create_block();
+        self.b.ins().brif(budget, time, &[], no, &[]);
+        self.b.switch_to_block(time);
+        self.b.seal_block(time);
+        let time = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThan, done_cycles, cycle_limit);
+        self.b.ins().brif(time, yes, args, no, &[]);
+    }
+
+    /// Whether the counters with `insns` and `cycles` added stay within their bounds (`bounds`),
+    /// as an `i8` truth value.
+    fn within(&mut self, insns: u32, cycles: u64) -> Value {
         let (done_insns, done_cycles) = self.counted(insns, cycles);
         let limit = self.var(INSN_LIMIT);
         let budget = self
@@ -1354,58 +1456,94 @@ impl Translator<'_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedLessThan, done_cycles, limit);
-        let within = self.b.ins().band(budget, time);
-        let quiet = self.quiet(next);
-        // Within the bounds, the call-out would check nothing but the hooks' interest in `next`.
-        self.b.ins().brif(within, done, &[quiet.into()], full, &[]);
+        self.b.ins().band(budget, time)
+    }
+
+    /// Whether the run would go on plainly at `next`, a PC of the region's span, after `insns`
+    /// and `cycles` more of the current block (`Cpu::continues_plainly_at`), as an `i8` truth
+    /// value: yes within the bounds (`bounds`), else as the goes-on call-out finds.
+    fn goes_on(&mut self, insns: u32, cycles: u64, next: u32) -> Value {
+        debug_assert!(next.wrapping_sub(self.span.0) < self.span.1.wrapping_sub(self.span.0));
+        let (full, done) = (self.b.create_block(), self.b.create_block());
+        let answer = self.b.append_block_param(done, types::I8);
+        let yes = self.b.ins().iconst(types::I8, 1);
+        self.branch_within(insns, cycles, done, &[yes.into()], full);
         self.b.switch_to_block(full);
         self.b.seal_block(full);
-        let next = self.imm(next);
-        let args = [self.imm(insns), self.imm(cycles as u32), next];
-        let go = self
-            .callout(offset_of!(Callouts, goes_on), self.sigs.goes_on, &args)
-            .expect("the goes-on call-out returns");
-        let go = self.b.ins().ireduce(types::I8, go);
+        let go = self.goes_on_callout(insns, cycles, next);
         self.b.ins().jump(done, &[go.into()]);
         self.b.switch_to_block(done);
         self.b.seal_block(done);
         answer
     }
 
+    /// The goes-on call-out's answer for `next` after `insns` and `cycles` more of the current
+    /// block, as an `i8` truth value.
+    fn goes_on_callout(&mut self, insns: u32, cycles: u64, next: u32) -> Value {
+        let next = self.imm(next);
+        let args = [self.imm(insns), self.imm(cycles as u32), next];
+        let go = self
+            .callout(offset_of!(Callouts, goes_on), self.sigs.goes_on, &args)
+            .expect("the goes-on call-out returns");
+        self.b.ins().ireduce(types::I8, go)
+    }
+
     /// `leave` for the known PC `target`, going on within the function where the region holds the
-    /// block there (`go_within`), else into the compiled code of that block (`LinkCell`) where the
-    /// run loop would run it next, plainly, with nothing in between.
+    /// block there (`go_within`), else into the compiled code linked there (`link_exit`).
     fn leave_linked(&mut self, target: u32, insns: u32, cycles: u64) {
         if let Some(&head) = self.heads.iter().find(|h| h.pc == target) {
             return self.go_within(head, insns, cycles);
         }
-        let go = self.goes_on(insns, cycles, target);
+        // Within the bounds and the quiet range the run loop would only go on there.
+        let within = self.within(insns, cycles);
+        let quiet = self.quiet(target);
+        let plainly = self.b.ins().band(within, quiet);
         self.store_back();
         let pc = self.imm(target);
         self.store_cpu(pc, cpu_field!(pc));
         self.count(insns, cycles);
-        let (unlinked, out) = (self.b.create_block(), self.b.create_block());
+        self.link_exit(target, Some(plainly), None);
+    }
+
+    /// The end of an exit that stored back the registers, `Cpu::pc` (`target`, if computed, else
+    /// the known `pc`) and the counters: go on into the compiled code the exit's new `LinkCell`
+    /// links, where the run loop would run it next, plainly, doing nothing else but telling the
+    /// hooks of it: without a call-out where `plainly` (an `i8` truth value) says so, else as the
+    /// enters call-out finds. Else return to the run loop, which links the cell once it goes on
+    /// into compiled code from there.
+    fn link_exit(&mut self, pc: u32, plainly: Option<Value>, target: Option<Value>) {
         let (ptr, flags) = (self.ptr, Self::flags());
         let cell = Box::new(UnsafeCell::new(LinkCell {
             code: None,
+            pc,
             bytes: 0,
             max_pane: 0,
+            indirect: target.is_some(),
         }));
         let cell_at = self.b.ins().iconst(ptr, cell.get() as i64);
         self.cells.push(cell);
-        let next = self.b.create_block();
-        self.b.ins().brif(go, next, &[], out, &[]);
-        self.b.switch_to_block(next);
-        self.b.seal_block(next);
+        let (unlinked, out) = (self.b.create_block(), self.b.create_block());
+        let (linked, tail, full) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
         let code = self
             .b
             .ins()
             .load(ptr, flags, cell_at, offset_of!(LinkCell, code) as i32);
-        let none = self.b.ins().icmp_imm_s(IntCC::Equal, code, 0);
-        let plain = self.b.create_block();
-        self.b.ins().brif(none, unlinked, &[], plain, &[]);
-        self.b.switch_to_block(plain);
-        self.b.seal_block(plain);
+        let mut found = self.b.ins().icmp_imm_s(IntCC::NotEqual, code, 0);
+        if let Some(target) = target {
+            let at = self
+                .b
+                .ins()
+                .load(types::I32, flags, cell_at, offset_of!(LinkCell, pc) as i32);
+            let same = self.b.ins().icmp(IntCC::Equal, at, target);
+            found = self.b.ins().band(found, same);
+        }
+        self.b.ins().brif(found, linked, &[], unlinked, &[]);
+        self.b.switch_to_block(linked);
+        self.b.seal_block(linked);
         if self.checks_panes {
             // `Cpu::runs_plainly`: the block's panes within reach, LEND not inside it.
             let max_pane = self.b.ins().uload8(
@@ -1420,12 +1558,27 @@ impl Translator<'_> {
                 cell_at,
                 offset_of!(LinkCell, bytes) as i32,
             );
-            let refused = self.refuses(target, bytes, max_pane);
+            let pc = target.unwrap_or_else(|| self.imm(pc));
+            let refused = self.refuses(pc, bytes, max_pane);
             let go = self.b.create_block();
             self.b.ins().brif(refused, out, &[], go, &[]);
             self.b.switch_to_block(go);
             self.b.seal_block(go);
         }
+        match plainly {
+            Some(plainly) => self.b.ins().brif(plainly, tail, &[], full, &[]),
+            None => self.b.ins().jump(full, &[]),
+        };
+        self.b.switch_to_block(full);
+        self.b.seal_block(full);
+        // The counters are stored, and nothing is read after the call-out.
+        self.defined &= !(COUNTERS | BOUNDS);
+        let enters = self
+            .callout(offset_of!(Callouts, enters), self.sigs.enters, &[])
+            .expect("the enters call-out returns");
+        self.b.ins().brif(enters, tail, &[], out, &[]);
+        self.b.switch_to_block(tail);
+        self.b.seal_block(tail);
         self.b
             .ins()
             .return_call_indirect(self.sigs.block, code, &[self.cpu, self.env]);
@@ -1861,7 +2014,7 @@ impl Translator<'_> {
                 let ret = self.imm(next);
                 self.set(0, ret);
                 self.call_hook(pc, next, target, 0);
-                self.jump(insn, target);
+                self.call_to(insn, target);
                 return false;
             }
             Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
@@ -1879,7 +2032,7 @@ impl Translator<'_> {
                 let ps = ins!().bor_imm_s(ps, (n << PS_CALLINC_SHIFT) as i64);
                 self.store_cpu(ps, cpu_field!(ps));
                 self.call_hook(pc, next, target, 4 * n);
-                self.jump(insn, target);
+                self.call_to(insn, target);
                 return false;
             }
             Ret | RetN => {
