@@ -177,7 +177,7 @@ fn next_span(spans: &[(usize, usize)]) -> usize {
 /// 4 bytes at an offset below an entry's `plain_read_end`/`plain_write_end` lie inside `ram`, see
 /// `page_map`), the memory and the code marks. Valid while the bus is neither moved nor dropped
 /// (none of the four is ever reallocated).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
 pub struct DataView {
     pub(super) pages: *const u8,

@@ -42,7 +42,7 @@
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
-use super::bus::{BusFault, XtensaBus};
+use super::bus::{BusFault, DataView, XtensaBus};
 use super::config::XtensaConfig;
 use super::cpu::*;
 use super::decode::{decode, mac_fields, Insn, Op};
@@ -121,6 +121,8 @@ struct BlockCache {
     jit_slots: Box<[JitSlot; FAST_SLOTS]>,
     /// Made when the first block is compiled; dropped, with all compiled code, by `flush`.
     compiler: Option<Compiler>,
+    /// The view of the bus the run goes on with (`serve`).
+    data: Option<DataView>,
 }
 
 impl BlockCache {
@@ -137,6 +139,7 @@ impl BlockCache {
             jit: Vec::new(),
             jit_slots: Box::new([JitSlot::EMPTY; FAST_SLOTS]),
             compiler: None,
+            data: None,
         };
         cache.flush();
         cache
@@ -206,6 +209,15 @@ impl BlockCache {
             return None;
         }
         js.code.or_else(|| self.warm(slot, cpu))
+    }
+
+    /// Run with a bus whose view is `data` from now on: code compiled for another view (whose
+    /// addresses it holds: the bus moved, or watches came or went) is forgotten with the blocks.
+    fn serve(&mut self, data: Option<DataView>) {
+        if self.compiler.as_ref().is_some_and(|c| !c.serves(data)) {
+            self.flush();
+        }
+        self.data = data;
     }
 
     /// After a compiled block, the compiled code of the block at `cpu.pc`, and the block, when the
@@ -283,7 +295,7 @@ impl BlockCache {
         }
         if self.compiler.is_none() {
             // Without a back end for this host, every block is interpreted (with the same results).
-            self.compiler = Compiler::new(cpu).ok();
+            self.compiler = Compiler::new(cpu, self.data).ok();
         }
         // Out of the cache while it reads the cache's blocks.
         let mut compiler = self.compiler.take();
@@ -490,7 +502,7 @@ impl Xtensa {
         let mut bp_skip = self.bp_resume.take();
         let mut mem_owner = hooks.memory_owner();
         // Watches and observers are set between runs, so the view holds for the whole run.
-        let data = bus.data_view();
+        self.cache.serve(bus.data_view());
         bus.set_owner(mem_owner);
         'blocks: loop {
             let cpu = &mut self.cpu;
@@ -565,7 +577,7 @@ impl Xtensa {
                 if let Some(mut code) = self.cache.compiled(slot, &self.cpu) {
                     let compiler = self.cache.compiler.as_ref().expect("code has its compiler");
                     let mut env =
-                        JitEnv::new::<B, H>(compiler, run, self.cache.generation, data, mem_owner);
+                        JitEnv::new::<B, H>(compiler, run, self.cache.generation, mem_owner);
                     let stops = loop {
                         if env.run(code, &mut self.cpu, bus, hooks) {
                             break true;

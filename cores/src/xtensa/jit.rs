@@ -117,8 +117,6 @@ pub(super) struct LinkCell {
 #[repr(C)]
 pub(super) struct JitEnv {
     callouts: &'static Callouts,
-    /// The bus's `DataView`, or the compiler's view of nothing (`Compiler::no_data`).
-    data: DataView,
     cpu: *mut Cpu,
     bus: *mut (),
     hooks: *mut (),
@@ -186,17 +184,15 @@ impl<B: XtensaBus, H: XtensaHooks> CalloutsFor<B, H> {
 
 impl JitEnv {
     /// The environment for running code of `compiler` with bus `B` and hooks `H`; `run` and
-    /// `generation` as for the plain path (`exec.rs`, `BlockLimits`), `data` the bus's view.
+    /// `generation` as for the plain path (`exec.rs`, `BlockLimits`).
     pub(super) fn new<B: XtensaBus, H: XtensaHooks>(
         compiler: &Compiler,
         run: RunBounds,
         generation: u64,
-        data: Option<DataView>,
         owner: usize,
     ) -> JitEnv {
         JitEnv {
             callouts: CalloutsFor::<B, H>::TABLE,
-            data: data.unwrap_or(compiler.no_data.view),
             cpu: std::ptr::null_mut(),
             bus: std::ptr::null_mut(),
             hooks: std::ptr::null_mut(),
@@ -433,8 +429,13 @@ pub(super) struct Compiler {
     /// The link cells of the exits compiled so far (read by the code, so never moved or dropped
     /// before it is).
     cells: LinkCells,
-    /// The view compiled code runs with when the bus offers none.
-    no_data: NoData,
+    /// The bus's view its code was compiled for (`serves`).
+    data: Option<DataView>,
+    /// What compiled code reads and writes data through (its addresses are constants in it): the
+    /// bus's view, or `no_data`'s when the bus offers none.
+    view: DataView,
+    /// The view compiled code runs with when the bus offers none (kept: `view` may point into it).
+    _no_data: NoData,
 }
 
 /// A `DataView` whose page table maps every page to an entry that sends every access to the
@@ -512,7 +513,8 @@ fn block_signature(ptr: types::Type) -> Signature {
 
 impl Compiler {
     /// A compiler for the host, or why there is none (the core then interprets everything).
-    pub(super) fn new(cpu: &Cpu) -> Result<Compiler, String> {
+    /// `data`: the view of the bus the code will run with.
+    pub(super) fn new(cpu: &Cpu, data: Option<DataView>) -> Result<Compiler, String> {
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
         // The translator's output is checked by the tests that compare it with the interpreter;
@@ -538,6 +540,7 @@ impl Compiler {
         ));
         let mut ctx = module.make_context();
         let enter = compile_enter(&mut module, &mut ctx)?;
+        let no_data = NoData::new();
         Ok(Compiler {
             ctx,
             module: Some(module),
@@ -548,8 +551,15 @@ impl Compiler {
             checks_panes: cpu.cfg.windowed || cpu.cfg.loops,
             enter,
             cells: Vec::new(),
-            no_data: NoData::new(),
+            data,
+            view: data.unwrap_or(no_data.view),
+            _no_data: no_data,
         })
+    }
+
+    /// Whether its code may run with a bus whose view is `data` (the one it was compiled for).
+    pub(super) fn serves(&self, data: Option<DataView>) -> bool {
+        self.data == data
     }
 
     /// Compile the region `blocks` (plain-path blocks, the first the function's entry) into one
@@ -653,6 +663,7 @@ impl Compiler {
             dirty: 0,
             stores: Vec::new(),
             heads,
+            view: self.view,
             span: (
                 region.iter().map(|blk| blk.pc).min().unwrap_or(0),
                 region
@@ -869,7 +880,7 @@ struct Translator<'a> {
     sigs: CalloutSigs<SigRef>,
     /// a0..a15 and SAR (`SAR`), the instruction and cycle counters as of the start of the current
     /// block, and the bounds the between-block checks compare them with (`bounds`).
-    vars: [Variable; 23],
+    vars: [Variable; 20],
     /// Registers kept in `vars`; others are read from `Cpu`.
     kept: u32,
     /// Kept registers loaded at the function's entry: those the blocks that exits go on to name.
@@ -889,6 +900,8 @@ struct Translator<'a> {
     heads: Vec<Head>,
     /// The PCs of the region's blocks, `[start, end)`.
     span: (u32, u32),
+    /// The data view, whose addresses are constants in the code.
+    view: DataView,
     /// The block being translated.
     pc0: u32,
     max_pane: u8,
@@ -902,22 +915,12 @@ struct Translator<'a> {
 /// Indices of the instruction and cycle counters among `Translator::vars`.
 const INSNS: usize = 17;
 const CYCLES: usize = 18;
-/// Indices of the bounds of the counters for going on within the region without a call-out
+/// Index of the instruction bound for going on within the region without a call-out
 /// (`Translator::bounds`).
 const INSN_LIMIT: usize = 19;
-const CYCLE_LIMIT: usize = 20;
-const QUIET_START: usize = 21;
-const QUIET_WIDTH: usize = 22;
 const COUNTERS: u32 = 1 << INSNS | 1 << CYCLES;
 /// What a call-out may change of what compiled code keeps.
-const BOUNDS: u32 = 1 << INSN_LIMIT | 1 << CYCLE_LIMIT | 1 << QUIET_START | 1 << QUIET_WIDTH;
-
-/// Byte offset of a `DataView` field in `JitEnv`.
-macro_rules! data_field {
-    ($f:ident) => {
-        offset_of!(JitEnv, data) + offset_of!(DataView, $f)
-    };
-}
+const BOUNDS: u32 = 1 << INSN_LIMIT;
 
 /// Byte offset in `Cpu` of a0..a15, SAR and the counters (`Translator::vars`).
 fn var_field(i: usize) -> i32 {
@@ -931,7 +934,7 @@ fn var_field(i: usize) -> i32 {
 
 fn var_type(i: usize) -> types::Type {
     match i {
-        INSNS..=CYCLE_LIMIT => types::I64,
+        INSNS..=INSN_LIMIT => types::I64,
         _ => types::I32,
     }
 }
@@ -941,8 +944,8 @@ impl Translator<'_> {
         MemFlagsData::trusted()
     }
 
-    /// A field of `JitEnv` that holds while compiled code runs (the call-outs, the run's bounds,
-    /// the `DataView`): loaded once where several uses share it.
+    /// A field of `JitEnv` that holds while compiled code runs (the call-outs, the run's bounds):
+    /// loaded once where several uses share it.
     fn env_const(&mut self, ty: types::Type, offset: usize) -> Value {
         let flags = Self::flags().with_readonly();
         self.b.ins().load(ty, flags, self.env, offset as i32)
@@ -953,22 +956,12 @@ impl Translator<'_> {
     }
 
     /// What compiled code may do without a call-out until the next one: go on at a block start
-    /// while the counters stay below `INSN_LIMIT` (`JitEnv::insn_limit`) and `CYCLE_LIMIT`
-    /// (`Cpu::cycle_stop`), where the hooks need not hear of it (the quiet range,
-    /// `JitEnv::quiet`, as its start and width).
+    /// while the instruction counter stays below `INSN_LIMIT` (`JitEnv::insn_limit`) and the
+    /// cycle counter below `Cpu::cycle_stop` (read where compared: a load costs no more than a
+    /// register kept for it across a loop), where the hooks need not hear of it (the quiet range,
+    /// `JitEnv::quiet`).
     fn bounds(&mut self) {
-        let quiet = offset_of!(JitEnv, quiet) as i32;
-        let start = self
-            .b
-            .ins()
-            .load(types::I32, Self::flags(), self.env, quiet);
-        let end = self
-            .b
-            .ins()
-            .load(types::I32, Self::flags(), self.env, quiet + 4);
-        let width = self.b.ins().isub(end, start);
-        self.b.def_var(self.vars[QUIET_START], start);
-        self.b.def_var(self.vars[QUIET_WIDTH], width);
+        let (start, width) = self.quiet_range();
         let limit = self.b.ins().load(
             types::I64,
             Self::flags(),
@@ -996,14 +989,31 @@ impl Translator<'_> {
         let zero = self.b.ins().iconst(types::I64, 0);
         let limit = self.b.ins().select(plain, limit, zero);
         self.b.def_var(self.vars[INSN_LIMIT], limit);
-        let cycle_stop = self.load_cpu(types::I64, cpu_field!(cycle_stop));
-        self.b.def_var(self.vars[CYCLE_LIMIT], cycle_stop);
         self.defined |= BOUNDS;
     }
 
-    /// Whether `pc` is in the quiet range (`QUIET_START`, `QUIET_WIDTH`).
+    /// The quiet range (`JitEnv::quiet`) as its start and width.
+    fn quiet_range(&mut self) -> (Value, Value) {
+        let quiet = offset_of!(JitEnv, quiet) as i32;
+        let start = self
+            .b
+            .ins()
+            .load(types::I32, Self::flags(), self.env, quiet);
+        let end = self
+            .b
+            .ins()
+            .load(types::I32, Self::flags(), self.env, quiet + 4);
+        (start, self.b.ins().isub(end, start))
+    }
+
+    /// The cycle counter's bound (`bounds`).
+    fn cycle_limit(&mut self) -> Value {
+        self.load_cpu(types::I64, cpu_field!(cycle_stop))
+    }
+
+    /// Whether `pc` is in the quiet range.
     fn quiet(&mut self, pc: u32) -> Value {
-        let (start, width) = (self.var(QUIET_START), self.var(QUIET_WIDTH));
+        let (start, width) = self.quiet_range();
         let pc = self.imm(pc);
         let past = self.b.ins().isub(pc, start);
         self.b.ins().icmp(IntCC::UnsignedLessThan, past, width)
@@ -1198,7 +1208,7 @@ impl Translator<'_> {
     /// raise: the host address of the bytes, with the access counted in its mapping's traffic.
     fn plain_access(&mut self, addr: Value, size: u32, write: bool, slow: Block) -> Value {
         let (ptr, flags) = (self.ptr, Self::flags());
-        let pages = self.env_const(ptr, data_field!(pages));
+        let pages = self.b.ins().iconst(ptr, self.view.pages as i64);
         if self.align_exc && size > 1 {
             let misaligned = self.b.ins().band_imm_s(addr, size as i64 - 1);
             self.unless(misaligned, slow);
@@ -1210,7 +1220,7 @@ impl Translator<'_> {
         let e = self.b.ins().uload8(types::I32, flags, at, 0);
         let e = self.b.ins().uextend(ptr, e);
         let e = self.b.ins().imul_imm_s(e, size_of::<PageMap>() as i64);
-        let maps = self.env_const(ptr, data_field!(page_maps));
+        let maps = self.b.ins().iconst(ptr, self.view.page_maps as i64);
         let m = self.b.ins().iadd(maps, e);
         let field = |f: usize| f as i32;
         let start = self
@@ -1244,7 +1254,7 @@ impl Translator<'_> {
             let chunk = self.b.ins().ushr_imm_u(at, 8);
             let word = self.b.ins().ushr_imm_u(chunk, 6);
             let word = self.b.ins().ishl_imm_u(word, 3);
-            let code = self.env_const(ptr, data_field!(code));
+            let code = self.b.ins().iconst(ptr, self.view.code as i64);
             let word = self.b.ins().iadd(code, word);
             let bits = self.b.ins().load(types::I64, flags, word, 0);
             let bit = self.b.ins().band_imm_s(chunk, 63);
@@ -1268,7 +1278,7 @@ impl Translator<'_> {
             let v = self.b.ins().iadd_imm_s(v, add);
             self.b.ins().store(flags, v, m, f);
         }
-        let ram = self.env_const(ptr, data_field!(ram));
+        let ram = self.b.ins().iconst(ptr, self.view.ram as i64);
         self.b.ins().iadd(ram, at)
     }
 
@@ -1426,7 +1436,7 @@ impl Translator<'_> {
         no: Block,
     ) {
         let (done_insns, done_cycles) = self.counted(insns, cycles);
-        let (insn_limit, cycle_limit) = (self.var(INSN_LIMIT), self.var(CYCLE_LIMIT));
+        let (insn_limit, cycle_limit) = (self.var(INSN_LIMIT), self.cycle_limit());
         let budget = self
             .b
             .ins()
@@ -1451,7 +1461,7 @@ impl Translator<'_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedLessThan, done_insns, limit);
-        let limit = self.var(CYCLE_LIMIT);
+        let limit = self.cycle_limit();
         let time = self
             .b
             .ins()

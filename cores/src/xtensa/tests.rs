@@ -1871,6 +1871,36 @@ fn esp_bus_aliases_region_ends_and_code_writes() {
     assert_eq!(bus.code_generation(), g + 1);
 }
 
+/// Compiled code holds the addresses of the bus's data view: once a watch is set (the bus then
+/// offers no view), the code compiled with it is dropped, so the watch sees the stores of a loop
+/// that was compiled before it was set.
+#[test]
+fn a_watch_set_after_the_loop_was_compiled_sees_its_stores() {
+    let board = tigris_targets::load("esp32s3").unwrap();
+    let mut bus = EspBus::new(&board);
+    let (code, data) = (0x4037_9000, 0x3FC8_A000);
+    let mut a = Asm::new(code);
+    let (top, done) = (a.here(), a.label());
+    a.s32i(4, 3, 0).addi(4, 4, -1).beqz(4, done).j(top);
+    a.bind(done);
+    a.brk();
+    for (k, b) in a.finish().into_iter().enumerate() {
+        bus.write(code + k as u32, 1, b as u32).unwrap();
+    }
+    let mut x = machine(s3()).x;
+    x.set_compile_after(4);
+    x.cpu.set_ar(3, data);
+    x.cpu.set_ar(4, 1000);
+    x.cpu.pc = code;
+    // 500 passes of 4 instructions, most of them compiled.
+    let stop = x.run(&mut bus, &mut NoHooks, 2000, u64::MAX);
+    assert!(matches!(stop, StopReason::InsnLimit { .. }), "{stop:?}");
+    let watch = bus.mem.watch(data, 4);
+    let stop = x.run(&mut bus, &mut NoHooks, u64::MAX, u64::MAX);
+    assert!(matches!(stop, StopReason::Break { .. }), "{stop:?}");
+    assert_eq!(bus.mem.watch_counters(watch).traffic.writes, 500);
+}
+
 #[test]
 fn bus_fault_stops() {
     let mut m = machine(s3());
