@@ -63,7 +63,7 @@ fn page_entry_map(e: u8) -> Option<usize> {
 /// indexed by the entry itself, so the lookup has no bounds check and no flag tests). C layout:
 /// compiled code reads it too (`DataView`).
 #[derive(Clone, Copy, Default)]
-#[repr(C)]
+#[repr(C, align(128))]
 pub(super) struct PageMap {
     pub(super) start: u32,
     /// Offsets below this take the read fast path: a plain priced mapping (not MMIO) in which
@@ -75,7 +75,7 @@ pub(super) struct PageMap {
     /// which compiled code makes the access itself (`DataView`).
     pub(super) plain_read_end: u32,
     pub(super) plain_write_end: u32,
-    /// Narrow, so that the entry fits in 64 bytes (a shift indexes `EspBus::page_maps`).
+    /// Narrow, so that the entry fits in 128 bytes (a shift indexes `EspBus::page_maps`).
     storage: u16,
     region: u16,
     /// Index in `EspBus::ram` of the mapping's first byte (32 bits: the fast path's index sums
@@ -85,7 +85,32 @@ pub(super) struct PageMap {
     pub(super) priced: bool,
     /// Accesses of the fast path that cost nothing, not yet handed to the memory system
     /// (`EspBus::flush_traffic`): counting them here needs no region lookup.
-    pub(super) traffic: Traffic,
+    pub(super) accesses: Accesses,
+}
+
+/// Data accesses counted by direction and size, one counter per access (the bytes follow from
+/// the sizes): reads of 1, 2 and 4 bytes, then writes. C layout: compiled code counts them too.
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+pub(super) struct Accesses(pub(super) [u64; 6]);
+
+impl Accesses {
+    /// The counter of an access of `size` bytes (1, 2 or 4).
+    #[inline(always)]
+    pub(super) fn index(size: u32, write: bool) -> usize {
+        debug_assert!(matches!(size, 1 | 2 | 4));
+        3 * write as usize + size.trailing_zeros() as usize
+    }
+
+    fn traffic(&self) -> Traffic {
+        let [r1, r2, r4, w1, w2, w4] = self.0;
+        Traffic {
+            reads: r1 + r2 + r4,
+            read_bytes: r1 + 2 * r2 + 4 * r4,
+            writes: w1 + w2 + w4,
+            write_bytes: w1 + 2 * w2 + 4 * w4,
+        }
+    }
 }
 
 /// The external-memory MMU (`MmuSpec`). An app ELF booted directly: the board's flash windows
@@ -125,7 +150,7 @@ pub struct EspBus {
     pages: Box<[u8; 1 << (32 - PAGE_SHIFT)]>,
     /// Fast-path view of `maps` by page-table entry (`PAGE_NONE`, `PAGE_MIXED`: zeroed, so general).
     page_maps: [PageMap; 256],
-    /// Page-table entries whose mappings count traffic in `PageMap::traffic`.
+    /// Page-table entries whose mappings count traffic in `PageMap::accesses`.
     batching: Vec<u8>,
     /// `(start, end_exclusive, region)` of mappings whose instruction fetch the models price.
     fetch_priced: Vec<(u32, u64, usize)>,
@@ -186,8 +211,8 @@ pub struct DataView {
     pub(super) code: *const u64,
 }
 
-/// A `PageMap` must fit in 64 bytes: compiled code indexes `EspBus::page_maps` by shifting.
-const _: () = assert!(size_of::<PageMap>() == 64);
+/// A `PageMap` must fill 128 bytes: compiled code indexes `EspBus::page_maps` by shifting.
+const _: () = assert!(size_of::<PageMap>() == 128);
 
 /// The fast-path view of mapping `m`. The bytes of every access it lets through lie inside the
 /// mapping's storage, so inside `EspBus::ram` (compiled code relies on it: `DataView`).
@@ -218,7 +243,7 @@ fn page_map(m: &Mapping, spans: &[(usize, usize)], mem: &MemorySystem) -> PageMa
         base,
         region,
         priced,
-        traffic: Traffic::default(),
+        accesses: Accesses::default(),
     }
 }
 
@@ -761,20 +786,26 @@ impl EspBus {
             self.mem.set_now(now + self.stall);
             self.mem
                 .count_unpriced_access(m.region as usize, addr, size, write);
+        } else if matches!(size, 1 | 2 | 4) {
+            m.accesses.0[Accesses::index(size, write)] += 1;
         } else {
-            m.traffic.add(size, write);
+            let mut one = Traffic::default();
+            one.add(size, write);
+            self.mem.count_unpriced_traffic(m.region as usize, one);
         }
     }
 
-    /// Hand the traffic counted in `PageMap::traffic` to the memory system, charged to the current
+    /// Hand the traffic counted in `PageMap::accesses` to the memory system, charged to the current
     /// owner. Done whenever the owner changes and by `XtensaBackend` at the end of each run, so
     /// that the memory system's counters are complete whenever anyone else can read them.
     pub fn flush_traffic(&mut self) {
         for &e in &self.batching {
             let m = &mut self.page_maps[e as usize];
-            let traffic = std::mem::take(&mut m.traffic);
-            if traffic != Traffic::default() {
-                self.mem.count_unpriced_traffic(m.region as usize, traffic);
+            let accesses = std::mem::take(&mut m.accesses);
+            // Not `!=`, which calls `memcmp` for the array.
+            if accesses.0.iter().fold(0, |any, &n| any | n) != 0 {
+                self.mem
+                    .count_unpriced_traffic(m.region as usize, accesses.traffic());
             }
         }
     }

@@ -57,13 +57,12 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 
-use super::backend::PageMap;
+use super::backend::{Accesses, PageMap};
 use super::bus::{DataView, XtensaBus};
 use super::cpu::{Cpu, StopReason, XtensaHooks, PS_CALLINC, PS_CALLINC_SHIFT};
 use super::decode::{Insn, Op, AR_R, AR_S, AR_T, B4CONST, B4CONSTU};
 use super::exec::{DataFault, RunBounds, SR_CCOUNT};
 use super::isa;
-use tigris_memmodels::Traffic;
 
 /// Plain-path runs of a block before it is compiled: the lower, the more blocks are compiled that
 /// run too rarely to repay it (the 9 M-instruction demos ran 20 % (esp8266) and 13 % (esp32s3)
@@ -1262,22 +1261,11 @@ impl Translator<'_> {
             let holds_code = self.b.ins().band_imm_s(bits, 1);
             self.unless(holds_code, slow);
         }
-        // `Traffic::add`.
-        let (count, bytes) = if write {
-            (
-                offset_of!(Traffic, writes),
-                offset_of!(Traffic, write_bytes),
-            )
-        } else {
-            (offset_of!(Traffic, reads), offset_of!(Traffic, read_bytes))
-        };
-        let traffic = offset_of!(PageMap, traffic);
-        for (f, add) in [(count, 1), (bytes, size as i64)] {
-            let f = field(traffic + f);
-            let v = self.b.ins().load(types::I64, flags, m, f);
-            let v = self.b.ins().iadd_imm_s(v, add);
-            self.b.ins().store(flags, v, m, f);
-        }
+        // The access's counter (`EspBus::data_access`).
+        let counter = offset_of!(PageMap, accesses) + 8 * Accesses::index(size, write);
+        let v = self.b.ins().load(types::I64, flags, m, field(counter));
+        let v = self.b.ins().iadd_imm_s(v, 1);
+        self.b.ins().store(flags, v, m, field(counter));
         let ram = self.b.ins().iconst(ptr, self.view.ram as i64);
         self.b.ins().iadd(ram, at)
     }
