@@ -630,6 +630,8 @@ impl Compiler {
         let sigs = sigs.import(&mut b);
         let vars = std::array::from_fn(|i| b.declare_var(var_type(i)));
         let targeted = |pc| region.iter().any(|blk| blk.exits().any(|to| to == pc));
+        let ret = b.create_block();
+        b.append_block_param(ret, types::I32);
         let heads: Vec<Head> = region
             .iter()
             .map(|blk| Head {
@@ -662,6 +664,7 @@ impl Compiler {
             dirty: 0,
             stores: Vec::new(),
             heads,
+            ret,
             view: self.view,
             span: (
                 region.iter().map(|blk| blk.pc).min().unwrap_or(0),
@@ -699,6 +702,10 @@ impl Compiler {
         for head in &tr.heads {
             tr.b.seal_block(head.block);
         }
+        tr.b.switch_to_block(tr.ret);
+        tr.b.seal_block(tr.ret);
+        let answer = tr.b.block_params(tr.ret)[0];
+        tr.b.ins().return_(&[answer]);
         let (written, missed, stores) = (tr.written, tr.missed, std::mem::take(&mut tr.stores));
         tr.b.finalize(config);
         if missed != 0 {
@@ -899,6 +906,8 @@ struct Translator<'a> {
     heads: Vec<Head>,
     /// The PCs of the region's blocks, `[start, end)`.
     span: (u32, u32),
+    /// The function's one return, of its block parameter (one epilogue for every exit).
+    ret: Block,
     /// The data view, whose addresses are constants in the code.
     view: DataView,
     /// The block being translated.
@@ -1085,7 +1094,7 @@ impl Translator<'_> {
         }
         self.count(insns, cycles);
         let zero = self.imm(0);
-        self.b.ins().return_(&[zero]);
+        self.b.ins().jump(self.ret, &[zero.into()]);
     }
 
     fn store_back(&mut self) {
@@ -1120,7 +1129,7 @@ impl Translator<'_> {
             .ins()
             .icmp_imm_s(IntCC::Equal, answer, LEAVE_AND_STOP as i64);
         let stops = self.b.ins().uextend(types::I32, stops);
-        self.b.ins().return_(&[stops]);
+        self.b.ins().jump(self.ret, &[stops.into()]);
     }
 
     /// The counters with `insns` and `cycles` added.
@@ -1186,7 +1195,7 @@ impl Translator<'_> {
             .callout(offset_of!(Callouts, fault), self.sigs.fault, &[pc])
             .expect("the fault call-out returns");
         self.count(insn.idx as u32 + 1, insn.cum_cost as u64);
-        self.b.ins().return_(&[stopped]);
+        self.b.ins().jump(self.ret, &[stopped.into()]);
     }
 
     /// Offset in `JitEnv` of the call-out for accesses of `size` bytes among those at `field`.
@@ -1586,11 +1595,11 @@ impl Translator<'_> {
             .ins()
             .store(flags, cell_at, self.env, offset_of!(JitEnv, pending) as i32);
         let zero = self.imm(0);
-        self.b.ins().return_(&[zero]);
+        self.b.ins().jump(self.ret, &[zero.into()]);
         self.b.switch_to_block(out);
         self.b.seal_block(out);
         let zero = self.imm(0);
-        self.b.ins().return_(&[zero]);
+        self.b.ins().jump(self.ret, &[zero.into()]);
     }
 
     /// A conditional branch on `cond` (an `icmp` result); `last`: the block's last instruction.
