@@ -1163,7 +1163,15 @@ impl Translator<'_> {
 
     /// Call the call-out at `offset` in `Callouts`, with `Cpu`'s counters those of the block's
     /// start, as the interpreter has them (they are read again after: a call-out may add stalls).
-    fn callout(&mut self, offset: usize, sig: SigRef, args: &[Value]) -> Option<Value> {
+    /// `zeroes_limit`: the call-out sets `JitEnv::insn_limit` to 0, so that the bounds after it
+    /// need no reading (`bounds` would find 0).
+    fn callout(
+        &mut self,
+        offset: usize,
+        sig: SigRef,
+        args: &[Value],
+        zeroes_limit: bool,
+    ) -> Option<Value> {
         // Where the path has the counters, `Cpu`'s may be behind (exits within the region).
         let had = self.defined & (COUNTERS | BOUNDS);
         if had & COUNTERS != 0 {
@@ -1181,7 +1189,13 @@ impl Translator<'_> {
         self.defined &= !(COUNTERS | BOUNDS);
         self.reload(had & COUNTERS);
         if had & BOUNDS != 0 {
-            self.bounds();
+            if zeroes_limit {
+                let zero = self.b.ins().iconst(types::I64, 0);
+                self.b.def_var(self.vars[INSN_LIMIT], zero);
+                self.defined |= BOUNDS;
+            } else {
+                self.bounds();
+            }
         }
         answer
     }
@@ -1192,7 +1206,7 @@ impl Translator<'_> {
         self.store_back();
         let pc = self.imm(pc);
         let stopped = self
-            .callout(offset_of!(Callouts, fault), self.sigs.fault, &[pc])
+            .callout(offset_of!(Callouts, fault), self.sigs.fault, &[pc], false)
             .expect("the fault call-out returns");
         self.count(insn.idx as u32 + 1, insn.cum_cost as u64);
         self.b.ins().jump(self.ret, &[stopped.into()]);
@@ -1294,7 +1308,7 @@ impl Translator<'_> {
         self.b.seal_block(slow);
         let callout = Self::sized(offset_of!(Callouts, load), size);
         let r = self
-            .callout(callout, self.sigs.load, &[addr])
+            .callout(callout, self.sigs.load, &[addr], true)
             .expect("the load call-out returns");
         let failed = self.b.ins().ushr_imm_u(r, 32);
         self.side_exit(failed, |t| t.fault_exit(insn, pc));
@@ -1319,7 +1333,7 @@ impl Translator<'_> {
         self.b.seal_block(slow);
         let callout = Self::sized(offset_of!(Callouts, store), size);
         let failed = self
-            .callout(callout, self.sigs.store, &[addr, v])
+            .callout(callout, self.sigs.store, &[addr, v], true)
             .expect("the store call-out returns");
         self.side_exit(failed, |t| t.fault_exit(insn, pc));
         self.b.ins().jump(done, &[]);
@@ -1490,7 +1504,12 @@ impl Translator<'_> {
         let next = self.imm(next);
         let args = [self.imm(insns), self.imm(cycles as u32), next];
         let go = self
-            .callout(offset_of!(Callouts, goes_on), self.sigs.goes_on, &args)
+            .callout(
+                offset_of!(Callouts, goes_on),
+                self.sigs.goes_on,
+                &args,
+                false,
+            )
             .expect("the goes-on call-out returns");
         self.b.ins().ireduce(types::I8, go)
     }
@@ -1581,7 +1600,7 @@ impl Translator<'_> {
         // The counters are stored, and nothing is read after the call-out.
         self.defined &= !(COUNTERS | BOUNDS);
         let enters = self
-            .callout(offset_of!(Callouts, enters), self.sigs.enters, &[])
+            .callout(offset_of!(Callouts, enters), self.sigs.enters, &[], false)
             .expect("the enters call-out returns");
         self.b.ins().brif(enters, tail, &[], out, &[]);
         self.b.switch_to_block(tail);
@@ -1624,6 +1643,7 @@ impl Translator<'_> {
             offset_of!(Callouts, call),
             self.sigs.call,
             &[from, ret, target, window],
+            true,
         );
     }
     /// Translate the instructions of `blk` from its head.
@@ -2044,7 +2064,12 @@ impl Translator<'_> {
             }
             Ret | RetN => {
                 let (from, target) = (self.imm(pc), self.get(0));
-                self.callout(offset_of!(Callouts, ret), self.sigs.ret, &[from, target]);
+                self.callout(
+                    offset_of!(Callouts, ret),
+                    self.sigs.ret,
+                    &[from, target],
+                    true,
+                );
                 self.jump(insn, target);
                 return false;
             }
@@ -2057,7 +2082,7 @@ impl Translator<'_> {
                     self.imm(self.max_pane as u32),
                 ];
                 let answer = self
-                    .callout(offset_of!(Callouts, entry), self.sigs.entry, &args)
+                    .callout(offset_of!(Callouts, entry), self.sigs.entry, &args, false)
                     .expect("the ENTRY call-out returns");
                 self.side_exit(answer, |t| t.leave_after_callout(insn, answer));
                 // The block goes on in the new window.
@@ -2067,7 +2092,7 @@ impl Translator<'_> {
                 self.spill();
                 let from = self.imm(pc);
                 let answer = self
-                    .callout(offset_of!(Callouts, retw), self.sigs.retw, &[from])
+                    .callout(offset_of!(Callouts, retw), self.sigs.retw, &[from], true)
                     .expect("the RETW call-out returns");
                 let left = ins!().ushr_imm_u(answer, 32);
                 let low = ins!().ireduce(types::I32, answer);
