@@ -1336,10 +1336,11 @@ impl Cpu {
             | (self.cycles + cycles >= self.cycle_stop)
     }
 
-    /// Between blocks, with the block at `pc` known to run plainly (`runs_plainly`): whether the
-    /// run loop would run it next with nothing to do first but tell the hooks of its start, which
-    /// is done here as the run loop does it (charging memory traffic to `owner`, as it stands).
-    /// Compiled code goes on into compiled code so where a call or return is told.
+    /// Between blocks, with the block at `Cpu::pc` known to run plainly (`runs_plainly`): whether
+    /// the run loop would run it next with nothing to do first but tell the hooks of its start,
+    /// which is done here as the run loop does it (charging memory traffic to `owner`, as it
+    /// stands). Compiled code goes on into compiled code through this where the hooks must hear
+    /// of the block (after a call or a return).
     #[inline(always)]
     pub(super) fn enters_plainly<B: XtensaBus, H: XtensaHooks>(
         &mut self,
