@@ -507,20 +507,12 @@ impl Xtensa {
         'blocks: loop {
             let cpu = &mut self.cpu;
             let mut near_insn_end = false;
-            let g = bus.code_generation();
             cpu.cycles += bus.take_stall_cycles();
-            // One test for everything that can happen between blocks (non-short-circuit `|`: one
-            // branch); when none applies, the checks behind it would all fall through. Near the end
-            // of the instruction budget it holds on every block: `between_blocks` then stops the run
-            // when the budget is used up.
-            let epoch = bus.interrupt_epoch();
-            if (g != self.cache.generation)
-                | cpu.irq_check
-                | cpu.waiting
-                | (cpu.insns >= run.plain_insn_end)
-                | (cpu.cycles >= cpu.cycle_stop)
-                | (epoch != cpu.external_epoch)
-            {
+            // One test for everything that can happen between blocks; when none applies, the
+            // checks behind it would all fall through. Near the end of the instruction budget it
+            // holds on every block: `between_blocks` then stops the run when the budget is used up.
+            if cpu.between_blocks_pending(bus, run, self.cache.generation, 0, 0) {
+                let (g, epoch) = (bus.code_generation(), bus.interrupt_epoch());
                 if g != self.cache.generation {
                     self.cache.flush();
                     self.cache.generation = g;
@@ -1318,7 +1310,8 @@ impl Cpu {
     }
 
     /// Whether the run loop has anything to do between blocks but find the next one, after
-    /// `insns` and `cycles` more than the counters (stalls taken).
+    /// `insns` and `cycles` more than the counters (stalls taken): one test (non-short-circuit
+    /// `|`: one branch).
     #[inline(always)]
     fn between_blocks_pending<B: XtensaBus>(
         &self,

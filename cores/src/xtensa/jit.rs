@@ -217,8 +217,7 @@ impl JitEnv {
         hooks: &mut H,
     ) -> bool {
         debug_assert!(std::ptr::eq(self.callouts, CalloutsFor::<B, H>::TABLE));
-        self.quiet = hooks.quiet_range();
-        self.insn_limit = self.run.plain_insn_end();
+        self.checked(hooks);
         self.pending = std::ptr::null_mut();
         let cpu: *mut Cpu = cpu;
         (self.cpu, self.bus, self.hooks) = (cpu, (bus as *mut B).cast(), (hooks as *mut H).cast());
@@ -228,6 +227,13 @@ impl JitEnv {
         // as long as the code) and everything else through the call-outs, which are those for this
         // `B` and `H`; `cpu`, `bus` and `hooks` are exclusive borrows not used during the call.
         unsafe { (self.enter)(code, cpu, self) != 0 }
+    }
+
+    /// After a full between-block check passed: the bounds compiled code checks against until
+    /// its next call-out (everything the check read is as compiled code finds it now).
+    fn checked<H: XtensaHooks>(&mut self, hooks: &H) {
+        self.quiet = hooks.quiet_range();
+        self.insn_limit = self.run.plain_insn_end();
     }
 
     /// The run loop went on from the last `run`'s exit into `code`, the compiled code of the block
@@ -325,9 +331,7 @@ extern "C" fn goes_on<B: XtensaBus, H: XtensaHooks>(
         next,
     );
     if goes_on {
-        // Everything the checks read is as compiled code found it on entry.
-        env.insn_limit = env.run.plain_insn_end();
-        env.quiet = hooks.quiet_range();
+        env.checked(hooks);
     }
     goes_on as u32
 }
@@ -338,9 +342,7 @@ extern "C" fn enters<B: XtensaBus, H: XtensaHooks>(env: *mut JitEnv) -> u32 {
     if !cpu.enters_plainly(bus, hooks, env.run, env.generation, &mut env.owner) {
         return 0;
     }
-    // As `JitEnv::run` finds them, entering the block's code.
-    env.insn_limit = env.run.plain_insn_end();
-    env.quiet = hooks.quiet_range();
+    env.checked(hooks);
     1
 }
 
@@ -1446,37 +1448,34 @@ impl Translator<'_> {
         args: &[cranelift_codegen::ir::BlockArg],
         no: Block,
     ) {
+        let (budget, time) = self.bound_checks(insns, cycles);
+        let second = self.b.create_block();
+        self.b.ins().brif(budget, second, &[], no, &[]);
+        self.b.switch_to_block(second);
+        self.b.seal_block(second);
+        self.b.ins().brif(time, yes, args, no, &[]);
+    }
+
+    /// Whether the instruction and the cycle counter with `insns` and `cycles` added stay below
+    /// their bounds (`bounds`), as `i8` truth values.
+    fn bound_checks(&mut self, insns: u32, cycles: u64) -> (Value, Value) {
         let (done_insns, done_cycles) = self.counted(insns, cycles);
         let (insn_limit, cycle_limit) = (self.var(INSN_LIMIT), self.cycle_limit());
         let budget = self
             .b
             .ins()
             .icmp(IntCC::UnsignedLessThan, done_insns, insn_limit);
-        let time = self.b.create_block();
-        self.b.ins().brif(budget, time, &[], no, &[]);
-        self.b.switch_to_block(time);
-        self.b.seal_block(time);
         let time = self
             .b
             .ins()
             .icmp(IntCC::UnsignedLessThan, done_cycles, cycle_limit);
-        self.b.ins().brif(time, yes, args, no, &[]);
+        (budget, time)
     }
 
     /// Whether the counters with `insns` and `cycles` added stay within their bounds (`bounds`),
     /// as an `i8` truth value.
     fn within(&mut self, insns: u32, cycles: u64) -> Value {
-        let (done_insns, done_cycles) = self.counted(insns, cycles);
-        let limit = self.var(INSN_LIMIT);
-        let budget = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedLessThan, done_insns, limit);
-        let limit = self.cycle_limit();
-        let time = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedLessThan, done_cycles, limit);
+        let (budget, time) = self.bound_checks(insns, cycles);
         self.b.ins().band(budget, time)
     }
 
